@@ -1,0 +1,1 @@
+"""Bots: separate processes that play on an Arbiter server as ordinary clients."""

@@ -1,0 +1,81 @@
+"""The decision interface every bot implements: a position and a clock in, a move out.
+
+A brain runs inside a worker process of the bot's process pool, never on the event loop, so
+everything it receives and returns is plain picklable data. The runtime (client, pool, time
+manager) knows nothing about any game's search, and a brain knows nothing about sockets.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from arbiter.engine import Game, State, create_game
+
+
+@dataclass(frozen=True)
+class ThinkRequest:
+    """One decision to make.
+
+    ``moves`` are the wire moves played so far from the start position; ``budget`` is the time
+    the time manager allows for this move, in seconds (the brain must answer within it);
+    ``match_id`` lets a brain keep per-match memory (a search tree) between its moves.
+    """
+
+    match_id: str
+    game: str
+    params: dict[str, Any]
+    moves: list[Any]
+    budget: float
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def game_rules(self) -> Game:
+        return create_game(self.game, self.params)
+
+    def position(self) -> State:
+        """Replay ``moves`` on a fresh state of the game."""
+        game = self.game_rules()
+        state = game.new_state()
+        for move in self.moves:
+            state.play(game.decode_move(move))
+        return state
+
+
+@dataclass(frozen=True)
+class ThinkResult:
+    """The chosen move as a wire value, plus whatever the search wants to log (depth, nodes…)."""
+
+    move: Any
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class Brain(ABC):
+    """A bot's search. Subclasses set ``name`` and ``games`` and implement ``think``.
+
+    ``level`` selects a strength (1 = weakest); ``options`` carries explicit limits such as
+    ``depth``, ``nodes`` or ``time``. One instance lives in each worker process.
+    """
+
+    name: ClassVar[str]
+    levels: ClassVar[int] = 1
+
+    def __init__(self, level: int | None = None, **options: Any) -> None:
+        self.level = self.levels if level is None else level
+        self.options = options
+
+    @classmethod
+    @abstractmethod
+    def plays(cls, game: Game) -> bool:
+        """Whether this bot can play ``game``."""
+
+    @abstractmethod
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        """Choose a move for the side to move in ``request.position()`` within ``request.budget``."""
+
+    def warm_up(self) -> None:
+        """Compile and run every kernel once on a tiny input, before any clock starts."""
+
+    def forget(self, match_id: str) -> None:
+        """Drop per-match memory once a match is over."""

@@ -1,0 +1,25 @@
+"""The ``arbiter`` command: one entry point, one module per group of subcommands."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from arbiter import __version__
+
+# Each module defines a list COMMANDS of click commands; keep this list sorted by concern.
+COMMAND_MODULES = [
+    "arbiter.cli.engine_commands",
+]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arbiter")
+def main() -> None:
+    """Arbiter: match server, bots and tools for two-player board games."""
+
+
+for _module_name in COMMAND_MODULES:
+    for _command in importlib.import_module(_module_name).COMMANDS:
+        main.add_command(_command)

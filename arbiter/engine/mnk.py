@@ -1,0 +1,251 @@
+"""The m,n,k family: an m×n board, k in a row wins (tic-tac-toe, 4×4, gomoku).
+
+Rules: players alternate placing a stone on an empty cell; a line of k or more of one's own stones
+(row, column or either diagonal) wins, or exactly k when ``exact`` is set (an overline then does
+not win); a full board without a line is a draw. A move is a cell ``(x, y)``, 0-based, x the
+column, y the row from the top. Text notation: column letter then row number, ``a1`` top-left.
+
+State array after the common header: ``board[m*n]`` (0 empty, 1 first player, 2 second), then
+``stack[m*n]``, the cells played in order. Kernels take ``p = [m, n, k, exact]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .base import (
+    HASH,
+    HEADER,
+    PLY,
+    REASON,
+    REASON_BOARD_FULL,
+    REASON_LINE,
+    REASON_NONE,
+    STATUS,
+    STATUS_DRAW,
+    STATUS_ONGOING,
+    TO_MOVE,
+    Game,
+    Move,
+    MoveFormatError,
+    Param,
+    ParamError,
+    State,
+)
+from .zobrist import zobrist_table
+
+MAX_SIDE = 26  # one letter per column in the text notation
+ZOBRIST = zobrist_table(2 * MAX_SIDE * MAX_SIDE, seed=0x6D6E6B)
+DIRECTIONS = np.array([[1, 0], [0, 1], [1, 1], [1, -1]], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def run_length(board, m, n, x, y, dx, dy, stone):
+    """Stones equal to ``stone`` from (x, y) stepping (dx, dy), not counting (x, y) itself."""
+    count = 0
+    x += dx
+    y += dy
+    while 0 <= x < m and 0 <= y < n and board[y * m + x] == stone:
+        count += 1
+        x += dx
+        y += dy
+    return count
+
+
+@njit(cache=True)
+def makes_line(board, m, n, k, exact, cell, stone):
+    """Whether ``stone`` on ``cell`` completes a winning line (only lines through cell can)."""
+    x = cell % m
+    y = cell // m
+    for d in range(4):
+        dx = DIRECTIONS[d, 0]
+        dy = DIRECTIONS[d, 1]
+        length = 1 + run_length(board, m, n, x, y, dx, dy, stone) + run_length(board, m, n, x, y, -dx, -dy, stone)
+        if length == k or (length > k and not exact):
+            return True
+    return False
+
+
+@njit(cache=True)
+def legal(p, s, out):
+    """Write the empty cells in row-major order to ``out``; return how many."""
+    if s[STATUS] != STATUS_ONGOING:
+        return 0
+    size = p[0] * p[1]
+    count = 0
+    for c in range(size):
+        if s[HEADER + c] == 0:
+            out[count] = c
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def play(p, s, cell):
+    """Place the side to move's stone on ``cell`` (assumed empty) and update status and hash."""
+    m = p[0]
+    n = p[1]
+    size = m * n
+    player = s[TO_MOVE]
+    stone = player + 1
+    s[HEADER + cell] = stone
+    s[HEADER + size + s[PLY]] = cell
+    s[PLY] += 1
+    s[HASH] ^= ZOBRIST[player * MAX_SIDE * MAX_SIDE + cell]
+    s[TO_MOVE] = 1 - player
+    if makes_line(s[HEADER : HEADER + size], m, n, p[2], p[3], cell, stone):
+        s[STATUS] = stone  # STATUS_WIN0 == 1, STATUS_WIN1 == 2
+        s[REASON] = REASON_LINE
+    elif s[PLY] == size:
+        s[STATUS] = STATUS_DRAW
+        s[REASON] = REASON_BOARD_FULL
+
+
+@njit(cache=True)
+def undo(p, s):
+    """Take back the last stone."""
+    size = p[0] * p[1]
+    s[PLY] -= 1
+    cell = s[HEADER + size + s[PLY]]
+    player = 1 - s[TO_MOVE]
+    s[HEADER + cell] = 0
+    s[HASH] ^= ZOBRIST[player * MAX_SIDE * MAX_SIDE + cell]
+    s[TO_MOVE] = player
+    s[STATUS] = STATUS_ONGOING
+    s[REASON] = REASON_NONE
+
+
+@njit(cache=True)
+def playout(p, s, empties):
+    """Random play from ``s`` to the end, on ``s`` itself (pass a copy); return the final status.
+
+    Placing the empty cells in a shuffled order is the same distribution as picking a uniformly
+    random empty cell at each turn, and costs O(1) per move instead of a board scan.
+    """
+    m = p[0]
+    n = p[1]
+    size = m * n
+    if s[STATUS] != STATUS_ONGOING:
+        return s[STATUS]
+    count = 0
+    for c in range(size):
+        if s[HEADER + c] == 0:
+            empties[count] = c
+            count += 1
+    board = s[HEADER : HEADER + size]
+    stone = s[TO_MOVE] + 1
+    for i in range(count):
+        j = np.random.randint(i, count)
+        cell = empties[j]
+        empties[j] = empties[i]
+        board[cell] = stone
+        if makes_line(board, m, n, p[2], p[3], cell, stone):
+            s[STATUS] = stone
+            s[REASON] = REASON_LINE
+            return stone
+        stone = 3 - stone
+    s[STATUS] = STATUS_DRAW
+    s[REASON] = REASON_BOARD_FULL
+    return STATUS_DRAW
+
+
+class MnkGame(Game):
+    """m×n board, k in a row. Presets: tictactoe, tictactoe4, gomoku10, gomoku."""
+
+    family = "mnk"
+    gid = 0
+    PARAMS = (
+        Param("m", int, 15, "columns", minimum=1, maximum=MAX_SIDE),
+        Param("n", int, 15, "rows", minimum=1, maximum=MAX_SIDE),
+        Param("k", int, 5, "stones in a row that win", minimum=1, maximum=MAX_SIDE),
+        Param("exact", bool, False, "only exactly k in a row wins (an overline does not)"),
+    )
+
+    def validate(self) -> None:
+        m, n, k = self.params["m"], self.params["n"], self.params["k"]
+        if k > max(m, n):
+            raise ParamError(f"k={k} is larger than the board ({m}x{n}): no line can ever win")
+
+    def _param_values(self) -> list[int]:
+        return [self.params["m"], self.params["n"], self.params["k"], int(self.params["exact"])]
+
+    @property
+    def cells(self) -> int:
+        return self.params["m"] * self.params["n"]
+
+    @property
+    def state_size(self) -> int:
+        return HEADER + 2 * self.cells
+
+    @property
+    def max_actions(self) -> int:
+        return self.cells
+
+    def new_state(self) -> MnkState:
+        return MnkState(self, np.zeros(self.state_size, dtype=np.int64))
+
+    def decode_move(self, value: Any) -> Move:
+        return decode_cell(value, (self.params["m"], self.params["n"]))
+
+    def move_to_text(self, move: Move) -> str:
+        x, y = move
+        return f"{chr(ord('a') + x)}{y + 1}"
+
+    def move_from_text(self, text: str) -> Move:
+        text = text.strip().lower()
+        if len(text) < 2 or not text[0].isalpha() or not text[1:].isdigit():
+            raise MoveFormatError(f"{text!r} is not a cell like 'h8'")
+        return self.decode_move([ord(text[0]) - ord("a"), int(text[1:]) - 1])
+
+
+def decode_cell(value: Any, shape: tuple[int, ...]) -> Move:
+    """A wire cell (list of ints, one per board axis) checked against the board's shape."""
+    if not isinstance(value, (list, tuple)) or len(value) != len(shape):
+        raise MoveFormatError(f"a move is a list of {len(shape)} integers, not {value!r}")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise MoveFormatError(f"a move is a list of {len(shape)} integers, not {value!r}")
+    for v, limit in zip(value, shape, strict=True):
+        if not 0 <= v < limit:
+            raise MoveFormatError(f"cell {list(value)} is off the {'x'.join(map(str, shape))} board")
+    return tuple(int(v) for v in value)
+
+
+class MnkState(State):
+    game: MnkGame
+
+    def legal_actions(self) -> np.ndarray:
+        out = np.empty(self.game.max_actions, dtype=np.int64)
+        return out[: legal(self.game.param_array, self.s, out)]
+
+    def _play_action_unchecked(self, action: int) -> None:
+        play(self.game.param_array, self.s, action)
+
+    def _undo_action(self) -> None:
+        undo(self.game.param_array, self.s)
+
+    def _action_to_move(self, action: int) -> Move:
+        m = self.game.params["m"]
+        return (action % m, action // m)
+
+    def _move_to_actions(self, move: Move) -> list[int]:
+        x, y = self.game.decode_move(move)
+        return [y * self.game.params["m"] + x]
+
+    def moves(self) -> list[Move]:
+        size = self.game.cells
+        return [self._action_to_move(int(c)) for c in self.s[HEADER + size : HEADER + size + self.ply]]
+
+    def board(self) -> np.ndarray:
+        """The board as an n×m array: 0 empty, 1 first player, 2 second player."""
+        m, n = self.game.params["m"], self.game.params["n"]
+        return self.s[HEADER : HEADER + m * n].reshape(n, m)
+
+    def diagram(self) -> str:
+        m = self.game.params["m"]
+        rows = ["    " + " ".join(chr(ord("a") + x) for x in range(m))]
+        for y, row in enumerate(self.board()):
+            rows.append(f"{y + 1:>3} " + " ".join(".XO"[v] for v in row))
+        return "\n".join(rows)

@@ -1,0 +1,95 @@
+"""Game-generic numba kernels: one entry point per operation, dispatched on the game's ``gid``.
+
+Search code written against these (perft, random playouts, MCTS) works for every game without a
+Python call per node. Each game module provides ``legal(p, s, out)``, ``play(p, s, action)``,
+``undo(p, s)`` and ``playout(p, s, buffer)`` over its own state layout; this module only routes.
+To add a game, give it the next ``gid`` and add a branch to each function below.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import mnk
+from .base import STATUS, STATUS_ONGOING
+
+GID_MNK = 0
+
+
+@njit(cache=True)
+def legal(gid, p, s, out):
+    """Legal actions of ``s`` into ``out``; returns the count (0 when the game is over)."""
+    if gid == GID_MNK:
+        return mnk.legal(p, s, out)
+    raise ValueError("unknown game id")
+
+
+@njit(cache=True)
+def play(gid, p, s, action):
+    """Play a legal action on ``s`` in place."""
+    if gid == GID_MNK:
+        mnk.play(p, s, action)
+    else:
+        raise ValueError("unknown game id")
+
+
+@njit(cache=True)
+def undo(gid, p, s):
+    """Take back the last action of ``s``."""
+    if gid == GID_MNK:
+        mnk.undo(p, s)
+    else:
+        raise ValueError("unknown game id")
+
+
+@njit(cache=True)
+def playout(gid, p, s, buffer):
+    """Play uniformly random actions on ``s`` in place to the end; return the final status."""
+    if gid == GID_MNK:
+        return mnk.playout(p, s, buffer)
+    while s[STATUS] == STATUS_ONGOING:
+        count = legal(gid, p, s, buffer)
+        play(gid, p, s, buffer[np.random.randint(0, count)])
+    return s[STATUS]
+
+
+@njit(cache=True)
+def perft(gid, p, s, depth, max_actions):
+    """Action sequences of exactly ``depth`` from ``s`` that pass through no terminal position.
+
+    Iterative (an explicit stack) so the kernel can be cached without an explicit signature.
+    """
+    if depth == 0:
+        return 1
+    actions = np.empty((depth, max_actions), dtype=np.int64)
+    counts = np.zeros(depth, dtype=np.int64)
+    nexts = np.zeros(depth, dtype=np.int64)
+    counts[0] = legal(gid, p, s, actions[0])
+    level = 0
+    total = 0
+    while True:
+        if level == depth - 1:
+            total += counts[level]
+            nexts[level] = counts[level]
+        if nexts[level] < counts[level]:
+            play(gid, p, s, actions[level, nexts[level]])
+            nexts[level] += 1
+            level += 1
+            counts[level] = legal(gid, p, s, actions[level])
+            nexts[level] = 0
+            continue
+        if level == 0:
+            return total
+        level -= 1
+        undo(gid, p, s)
+
+
+@njit(cache=True)
+def playouts(gid, p, s, count, state_buffer, action_buffer, seed):
+    """Run ``count`` random playouts from ``s`` (left unchanged); return [wins0, wins1, draws]."""
+    np.random.seed(seed)
+    tally = np.zeros(3, dtype=np.int64)
+    for _ in range(count):
+        state_buffer[:] = s
+        status = playout(gid, p, state_buffer, action_buffer)
+        tally[status - 1] += 1
+    return tally

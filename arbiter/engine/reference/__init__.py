@@ -1,0 +1,21 @@
+"""Tiny pure-Python rules, one module per game, written to be obviously right rather than fast.
+
+They are the oracle the property tests check the numba kernels against, and the baseline that
+``arbiter bench`` measures the kernels against. Each exposes ``new_state(game)`` returning an
+object with ``legal_actions()``, ``play(action)``, ``to_move``, ``status`` and ``reason``
+(the codes of ``arbiter.engine.base``), using the same action numbering as the kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base import Game
+from . import mnk as mnk_reference
+
+REFERENCES: dict[str, Any] = {"mnk": mnk_reference}
+
+
+def reference_state(game: Game) -> Any:
+    """The reference implementation's start position for ``game``."""
+    return REFERENCES[game.family].new_state(game)
