@@ -110,6 +110,7 @@ def undo(p, s):
     size = p[0] * p[1]
     s[PLY] -= 1
     cell = s[HEADER + size + s[PLY]]
+    s[HEADER + size + s[PLY]] = 0  # equal positions keep equal arrays
     player = 1 - s[TO_MOVE]
     s[HEADER + cell] = 0
     s[HASH] ^= ZOBRIST[player * MAX_SIDE * MAX_SIDE + cell]
