@@ -1,0 +1,5 @@
+"""``python -m arbiter.cli`` runs the ``arbiter`` command."""
+
+from arbiter.cli import main
+
+main()
