@@ -84,9 +84,7 @@ def _new_volatility(phi: float, sigma: float, delta: float, v: float, tau: float
     return math.exp(big_a / 2.0)
 
 
-def update(
-    player: Glicko2Rating, results: Sequence[tuple[Glicko2Rating, float]], *, tau: float = TAU
-) -> Glicko2Rating:
+def update(player: Glicko2Rating, results: Sequence[tuple[Glicko2Rating, float]], *, tau: float = TAU) -> Glicko2Rating:
     """The player's rating after one rating period with ``results``: (opponent, score 1/0.5/0)."""
     mu = (player.rating - INITIAL_RATING) / SCALE
     phi = player.deviation / SCALE

@@ -11,7 +11,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from arbiter.ratings import PROVISIONAL_DEVIATION
+
 PlayerKind = Literal["bot", "human"]
+
+# Names the server hands to guests start with this; nobody can register one (case-insensitive).
+GUEST_PREFIX = "guest-"
+MAX_NAME_LENGTH = 32
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
 
 class StoreError(RuntimeError):
@@ -24,6 +31,23 @@ class NameTaken(StoreError):
 
 class UnknownPlayer(StoreError):
     """No player by that name."""
+
+
+class BadName(StoreError):
+    """A name that cannot be registered: empty, too long, odd characters, or reserved for guests."""
+
+
+def check_player_name(name: str) -> str:
+    """Return ``name`` if it can be registered, else raise BadName saying why."""
+    if not isinstance(name, str) or not name:
+        raise BadName("a player name must be a non-empty string")
+    if len(name) > MAX_NAME_LENGTH:
+        raise BadName(f"a player name has at most {MAX_NAME_LENGTH} characters, {name!r} has {len(name)}")
+    if not set(name) <= _NAME_CHARS or not name[0].isalnum():
+        raise BadName(f"{name!r}: a player name is letters, digits, '_', '-', '.', and starts with a letter or digit")
+    if name.lower().startswith(GUEST_PREFIX.rstrip("-")):
+        raise BadName(f"{name!r}: names starting with 'guest' are reserved for guests")
+    return name
 
 
 @dataclass(frozen=True)
@@ -70,7 +94,7 @@ class Rating:
     @property
     def provisional(self) -> bool:
         """Glicko-2 deviation still high: the rating is an early estimate."""
-        return self.deviation > 110.0
+        return self.deviation > PROVISIONAL_DEVIATION
 
 
 @dataclass(frozen=True)
@@ -124,6 +148,10 @@ class Store(ABC):
         """Queue a move for the next batched write. Never blocks, never waits."""
 
     @abstractmethod
+    async def flush(self) -> None:
+        """Wait until every write queued so far is durably on disk; StoreError if it cannot be."""
+
+    @abstractmethod
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float
     ) -> dict[str, float]:
@@ -134,7 +162,10 @@ class Store(ABC):
     async def get_game(self, match_id: str) -> GameRecord | None: ...
 
     @abstractmethod
-    async def list_games(self, *, player: str | None = None, game: str | None = None, limit: int = 100) -> list[GameRecord]: ...
+    async def list_games(
+        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100
+    ) -> list[GameRecord]:
+        """Games newest first (finished, live and interrupted), filtered; ``limit=None`` for all."""
 
     @abstractmethod
     async def interrupted_games(self) -> list[GameRecord]:
@@ -149,4 +180,5 @@ class Store(ABC):
 
     @abstractmethod
     async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
-        """For each pair of players: [wins, draws, losses] of the first against the second."""
+        """For each pair of players: [wins, draws, losses] of the first against the second
+        (rated, finished games)."""

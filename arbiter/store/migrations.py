@@ -1,0 +1,124 @@
+"""The SQLite schema as numbered migrations; ``PRAGMA user_version`` says how many are applied.
+
+To change the schema, append a migration: never edit one that has shipped, since databases in
+the field already ran it. Each runs in its own transaction together with the version bump, so
+a crash leaves the file at the old version or the new one, never between.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: players, games with their moves, ratings and rating history.
+    """
+    CREATE TABLE players (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        kind TEXT NOT NULL CHECK (kind IN ('bot', 'human')),
+        token_selector TEXT NOT NULL UNIQUE,   -- the public half of the token, to find the row
+        token_hash BLOB NOT NULL,              -- sha256 of the secret half
+        created REAL NOT NULL,                 -- unix time
+        revoked REAL                           -- unix time, NULL while the token is valid
+    );
+
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        match_id TEXT NOT NULL UNIQUE,
+        game TEXT NOT NULL,
+        params TEXT NOT NULL,                  -- JSON map
+        first_name TEXT NOT NULL COLLATE NOCASE,
+        second_name TEXT NOT NULL COLLATE NOCASE,
+        first_id INTEGER REFERENCES players(id),   -- NULL for a guest
+        second_id INTEGER REFERENCES players(id),
+        clock TEXT NOT NULL,                   -- JSON map
+        rated INTEGER NOT NULL CHECK (rated IN (0, 1)),
+        started REAL NOT NULL,
+        ended REAL,                            -- NULL while live or after a crash
+        result TEXT CHECK (result IN ('1-0', '0-1', '1/2-1/2')),
+        reason TEXT
+    );
+    CREATE INDEX games_by_game ON games (game, started);
+    CREATE INDEX games_by_first ON games (first_name, started);
+    CREATE INDEX games_by_second ON games (second_name, started);
+    CREATE INDEX games_unfinished ON games (started) WHERE ended IS NULL;
+
+    CREATE TABLE moves (
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL CHECK (ply >= 0),
+        move TEXT NOT NULL,                    -- JSON of the wire value
+        elapsed_ms INTEGER NOT NULL CHECK (elapsed_ms >= 0),
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;
+
+    CREATE TABLE ratings (
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        game TEXT NOT NULL,
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        volatility REAL NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        losses INTEGER NOT NULL,
+        updated REAL NOT NULL,
+        PRIMARY KEY (player_id, game)
+    ) WITHOUT ROWID;
+    CREATE INDEX ratings_by_game ON ratings (game, rating);
+
+    CREATE TABLE rating_history (
+        id INTEGER PRIMARY KEY,
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        game TEXT NOT NULL,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        rating_before REAL NOT NULL,
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        volatility REAL NOT NULL,
+        at REAL NOT NULL
+    );
+    CREATE INDEX rating_history_by_player ON rating_history (player_id, game, at);
+    CREATE INDEX rating_history_by_game ON rating_history (game_id);
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class NewerSchema(Exception):
+    """The file was written by a newer Arbiter whose schema this one does not know."""
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the database to SCHEMA_VERSION; return the version it had. ``conn`` is in autocommit mode."""
+    found = conn.execute("PRAGMA user_version").fetchone()[0]
+    if found > SCHEMA_VERSION:
+        raise NewerSchema(f"schema version {found}, this Arbiter knows up to {SCHEMA_VERSION}")
+    for version in range(found + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-read under the write lock: another process may have migrated meanwhile.
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                conn.execute("ROLLBACK")
+                continue
+            for statement in _statements(MIGRATIONS[version - 1]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return found
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (``executescript`` would commit behind our back)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line.split("--", 1)[0].rstrip() + "\n"
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        raise ValueError(f"incomplete SQL statement in a migration: {current.strip()[:60]!r}")
+    return statements

@@ -1,0 +1,29 @@
+"""Shared by the store tests: a match's start and a whole game driven through the store."""
+
+from __future__ import annotations
+
+from arbiter.store.base import GameStart, MoveRecord
+from arbiter.store.sqlite import SqliteStore
+
+
+def game_start(
+    match_id: str,
+    first: str = "alice",
+    second: str = "bob",
+    *,
+    rated: bool = True,
+    game: str = "tictactoe",
+    started: float = 1_700_000_000.0,
+) -> GameStart:
+    return GameStart(match_id, game, {}, (first, second), {"initial": 60.0, "increment": 1.0}, rated, started)
+
+
+async def play(
+    store: SqliteStore, match_id: str, moves: list[list[int]], result: str | None, reason: str, **start: object
+) -> dict[str, float]:
+    """A whole game through the store as the server drives it: start, moves, finish."""
+    begun = game_start(match_id, **start)  # type: ignore[arg-type]
+    await store.start_game(begun)
+    for ply, move in enumerate(moves):
+        store.record_move(match_id, MoveRecord(ply, move, 100 + ply))
+    return await store.finish_game(match_id, result, reason, begun.started + 60)
