@@ -60,6 +60,9 @@ class Brain(ABC):
 
     name: ClassVar[str]
     levels: ClassVar[int] = 1
+    # True when the runtime should run each decision on every worker and merge the answers with
+    # merge() (root parallelism, e.g. MCTS with a different seed per worker).
+    root_parallel: ClassVar[bool] = False
 
     def __init__(self, level: int | None = None, **options: Any) -> None:
         self.level = self.levels if level is None else level
@@ -73,6 +76,15 @@ class Brain(ABC):
     @abstractmethod
     def think(self, request: ThinkRequest) -> ThinkResult:
         """Choose a move for the side to move in ``request.position()`` within ``request.budget``."""
+
+    @classmethod
+    def merge(cls, results: list[ThinkResult]) -> ThinkResult:
+        """One answer from several workers that searched the same request with different seeds.
+
+        The pool calls it for root parallelism; the default keeps the first answer. A brain that
+        sets ``root_parallel`` overrides it, e.g. to add up per-move visit counts from ``info``.
+        """
+        return results[0]
 
     def warm_up(self) -> None:
         """Compile and run every kernel once on a tiny input, before any clock starts."""
