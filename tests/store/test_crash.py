@@ -1,0 +1,73 @@
+"""kill -9 in the middle of a game: reopening the file finds the finished games and ratings
+intact and the interrupted game with every move that had been flushed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter.store.sqlite import SqliteStore
+
+WRITER = """
+import asyncio, sys
+from arbiter.store.base import GameStart, MoveRecord
+from arbiter.store.sqlite import SqliteStore
+
+async def main(path):
+    store = SqliteStore(path, flush_interval=0.01)
+    await store.open()
+    await store.add_player("alice", "bot")
+    await store.add_player("bob", "bot")
+    for i in range(3):
+        start = GameStart(f"done{i}", "tictactoe", {}, ("alice", "bob"), {"initial": 60}, True, float(i))
+        await store.start_game(start)
+        for ply in range(5):
+            store.record_move(start.match_id, MoveRecord(ply, [ply, 0], 10))
+        await store.finish_game(start.match_id, "1-0", "line", i + 0.5)
+    live = GameStart("live", "gomoku", {}, ("bob", "alice"), {"initial": 60}, True, 10.0)
+    await store.start_game(live)
+    for ply in range(40):
+        store.record_move("live", MoveRecord(ply, [ply % 15, ply // 15], 3))
+    await store.flush()
+    print("flushed 40", flush=True)
+    for ply in range(40, 60):  # may or may not reach the disk before the kill
+        store.record_move("live", MoveRecord(ply, [ply % 15, ply // 15], 3))
+    print("ready", flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+async def test_sigkill_mid_game_loses_nothing_that_was_flushed(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "flushed 40"
+        assert child.stdout.readline().strip() == "ready"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        finished = await store.list_games(game="tictactoe")
+        assert sorted(g.start.match_id for g in finished) == ["done0", "done1", "done2"]
+        assert all(g.result == "1-0" and len(g.moves) == 5 for g in finished)
+        alice = await store.get_rating("alice", "tictactoe")
+        assert (alice.games, alice.wins) == (3, 3) and alice.rating > 1500
+        [live] = await store.interrupted_games()
+        assert live.start.match_id == "live" and live.result is None
+        plies = [m.ply for m in live.moves]
+        assert 40 <= len(plies) <= 60 and plies == list(range(len(plies)))
+    finally:
+        await store.close()
