@@ -11,6 +11,7 @@ from arbiter import __version__
 # Each module defines a list COMMANDS of click commands; keep this list sorted by concern.
 COMMAND_MODULES = [
     "arbiter.cli.engine_commands",
+    "arbiter.cli.store_commands",
 ]
 
 
