@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from store_helpers import play
 
 from arbiter.cli import main
@@ -15,7 +15,7 @@ from arbiter.records import parse_records
 from arbiter.store.sqlite import SqliteStore
 
 
-def arbiter(*args: str, env: dict[str, str] | None = None):
+def arbiter(*args: str, env: dict[str, str] | None = None) -> Result:
     return CliRunner().invoke(main, list(args), env=env)
 
 
@@ -27,16 +27,16 @@ def test_player_add_list_revoke(tmp_path: Path) -> None:
     assert token.startswith("arb_") and "shown once" in added.stderr
     assert arbiter("player", "add", "bob", "--kind", "human", "--db", db).exit_code == 0
 
-    async def check() -> tuple[str | None, str | None]:
+    async def logged_in_as() -> str | None:
         store = SqliteStore(db)
         await store.open()
         try:
             found = await store.authenticate(token)
-            return (found.name if found else None), None
+            return found.name if found else None
         finally:
             await store.close()
 
-    assert asyncio.run(check())[0] == "alice"
+    assert asyncio.run(logged_in_as()) == "alice"
     listed = arbiter("player", "list", "--db", db)
     assert listed.exit_code == 0
     rows = [line.split() for line in listed.stdout.splitlines()]
@@ -44,7 +44,7 @@ def test_player_add_list_revoke(tmp_path: Path) -> None:
     assert token not in listed.stdout
 
     assert arbiter("player", "revoke", "alice", "--db", db).exit_code == 0
-    assert asyncio.run(check())[0] is None
+    assert asyncio.run(logged_in_as()) is None
     assert "revoked" in arbiter("player", "list", "--db", db).stdout
 
 
