@@ -147,9 +147,9 @@ class Store(ABC):
     def record_move(self, match_id: str, move: MoveRecord) -> None:
         """Queue a move for the next batched write. Never blocks, never waits."""
 
-    @abstractmethod
     async def flush(self) -> None:
-        """Wait until every write queued so far is durably on disk; StoreError if it cannot be."""
+        """Wait until every write queued so far is durably on disk; StoreError if it cannot be.
+        A store that writes at once (or keeps nothing) has nothing to wait for."""
 
     @abstractmethod
     async def finish_game(
