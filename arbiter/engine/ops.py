@@ -9,10 +9,11 @@ To add a game, give it the next ``gid`` and add a branch to each function below.
 import numpy as np
 from numba import njit
 
-from . import mnk
+from . import mnk, paper_soccer
 from .base import STATUS, STATUS_ONGOING
 
 GID_MNK = 0
+GID_SOCCER = 3
 
 
 @njit(cache=True)
@@ -20,6 +21,8 @@ def legal(gid, p, s, out):
     """Legal actions of ``s`` into ``out``; returns the count (0 when the game is over)."""
     if gid == GID_MNK:
         return mnk.legal(p, s, out)
+    if gid == GID_SOCCER:
+        return paper_soccer.legal(p, s, out)
     raise ValueError("unknown game id")
 
 
@@ -28,6 +31,8 @@ def play(gid, p, s, action):
     """Play a legal action on ``s`` in place."""
     if gid == GID_MNK:
         mnk.play(p, s, action)
+    elif gid == GID_SOCCER:
+        paper_soccer.play(p, s, action)
     else:
         raise ValueError("unknown game id")
 
@@ -37,6 +42,8 @@ def undo(gid, p, s):
     """Take back the last action of ``s``."""
     if gid == GID_MNK:
         mnk.undo(p, s)
+    elif gid == GID_SOCCER:
+        paper_soccer.undo(p, s)
     else:
         raise ValueError("unknown game id")
 
@@ -46,6 +53,8 @@ def playout(gid, p, s, buffer):
     """Play uniformly random actions on ``s`` in place to the end; return the final status."""
     if gid == GID_MNK:
         return mnk.playout(p, s, buffer)
+    if gid == GID_SOCCER:
+        return paper_soccer.playout(p, s, buffer)
     while s[STATUS] == STATUS_ONGOING:
         count = legal(gid, p, s, buffer)
         play(gid, p, s, buffer[np.random.randint(0, count)])

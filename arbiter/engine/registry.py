@@ -8,8 +8,9 @@ from typing import Any
 
 from .base import Game, ParamError, State
 from .mnk import MnkGame
+from .paper_soccer import PaperSoccerGame
 
-FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame,)}
+FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame, PaperSoccerGame)}
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,12 @@ from typing import Any
 
 from ..base import Game
 from . import mnk as mnk_reference
+from . import paper_soccer as paper_soccer_reference
 
-REFERENCES: dict[str, Any] = {"mnk": mnk_reference}
+REFERENCES: dict[str, Any] = {
+    "mnk": mnk_reference,
+    "paper_soccer": paper_soccer_reference,
+}
 
 
 def reference_state(game: Game) -> Any:
