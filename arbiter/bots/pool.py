@@ -1,0 +1,495 @@
+"""A pool of warm worker processes that run a brain's searches off the event loop.
+
+Why these choices:
+
+- **Start method ``fork`` (the default).** Numba compiles a kernel in ~1.5 s per process and
+  loads it from the cache in ~0.15 s; a child forked from a parent that has already run the
+  kernels has them compiled in memory and answers at once. So :meth:`BrainPool.start` runs the
+  brain's ``warm_up`` once in this process (before any connection or clock exists), then forks
+  the workers, and every replacement of a crashed worker is forked warm from the same parent. The
+  cache is written once, by the parent, instead of by workers racing each other. ``forkserver``
+  would also start workers warm, but its server is one per interpreter with a fixed preload, so a
+  process with two pools (the tests) would get cold workers for the second; ``spawn`` recompiles
+  in every worker. Both remain available through ``start_method``: workers then warm up
+  themselves before the pool reports ready.
+- **Fork hygiene.** The pool itself starts no thread (results are read by the event loop from each
+  worker's pipe with ``add_reader``), and a forked worker first closes every inherited descriptor
+  but its pipe and stdio, so it never holds a copy of a server connection open, and it exits when
+  the parent's end of its pipe closes, even if the parent was killed.
+- **One job in flight per worker**, the rest queued here, so writing to a pipe never blocks the
+  loop and a busy worker never deadlocks against a parent that is writing to it.
+- **Affinity.** A match's requests go to the worker that thought about it before, so a brain can
+  keep a search tree between moves (``Brain.forget`` drops it when the match ends).
+
+The numba cache: kernels are compiled where ``NUMBA_CACHE_DIR`` points (or next to the sources when
+unset). It must be set before Python starts, since numba fixes a kernel's cache location when the
+kernel's module is imported; :func:`check_numba_cache` only creates and checks the folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import itertools
+import multiprocessing
+import os
+import signal
+import tempfile
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from .brain import Brain, ThinkRequest, ThinkResult
+
+READY_TIMEOUT = 300.0  # a cold numba compile of a large brain on a busy machine
+STOP_GRACE = 2.0
+
+
+class PoolError(RuntimeError):
+    """A decision the pool could not deliver."""
+
+
+class WorkerCrashed(PoolError):
+    """The worker died while thinking (the worker is replaced; other requests go on)."""
+
+
+class ThinkFailed(PoolError):
+    """The brain raised an exception; the message holds the worker's traceback."""
+
+
+class ThinkTimeout(PoolError):
+    """The worker thought past the hard timeout and was killed (and replaced)."""
+
+
+class PoolClosed(PoolError):
+    """The pool was closed, or has no live worker left."""
+
+
+def check_numba_cache() -> str | None:
+    """Create and check the folder ``NUMBA_CACHE_DIR`` names; return it (None when unset).
+
+    Raise PoolError when it cannot be written: a worker would otherwise compile every kernel on
+    every start, silently, with the clock already running.
+    """
+    folder = os.environ.get("NUMBA_CACHE_DIR")
+    if not folder:
+        return None
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise PoolError(f"NUMBA_CACHE_DIR={folder!r} is not a writable folder: {error}") from None
+    return folder
+
+
+@dataclass
+class _Job:
+    id: int
+    request: ThinkRequest
+    future: asyncio.Future[ThinkResult]
+    timeout: float | None
+    sent_at: float = 0.0
+
+
+@dataclass
+class _Worker:
+    """One slot of the pool: its current process, its pipe and its queue of work."""
+
+    index: int
+    process: Any = None
+    conn: Connection | None = None
+    pid: int = 0
+    ready: asyncio.Future[None] | None = None
+    queue: deque[_Job | str] = field(default_factory=deque)  # a str is a match id to forget
+    current: _Job | None = None
+    timer: asyncio.TimerHandle | None = None
+    alive: bool = False
+    dead_for_good: bool = False
+    matches: set[str] = field(default_factory=set)
+    warm_seconds: float = 0.0
+    restarts: int = 0
+
+    @property
+    def load(self) -> int:
+        return len(self.queue) + (self.current is not None)
+
+
+class BrainPool:
+    """Worker processes, each holding one warm instance of ``brain_class``.
+
+    >>> async with BrainPool(RandomBrain, workers=2) as pool:   # doctest: +SKIP
+    ...     result = await pool.think(request)
+
+    ``think`` sends a request to one worker (the match's own, when it has one); ``think_all`` sends
+    it to every worker with seeds ``seed, seed+1, …`` and returns every answer; ``think_merged``
+    combines those with ``brain_class.merge``. None of them blocks the event loop.
+    """
+
+    def __init__(
+        self,
+        brain_class: type[Brain],
+        *,
+        workers: int | None = None,
+        level: int | None = None,
+        options: dict[str, Any] | None = None,
+        start_method: str = "fork",
+    ) -> None:
+        count = workers if workers is not None else (os.cpu_count() or 1)
+        if count < 1:
+            raise ValueError(f"a pool needs at least one worker, not {count}")
+        self.brain_class = brain_class
+        self.level = level
+        self.options = dict(options or {})
+        self.start_method = start_method
+        self._context = multiprocessing.get_context(start_method)
+        self._workers = [_Worker(i) for i in range(count)]
+        self._affinity: dict[str, int] = {}
+        self._job_ids = itertools.count(1)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+        self.parent_warm_seconds = 0.0
+
+    # --- life cycle ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Warm the brain here (for ``fork``), start every worker, and wait until each is warm."""
+        if self._loop is not None:
+            raise PoolError("the pool is already started")
+        check_numba_cache()
+        self._loop = asyncio.get_running_loop()
+        if self.start_method == "fork":
+            began = time.perf_counter()
+            self.brain_class(self.level, **self.options).warm_up()
+            self.parent_warm_seconds = time.perf_counter() - began
+        elif self.start_method == "forkserver":
+            self._context.set_forkserver_preload([self.brain_class.__module__])
+        for worker in self._workers:
+            self._launch(worker)
+        try:
+            await asyncio.wait_for(asyncio.gather(*(w.ready for w in self._workers)), READY_TIMEOUT)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def close(self) -> None:
+        """Fail what is pending, ask each worker to stop, and kill any that does not in time."""
+        if self._closed:
+            return
+        self._closed = True
+        for worker in self._workers:
+            busy = worker.current is not None
+            self._fail_all(worker, PoolClosed("the pool was closed"))
+            if busy and worker.process is not None:
+                worker.process.terminate()  # a search in progress would not read "stop" in time
+            elif worker.alive and worker.conn is not None:
+                with contextlib.suppress(OSError):
+                    worker.conn.send(("stop",))
+        deadline = time.monotonic() + STOP_GRACE
+        for worker in self._workers:
+            process = worker.process
+            if process is None:
+                continue
+            while process.exitcode is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            if process.exitcode is None:
+                process.kill()
+                while process.exitcode is None:
+                    await asyncio.sleep(0.01)
+            self._detach(worker)
+
+    async def __aenter__(self) -> BrainPool:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # --- asking -------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        return len(self._workers)
+
+    @property
+    def pids(self) -> list[int]:
+        """The process id of each worker slot (0 for a slot that is down)."""
+        return [w.pid if w.alive else 0 for w in self._workers]
+
+    @property
+    def warm_seconds(self) -> list[float]:
+        """How long each worker's own warm-up took before it reported ready."""
+        return [w.warm_seconds for w in self._workers]
+
+    def worker_of(self, match_id: str) -> int | None:
+        """The slot index that holds ``match_id``'s memory, if any."""
+        return self._affinity.get(match_id)
+
+    async def think(self, request: ThinkRequest, *, timeout: float | None = None) -> ThinkResult:
+        """The brain's answer to ``request`` from the match's worker.
+
+        ``timeout`` (seconds from when the worker starts on it) kills and replaces a worker that
+        overruns it, raising ThinkTimeout. A crash raises WorkerCrashed, a brain exception
+        ThinkFailed; none of them ever leaves the caller waiting.
+        """
+        worker = self._worker_for(request.match_id)
+        return await self._submit(worker, request, timeout)
+
+    async def think_all(
+        self, request: ThinkRequest, *, timeout: float | None = None, return_exceptions: bool = False
+    ) -> list[Any]:
+        """The answers of every live worker to ``request``, worker ``i`` searching with seed + i.
+
+        Every worker then holds the match (for a brain that keeps a tree per worker). With
+        ``return_exceptions`` a failed worker's PoolError takes its place in the list.
+        """
+        live = [w for w in self._workers if not w.dead_for_good]
+        if not live or self._closed:
+            raise PoolClosed("the pool has no live worker")
+        jobs = []
+        for worker in live:
+            worker.matches.add(request.match_id)
+            seeded = dataclasses.replace(request, seed=request.seed + worker.index)
+            jobs.append(self._submit(worker, seeded, timeout))
+        self._affinity.setdefault(request.match_id, live[0].index)
+        return await asyncio.gather(*jobs, return_exceptions=return_exceptions)
+
+    async def think_merged(self, request: ThinkRequest, *, timeout: float | None = None) -> ThinkResult:
+        """``brain_class.merge`` over the answers of every worker that answered (root parallelism)."""
+        answers = await self.think_all(request, timeout=timeout, return_exceptions=True)
+        results = [a for a in answers if isinstance(a, ThinkResult)]
+        if not results:
+            raise next(a for a in answers if isinstance(a, BaseException))
+        return self.brain_class.merge(results)
+
+    def forget(self, match_id: str) -> None:
+        """Tell every worker holding ``match_id`` to drop its memory of it (queued after its work)."""
+        self._affinity.pop(match_id, None)
+        for worker in self._workers:
+            if match_id in worker.matches:
+                worker.matches.discard(match_id)
+                worker.queue.append(match_id)
+                self._pump(worker)
+
+    # --- scheduling ---------------------------------------------------------------------------
+    def _worker_for(self, match_id: str) -> _Worker:
+        if self._closed:
+            raise PoolClosed("the pool is closed")
+        index = self._affinity.get(match_id)
+        if index is not None and not self._workers[index].dead_for_good:
+            return self._workers[index]
+        live = [w for w in self._workers if not w.dead_for_good]
+        if not live:
+            raise PoolClosed("the pool has no live worker")
+        worker = min(live, key=lambda w: (len(w.matches), w.load, w.index))
+        self._affinity[match_id] = worker.index
+        worker.matches.add(match_id)
+        return worker
+
+    async def _submit(self, worker: _Worker, request: ThinkRequest, timeout: float | None) -> ThinkResult:
+        if self._loop is None:
+            raise PoolError("start the pool first")
+        if self._closed:
+            raise PoolClosed("the pool is closed")
+        job = _Job(next(self._job_ids), request, self._loop.create_future(), timeout)
+        worker.queue.append(job)
+        self._pump(worker)
+        return await job.future
+
+    def _pump(self, worker: _Worker) -> None:
+        """Send queued work to an idle live worker: forgets as they come, then one think."""
+        if not worker.alive or worker.current is not None:
+            return
+        while worker.queue:
+            item = worker.queue.popleft()
+            if isinstance(item, str):
+                self._send(worker, ("forget", item))
+                continue
+            if item.future.done():  # the caller gave up (cancelled) while it waited
+                continue
+            worker.current = item
+            item.sent_at = time.monotonic()
+            if item.timeout is not None:
+                worker.timer = self._loop.call_later(item.timeout, self._overrun, worker, item)
+            self._send(worker, ("think", item.id, item.request))
+            return
+
+    def _send(self, worker: _Worker, message: tuple[Any, ...]) -> None:
+        try:
+            worker.conn.send(message)
+        except OSError:
+            self._on_death(worker)
+
+    # --- messages from workers ----------------------------------------------------------------
+    def _on_readable(self, worker: _Worker) -> None:
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            self._on_death(worker)
+            return
+        kind = message[0]
+        if kind == "ready":
+            _, worker.pid, worker.warm_seconds = message
+            worker.alive = True
+            if not worker.ready.done():
+                worker.ready.set_result(None)
+            self._pump(worker)
+        elif kind == "fatal":
+            error = PoolError(f"worker {worker.index} could not warm up {self.brain_class.name}:\n{message[1]}")
+            if not worker.ready.done():
+                worker.ready.set_exception(error)
+            worker.dead_for_good = True
+            self._fail_all(worker, error)
+        elif kind in ("result", "error"):
+            job = worker.current
+            if job is None or job.id != message[1]:
+                return
+            self._finish_current(worker)
+            if not job.future.done():
+                if kind == "result":
+                    job.future.set_result(message[2])
+                else:
+                    job.future.set_exception(ThinkFailed(f"{self.brain_class.name} failed:\n{message[2]}"))
+            self._pump(worker)
+
+    def _finish_current(self, worker: _Worker) -> None:
+        worker.current = None
+        if worker.timer is not None:
+            worker.timer.cancel()
+            worker.timer = None
+
+    def _overrun(self, worker: _Worker, job: _Job) -> None:
+        if worker.current is not job:
+            return
+        self._finish_current(worker)
+        if not job.future.done():
+            job.future.set_exception(
+                ThinkTimeout(
+                    f"worker {worker.index} thought about match {job.request.match_id!r} for more than "
+                    f"{job.timeout:.3g} s and was replaced"
+                )
+            )
+        worker.process.kill()
+        self._on_death(worker)
+
+    def _on_death(self, worker: _Worker) -> None:
+        """The worker's pipe closed: fail its current job, then replace it (its queue waits)."""
+        if worker.conn is None:
+            return
+        process = worker.process
+        self._detach(worker)
+        if self._closed:
+            return
+        job = worker.current
+        self._finish_current(worker)
+        if job is not None and not job.future.done():
+            job.future.set_exception(
+                WorkerCrashed(
+                    f"worker {worker.index} (pid {worker.pid}) died while thinking about match "
+                    f"{job.request.match_id!r}; it is being replaced"
+                )
+            )
+        if not worker.ready.done():
+            worker.ready.set_exception(PoolError(f"worker {worker.index} died while warming up"))
+            worker.dead_for_good = True
+            self._fail_all(worker, WorkerCrashed(f"worker {worker.index} died while warming up"))
+            return
+        self._loop.create_task(self._replace(worker, process))
+
+    async def _replace(self, worker: _Worker, process: Any) -> None:
+        while process.exitcode is None:  # reap it; the pipe closes just before the exit
+            await asyncio.sleep(0.005)
+        worker.restarts += 1
+        self._launch(worker)
+        try:
+            await worker.ready
+        except PoolError:
+            return
+        self._pump(worker)
+
+    def _fail_all(self, worker: _Worker, error: PoolError) -> None:
+        jobs = [worker.current, *worker.queue]
+        self._finish_current(worker)
+        worker.queue.clear()
+        for job in jobs:
+            if isinstance(job, _Job) and not job.future.done():
+                job.future.set_exception(error)
+
+    # --- processes ----------------------------------------------------------------------------
+    def _launch(self, worker: _Worker) -> None:
+        parent_end, child_end = self._context.Pipe(duplex=True)
+        worker.ready = self._loop.create_future()
+        worker.ready.add_done_callback(_consume_exception)
+        worker.process = self._context.Process(
+            target=_worker_main,
+            args=(child_end, self.brain_class, self.level, self.options, self.start_method == "fork"),
+            name=f"{self.brain_class.name}-worker-{worker.index}",
+            daemon=True,
+        )
+        worker.process.start()
+        child_end.close()
+        worker.conn = parent_end
+        worker.pid = worker.process.pid
+        self._loop.add_reader(parent_end.fileno(), self._on_readable, worker)
+
+    def _detach(self, worker: _Worker) -> None:
+        worker.alive = False
+        if worker.conn is not None:
+            self._loop.remove_reader(worker.conn.fileno())
+            worker.conn.close()
+            worker.conn = None
+
+
+def _consume_exception(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+# --- inside a worker process ------------------------------------------------------------------
+def _worker_main(
+    conn: Connection, brain_class: type[Brain], level: int | None, options: dict[str, Any], forked: bool
+) -> None:
+    if forked:
+        _close_inherited_descriptors(keep=conn.fileno())
+    signal.set_wakeup_fd(-1)  # the parent's event loop listens on that descriptor, not us
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops us
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        began = time.perf_counter()
+        brain = brain_class(level, **options)
+        brain.warm_up()
+        warm_seconds = time.perf_counter() - began
+    except BaseException:
+        conn.send(("fatal", traceback.format_exc()))
+        return
+    conn.send(("ready", os.getpid(), warm_seconds))
+    handlers: dict[str, Callable[..., None]] = {
+        "think": lambda job_id, request: _think(conn, brain, job_id, request),
+        "forget": brain.forget,
+    }
+    while True:
+        try:
+            kind, *args = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        if kind == "stop":
+            return
+        handlers[kind](*args)
+
+
+def _think(conn: Connection, brain: Brain, job_id: int, request: ThinkRequest) -> None:
+    try:
+        result = brain.think(request)
+    except Exception:
+        conn.send(("error", job_id, traceback.format_exc()))
+        return
+    conn.send(("result", job_id, result))
+
+
+def _close_inherited_descriptors(*, keep: int) -> None:
+    """Close every descriptor a forked child inherited except stdio and ``keep`` (its pipe)."""
+    os.closerange(3, keep)
+    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))

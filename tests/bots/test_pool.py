@@ -1,0 +1,214 @@
+"""The warm worker pool: readiness, affinity, every-worker runs, failures that never hang, shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from typing import Any, ClassVar
+
+import pytest
+
+from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
+from arbiter.bots.pool import BrainPool, PoolClosed, ThinkFailed, ThinkTimeout, WorkerCrashed
+from arbiter.bots.random_bot import RandomBrain
+from arbiter.engine import Game
+
+pytestmark = pytest.mark.timeout(60)
+
+
+class ProbeBrain(Brain):
+    """Answers with where and how it ran; ``options`` in a request make it sleep, raise or die."""
+
+    name = "probe"
+    warmed_in_parent: ClassVar[bool] = False
+
+    def __init__(self, level: int | None = None, **options: Any) -> None:
+        super().__init__(level, **options)
+        self.seen: dict[str, int] = {}
+
+    @classmethod
+    def plays(cls, game: Game) -> bool:
+        return True
+
+    def warm_up(self) -> None:
+        type(self).warmed_in_parent = True  # in a forked worker this was already set by the parent
+
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        action = request.options.get("action")
+        if action == "crash":
+            os._exit(7)
+        if action == "raise":
+            raise RuntimeError("the probe was asked to fail")
+        if action == "sleep":
+            time.sleep(request.options["seconds"])
+        self.seen[request.match_id] = self.seen.get(request.match_id, 0) + 1
+        info = {"pid": os.getpid(), "seen": self.seen[request.match_id], "seed": request.seed}
+        return ThinkResult([request.seed], info)
+
+    def forget(self, match_id: str) -> None:
+        self.seen.pop(match_id, None)
+
+    @classmethod
+    def merge(cls, results: list[ThinkResult]) -> ThinkResult:
+        return ThinkResult(sorted(r.move[0] for r in results), {"answers": len(results)})
+
+
+def ask(match_id: str, seed: int = 0, **options: Any) -> ThinkRequest:
+    return ThinkRequest(match_id, "tictactoe", {}, [], 1.0, seed=seed, options=options)
+
+
+async def test_workers_are_forked_warm_and_answer_at_once() -> None:
+    async with BrainPool(RandomBrain, workers=2) as pool:
+        assert pool.size == 2 and all(pool.pids) and len(set(pool.pids)) == 2
+        assert pool.parent_warm_seconds > 0
+        assert max(pool.warm_seconds) < 0.5  # kernels came compiled with the fork
+        began = time.perf_counter()
+        result = await pool.think(ThinkRequest("m", "tictactoe4", {}, [[0, 0]], 1.0))
+        assert time.perf_counter() - began < 0.5
+        assert tuple(result.move) != (0, 0)
+
+
+async def test_default_size_is_the_number_of_cores() -> None:
+    assert BrainPool(ProbeBrain).size == (os.cpu_count() or 1)
+    with pytest.raises(ValueError):
+        BrainPool(ProbeBrain, workers=0)
+
+
+async def test_a_match_stays_on_its_worker_until_forgotten() -> None:
+    async with BrainPool(ProbeBrain, workers=2) as pool:
+        a1 = await pool.think(ask("a"))
+        b1 = await pool.think(ask("b"))
+        a2 = await pool.think(ask("a"))
+        b2 = await pool.think(ask("b"))
+        assert a1.info["pid"] == a2.info["pid"] != b1.info["pid"] == b2.info["pid"]
+        assert (a1.info["seen"], a2.info["seen"], b2.info["seen"]) == (1, 2, 2)
+        pool.forget("a")
+        assert pool.worker_of("a") is None
+        a3 = await pool.think(ask("a"))
+        assert a3.info["seen"] == 1  # the worker dropped its memory of the match
+
+
+async def test_many_matches_spread_over_workers_and_run_in_parallel() -> None:
+    async with BrainPool(ProbeBrain, workers=2) as pool:
+        began = time.perf_counter()
+        results = await asyncio.gather(*(pool.think(ask(f"m{i}", action="sleep", seconds=0.3)) for i in range(4)))
+        elapsed = time.perf_counter() - began
+        assert len({r.info["pid"] for r in results}) == 2
+        assert elapsed < 1.1  # 4 × 0.3 s of work on 2 workers, not 1.2 s in a row
+
+
+async def test_think_all_asks_every_worker_with_its_own_seed_and_merges() -> None:
+    async with BrainPool(ProbeBrain, workers=2) as pool:
+        answers = await pool.think_all(ask("m", seed=10))
+        assert sorted(a.info["seed"] for a in answers) == [10, 11]
+        assert len({a.info["pid"] for a in answers}) == 2
+        merged = await pool.think_merged(ask("m", seed=20))
+        assert merged.move == [20, 21] and merged.info["answers"] == 2
+        again = await pool.think_all(ask("m", seed=30))
+        assert [a.info["seen"] for a in again] == [3, 3]  # both workers kept the match
+
+
+async def test_a_crash_fails_only_its_request_and_the_worker_is_replaced() -> None:
+    async with BrainPool(ProbeBrain, workers=1) as pool:
+        old_pid = pool.pids[0]
+        crashing = asyncio.ensure_future(pool.think(ask("a", action="crash")))
+        queued = asyncio.ensure_future(pool.think(ask("b")))
+        with pytest.raises(WorkerCrashed, match="died while thinking about match 'a'"):
+            await asyncio.wait_for(crashing, 10)
+        answer = await asyncio.wait_for(queued, 10)  # waited for the replacement, not lost
+        assert answer.info["pid"] not in (0, old_pid)
+        assert pool.pids[0] == answer.info["pid"]
+
+
+async def test_an_overrun_is_killed_and_replaced() -> None:
+    async with BrainPool(ProbeBrain, workers=1) as pool:
+        old_pid = pool.pids[0]
+        began = time.perf_counter()
+        with pytest.raises(ThinkTimeout):
+            await pool.think(ask("a", action="sleep", seconds=30), timeout=0.3)
+        assert time.perf_counter() - began < 5
+        answer = await asyncio.wait_for(pool.think(ask("a")), 10)
+        assert answer.info["pid"] != old_pid
+
+
+async def test_a_brain_exception_is_reported_and_the_worker_lives_on() -> None:
+    async with BrainPool(ProbeBrain, workers=1) as pool:
+        pid = pool.pids[0]
+        with pytest.raises(ThinkFailed, match="the probe was asked to fail"):
+            await pool.think(ask("a", action="raise"))
+        assert (await pool.think(ask("a"))).info["pid"] == pid
+
+
+async def test_thinking_never_blocks_the_event_loop() -> None:
+    async with BrainPool(ProbeBrain, workers=1) as pool:
+        gaps = []
+        thinking = asyncio.ensure_future(pool.think(ask("a", action="sleep", seconds=0.6)))
+        last = time.perf_counter()
+        while not thinking.done():
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+        await thinking
+        assert len(gaps) > 20 and max(gaps) < 0.2
+
+
+async def test_close_stops_every_worker_and_fails_what_waits() -> None:
+    pool = BrainPool(ProbeBrain, workers=2)
+    await pool.start()
+    pids = pool.pids
+    busy = asyncio.ensure_future(pool.think(ask("a", action="sleep", seconds=30)))
+    await asyncio.sleep(0.05)
+    await pool.close()
+    with pytest.raises(PoolClosed):
+        await busy
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with pytest.raises(PoolClosed):
+        await pool.think(ask("b"))
+
+
+async def test_workers_exit_when_their_parent_is_killed() -> None:
+    script = textwrap.dedent(
+        """
+        import asyncio, sys
+        from arbiter.bots.pool import BrainPool
+        from arbiter.bots.random_bot import RandomBrain
+
+        async def main():
+            pool = BrainPool(RandomBrain, workers=2)
+            await pool.start()
+            print(*pool.pids, flush=True)
+            await asyncio.sleep(60)
+
+        asyncio.run(main())
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert len(pids) == 2
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        for pid in list(alive):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                alive.discard(pid)
+        await asyncio.sleep(0.02)
+    assert not alive  # the orphans saw their pipe close and left (init reaped them)
+
+
+async def test_forkserver_workers_warm_up_before_ready() -> None:
+    async with BrainPool(RandomBrain, workers=1, start_method="forkserver") as pool:
+        assert pool.parent_warm_seconds == 0
+        result = await pool.think(ThinkRequest("m", "ttt3d", {}, [], 1.0))
+        assert len(result.move) == 3
