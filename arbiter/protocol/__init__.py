@@ -1,0 +1,26 @@
+"""The Arbiter wire protocol, version 1: one msgpack map per binary websocket frame.
+
+SPEC.md in this package is the reference a client author needs; the modules are its executable
+form: ``codec`` (frames ↔ maps), ``messages`` (the schema and its validation), ``errors`` (codes).
+"""
+
+from .codec import MAX_FRAME_BYTES, decode, encode
+from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError
+from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, SERVER_MESSAGES, Request, check_server_message, parse
+
+__all__ = [
+    "CLIENT_MESSAGES",
+    "CLOSE_DESCRIPTIONS",
+    "ERROR_DESCRIPTIONS",
+    "MAX_FRAME_BYTES",
+    "PROTOCOL_VERSION",
+    "SERVER_MESSAGES",
+    "CloseCode",
+    "ErrorCode",
+    "ProtocolError",
+    "Request",
+    "check_server_message",
+    "decode",
+    "encode",
+    "parse",
+]

@@ -1,0 +1,66 @@
+"""One msgpack map per binary frame: encoding and strict, bounded decoding.
+
+Decoding never trusts the frame: strings must be valid UTF-8 (``raw=False``), map keys must be
+strings, extension types (timestamps included) and binary strings are refused, and every
+container is bounded, so a hostile frame costs at most a small, fixed amount of memory. Anything
+else is a ``ProtocolError`` with a stable code; nothing here raises any other exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgpack
+
+from .errors import ErrorCode, ProtocolError
+
+MAX_FRAME_BYTES = 16 * 1024  # the default; the server announces its own value in welcome.limits
+MAX_ARRAY_LEN = 1024  # a paper-soccer turn is the longest array a client sends (a few hundred steps)
+MAX_MAP_LEN = 64
+MAX_STR_LEN = 4096
+
+_packer = msgpack.Packer(use_bin_type=True)
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """The message as one msgpack frame (the caller builds only plain maps, lists, ints and strings)."""
+    return _packer.pack(message)
+
+
+def decode(frame: bytes | str, *, max_bytes: int = MAX_FRAME_BYTES) -> dict[str, Any]:
+    """A frame as a map with a string ``type``, or ProtocolError (bad_frame, frame_too_large, not_a_map)."""
+    if not isinstance(frame, bytes):
+        raise ProtocolError(ErrorCode.BAD_FRAME, "send binary frames holding msgpack, not text frames")
+    if len(frame) > max_bytes:
+        raise ProtocolError(ErrorCode.FRAME_TOO_LARGE, f"a frame may hold at most {max_bytes} bytes")
+    try:
+        value = msgpack.unpackb(
+            frame,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            max_str_len=MAX_STR_LEN,
+            max_bin_len=0,
+            max_array_len=MAX_ARRAY_LEN,
+            max_map_len=MAX_MAP_LEN,
+            max_ext_len=0,
+        )
+    except (ValueError, TypeError, RecursionError) as error:
+        # msgpack signals every malformation (truncation, extra data, bad UTF-8, limits, nesting
+        # depth, ext types) as a ValueError subclass; TypeError covers unhashable keys.
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"the frame is not one valid msgpack value: {error}") from None
+    if type(value) is not dict:
+        raise ProtocolError(ErrorCode.NOT_A_MAP, "a frame must hold a msgpack map")
+    kind = value.get("type")
+    if type(kind) is not str:
+        raise ProtocolError(ErrorCode.NOT_A_MAP, "a message map needs a string field `type`", re=request_id_of(value))
+    return value
+
+
+def request_id_of(value: dict[str, Any]) -> int | str | None:
+    """The map's ``id`` when it is a valid one (so even a malformed request's error can echo it), else None."""
+    rid = value.get("id")
+    if (type(rid) is int and -(2**63) <= rid < 2**64) or (type(rid) is str and len(rid) <= 64):
+        return rid
+    return None

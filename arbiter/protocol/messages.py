@@ -1,0 +1,422 @@
+"""The message schema: every client message as a typed value, checked field by field.
+
+``parse(raw)`` turns a decoded map into one of the frozen dataclasses below or raises a
+``ProtocolError`` (unknown_type, missing_field, bad_field, unknown_field) that echoes the
+request's ``id``. Each class names its wire ``type`` and gives each field a checker in its
+metadata; the table ``CLIENT_MESSAGES`` maps types to classes and ``register`` adds more (the
+ladder adds its own). Checks are plain functions over plain values: no reflection per message.
+
+``SERVER_MESSAGES`` lists what the server sends, field by field; ``check_server_message`` holds
+a decoded server message to it, so tests keep the code, this table and SPEC.md in agreement.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .codec import MAX_ARRAY_LEN, request_id_of
+from .errors import ErrorCode, ProtocolError
+
+PROTOCOL_VERSION = 1
+
+RequestId = int | str
+Checker = Callable[[Any], Any]
+
+INT32 = 2**31 - 1
+MAX_NAME_LEN = 32
+MAX_ID_LEN = 64
+
+
+class FieldError(Exception):
+    """A checker's complaint; parse() turns it into bad_field with the field's name."""
+
+
+# --- field checkers ---------------------------------------------------------------------------
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def string(max_len: int, min_len: int = 1) -> Checker:
+    def check(value: Any) -> str:
+        if type(value) is not str or not min_len <= len(value) <= max_len:
+            raise FieldError(f"must be a string of {min_len} to {max_len} characters")
+        return value
+
+    check.__doc__ = f"string ({min_len}..{max_len} chars)"
+    return check
+
+
+def integer(low: int, high: int) -> Checker:
+    def check(value: Any) -> int:
+        if type(value) is not int or not low <= value <= high:
+            raise FieldError(f"must be an integer from {low} to {high}")
+        return value
+
+    check.__doc__ = f"int ({low}..{high})"
+    return check
+
+
+def boolean(value: Any) -> bool:
+    """bool"""
+    if type(value) is not bool:
+        raise FieldError("must be true or false")
+    return value
+
+
+def choice(*options: str) -> Checker:
+    def check(value: Any) -> str:
+        if value not in options or type(value) is not str:
+            raise FieldError(f"must be one of {', '.join(options)}")
+        return value
+
+    check.__doc__ = " | ".join(f'"{o}"' for o in options)
+    return check
+
+
+def optional(inner: Checker) -> Checker:
+    """The inner checker, or nil (meaning: not set)."""
+
+    def check(value: Any) -> Any:
+        return None if value is None else inner(value)
+
+    check.__doc__ = f"{inner.__doc__} or nil"
+    return check
+
+
+def request_id(value: Any) -> RequestId:
+    """int (int64/uint64) or string (up to 64 chars)"""
+    rid = request_id_of({"id": value})
+    if rid is None:
+        raise FieldError("must be an integer or a string of at most 64 characters")
+    return rid
+
+
+def params(value: Any) -> dict[str, Any]:
+    """map string → int | bool | string (up to 16 entries)"""
+    if type(value) is not dict or len(value) > 16:
+        raise FieldError("must be a map of at most 16 parameters")
+    for key, item in value.items():
+        if type(key) is not str or len(key) > MAX_NAME_LEN:
+            raise FieldError("parameter names are strings of at most 32 characters")
+        if not (type(item) in (int, bool) or (type(item) is str and len(item) <= MAX_ID_LEN)):
+            raise FieldError(f"parameter {key!r} must be an integer, a boolean or a short string")
+    return value
+
+
+def clock(value: Any) -> dict[str, Any]:
+    """map {initial_ms: int, increment_ms?: int, move_limit_ms?: int | nil}"""
+    if type(value) is not dict:
+        raise FieldError("must be a map {initial_ms, increment_ms?, move_limit_ms?}")
+    unknown = set(value) - {"initial_ms", "increment_ms", "move_limit_ms"}
+    if unknown:
+        raise FieldError(f"has unknown key {sorted(map(str, unknown))[0]!r}")
+    initial = value.get("initial_ms")
+    increment = value.get("increment_ms", 0)
+    limit = value.get("move_limit_ms")
+    if not _is_int(initial) or not 0 < initial <= INT32:
+        raise FieldError("initial_ms must be a positive integer")
+    if not _is_int(increment) or not 0 <= increment <= INT32:
+        raise FieldError("increment_ms must be a non-negative integer")
+    if limit is not None and (not _is_int(limit) or not 0 < limit <= INT32):
+        raise FieldError("move_limit_ms must be a positive integer or nil")
+    return {"initial_ms": initial, "increment_ms": increment, "move_limit_ms": limit}
+
+
+def wire_move(value: Any) -> list[Any]:
+    """list of ints, or of lists of ints (the game's own shape; the engine checks it)"""
+    if type(value) is not list or len(value) > MAX_ARRAY_LEN:
+        raise FieldError("must be a list")
+    for item in value:
+        if type(item) is int:
+            if not -INT32 <= item <= INT32:
+                raise FieldError("holds an integer out of range")
+        elif type(item) is list:
+            if not all(type(v) is int and -INT32 <= v <= INT32 for v in item):
+                raise FieldError("holds a list with something other than integers")
+        else:
+            raise FieldError("must hold integers (or lists of integers)")
+    return value
+
+
+def names(value: Any) -> list[str]:
+    """list of strings (up to 64, each up to 32 chars)"""
+    if (
+        type(value) is not list
+        or len(value) > 64
+        or not all(type(v) is str and 0 < len(v) <= MAX_NAME_LEN for v in value)
+    ):
+        raise FieldError("must be a list of at most 64 names")
+    return value
+
+
+NAME = string(MAX_NAME_LEN)
+IDENT = string(MAX_ID_LEN)
+PLY = integer(0, INT32)
+
+
+def spec(check: Checker, doc: str = "") -> dict[str, Any]:
+    """Field metadata: its checker and a line for SPEC.md."""
+    return {"check": check, "doc": doc}
+
+
+# --- client messages --------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request:
+    """Every client message may carry ``id``; replies and errors echo it as ``re``."""
+
+    TYPE: ClassVar[str] = ""
+    id: RequestId | None = field(default=None, metadata=spec(request_id, "chosen by the client, echoed as `re`"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Request):
+    TYPE: ClassVar[str] = "hello"
+    protocol: int = field(metadata=spec(integer(0, INT32), "the protocol version the client speaks: 1"))
+    client: str = field(metadata=spec(string(64), "the client's name and version, e.g. `mybot/2.1`"))
+    token: str | None = field(
+        default=None,
+        metadata=spec(optional(string(256)), "a player token, or a guest's resume_token; absent: a new guest"),
+    )
+    games: list[str] | None = field(
+        default=None, metadata=spec(optional(names), "games this client plays (shown in presence)")
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Request):
+    TYPE: ClassVar[str] = "ping"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lobby(Request):
+    TYPE: ClassVar[str] = "lobby"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Subscribe(Request):
+    TYPE: ClassVar[str] = "subscribe"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unsubscribe(Request):
+    TYPE: ClassVar[str] = "unsubscribe"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Challenge(Request):
+    TYPE: ClassVar[str] = "challenge"
+    to: str | None = field(
+        default=None, metadata=spec(optional(NAME), "the player challenged; absent or nil: an open seek")
+    )
+    game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
+    params: dict[str, Any] | None = field(
+        default=None, metadata=spec(optional(params), "rule parameters; absent ones take their defaults")
+    )
+    clock: dict[str, Any] = field(metadata=spec(clock, "the time control"))
+    color: str = field(default="random", metadata=spec(choice("first", "second", "random"), "the challenger's side"))
+    rated: bool = field(default=False, metadata=spec(boolean, "rated (both players registered)"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Accept(Request):
+    TYPE: ClassVar[str] = "accept"
+    challenge: str = field(metadata=spec(IDENT, "the challenge or seek id"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decline(Request):
+    TYPE: ClassVar[str] = "decline"
+    challenge: str = field(metadata=spec(IDENT, "the challenge id (direct challenges only)"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cancel(Request):
+    TYPE: ClassVar[str] = "cancel"
+    challenge: str = field(metadata=spec(IDENT, "the challenger's own challenge or seek id"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MatchRequest(Request):
+    """A request about one match."""
+
+    match: str = field(metadata=spec(IDENT, "the match id"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MakeMove(MatchRequest):
+    TYPE: ClassVar[str] = "move"
+    ply: int = field(metadata=spec(PLY, "the index of this move in the match (0 for the first move)"))
+    move: list[Any] = field(metadata=spec(wire_move, "the move in the game's encoding"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resign(MatchRequest):
+    TYPE: ClassVar[str] = "resign"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Abort(MatchRequest):
+    TYPE: ClassVar[str] = "abort"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OfferDraw(MatchRequest):
+    TYPE: ClassVar[str] = "offer_draw"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AcceptDraw(MatchRequest):
+    TYPE: ClassVar[str] = "accept_draw"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeclineDraw(MatchRequest):
+    TYPE: ClassVar[str] = "decline_draw"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectate(MatchRequest):
+    TYPE: ClassVar[str] = "spectate"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unspectate(MatchRequest):
+    TYPE: ClassVar[str] = "unspectate"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sync(MatchRequest):
+    TYPE: ClassVar[str] = "sync"
+
+
+# --- the table and the parser -----------------------------------------------------------------
+@dataclass(frozen=True)
+class _Schema:
+    cls: type[Request]
+    checks: dict[str, Checker]
+    required: frozenset[str]
+
+
+CLIENT_MESSAGES: dict[str, type[Request]] = {}
+_SCHEMAS: dict[str, _Schema] = {}
+
+
+def register(cls: type[Request]) -> type[Request]:
+    """Add a client message type (its class must be a kw_only Request dataclass with field checkers)."""
+    if not cls.TYPE or cls.TYPE in CLIENT_MESSAGES:
+        raise ValueError(f"message type {cls.TYPE!r} is empty or already registered")
+    checks = {f.name: f.metadata["check"] for f in dataclasses.fields(cls)}
+    required = frozenset(
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    )
+    CLIENT_MESSAGES[cls.TYPE] = cls
+    _SCHEMAS[cls.TYPE] = _Schema(cls, checks, required)
+    return cls
+
+
+for _cls in (
+    Hello, Ping, Lobby, Subscribe, Unsubscribe, Challenge, Accept, Decline, Cancel, MakeMove, Resign, Abort,
+    OfferDraw, AcceptDraw, DeclineDraw, Spectate, Unspectate, Sync,
+):  # fmt: skip
+    register(_cls)
+
+
+def parse(raw: dict[str, Any]) -> Request:
+    """A decoded map (from codec.decode) as its typed message, or ProtocolError echoing its id."""
+    re = request_id_of(raw)
+    schema = _SCHEMAS.get(raw["type"])
+    if schema is None:
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {raw['type']!r}", re=re)
+    checks = schema.checks
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "type":
+            continue
+        check = checks.get(key)
+        if check is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_FIELD, f"{schema.cls.TYPE} has no field {key!r}", re=re)
+        try:
+            values[key] = check(value)
+        except FieldError as error:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"{schema.cls.TYPE}.{key} {error}", re=re) from None
+    missing = schema.required.difference(values)
+    if missing:
+        raise ProtocolError(ErrorCode.MISSING_FIELD, f"{schema.cls.TYPE} needs {', '.join(sorted(missing))}", re=re)
+    return schema.cls(**values)
+
+
+def describe_client_messages() -> dict[str, list[tuple[str, str, bool, str]]]:
+    """Each client type's fields as (name, type, required, doc), for SPEC.md and its test."""
+    out = {}
+    for kind, schema in _SCHEMAS.items():
+        out[kind] = [
+            (f.name, f.metadata["check"].__doc__ or "", f.name in schema.required, f.metadata["doc"])
+            for f in dataclasses.fields(schema.cls)
+        ]
+    return out
+
+
+# --- server messages --------------------------------------------------------------------------
+# Each server type: field → (python types allowed, required). ``re`` appears on replies to a
+# request that carried an ``id``. Nested maps (player, challenge, clock) are described in SPEC.md.
+_INT = (int,)
+_STR = (str,)
+_MAP = (dict,)
+_LIST = (list,)
+_BOOL = (bool,)
+_NIL = (type(None),)
+_RE = (int, str)
+
+SERVER_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
+    "welcome": {"re": (_RE, False), "protocol": (_INT, True), "server": (_STR, True), "player": (_MAP, True),
+                "resume_token": (_STR + _NIL, True), "games": (_LIST, True), "limits": (_MAP, True),
+                "resumed": (_LIST, True)},
+    "error": {"re": (_RE, False), "code": (_STR, True), "message": (_STR, True)},
+    "ok": {"re": (_RE, False), "match": (_STR, False)},
+    "pong": {"re": (_RE, False), "time_ms": (_INT, True)},
+    "lobby_state": {"re": (_RE, False), "players": (_LIST, True), "seeks": (_LIST, True), "matches": (_LIST, True)},
+    "presence": {"player": (_MAP, True)},
+    "player_offline": {"name": (_STR, True)},
+    "seek_added": {"seek": (_MAP, True)},
+    "seek_removed": {"seek": (_STR, True), "reason": (_STR, True)},
+    "match_listed": {"match": (_MAP, True)},
+    "match_unlisted": {"match": (_STR, True), "result": (_STR + _NIL, True), "reason": (_STR, True)},
+    "challenge_created": {"re": (_RE, False), "challenge": (_MAP, True)},
+    "challenge_offered": {"challenge": (_MAP, True)},
+    "challenge_closed": {"challenge": (_STR, True), "reason": (_STR, True), "match": (_STR, False)},
+    "match_start": {"match": (_STR, True), "game": (_STR, True), "params": (_MAP, True), "players": (_LIST, True),
+                    "color": (_INT, True), "clock": (_MAP, True), "clocks": (_LIST, True), "rated": (_BOOL, True),
+                    "to_move": (_INT, True)},
+    "match_state": {"re": (_RE, False), "match": (_STR, True), "game": (_STR, True), "params": (_MAP, True),
+                    "players": (_LIST, True), "color": (_INT + _NIL, True), "clock": (_MAP, True),
+                    "clocks": (_LIST, True), "rated": (_BOOL, True), "moves": (_LIST, True), "ply": (_INT, True),
+                    "to_move": (_INT, True), "draw_offer": (_INT + _NIL, True), "connected": (_LIST, True)},
+    "moved": {"match": (_STR, True), "ply": (_INT, True), "move": (_LIST, True), "by": (_INT, True),
+              "clocks": (_LIST, True), "elapsed_ms": (_INT, True)},
+    "draw_offered": {"match": (_STR, True), "by": (_INT, True)},
+    "draw_declined": {"match": (_STR, True), "by": (_INT, True)},
+    "player_left": {"match": (_STR, True), "color": (_INT, True), "grace_ms": (_INT, True)},
+    "player_returned": {"match": (_STR, True), "color": (_INT, True)},
+    "end": {"match": (_STR, True), "result": (_STR + _NIL, True), "winner": (_INT + _NIL, True),
+            "reason": (_STR, True), "clocks": (_LIST, True), "ply": (_INT, True), "rating_changes": (_MAP, True)},
+}  # fmt: skip
+
+
+def check_server_message(message: Any) -> None:
+    """Raise AssertionError unless ``message`` is a server message exactly as SERVER_MESSAGES says."""
+    assert type(message) is dict, f"not a map: {message!r}"
+    kind = message.get("type")
+    fields = SERVER_MESSAGES.get(kind)  # type: ignore[arg-type]
+    assert fields is not None, f"undocumented server message type {kind!r}"
+    for name, value in message.items():
+        if name == "type":
+            continue
+        assert name in fields, f"{kind} has undocumented field {name!r}"
+        assert type(value) in fields[name][0], f"{kind}.{name} has type {type(value).__name__}"
+    for name, (_types, required) in fields.items():
+        assert not required or name in message, f"{kind} lacks {name!r}"

@@ -1,0 +1,124 @@
+"""Start and stop the match server: websockets on one port, plain HTTP routes beside it.
+
+>>> async with run_server(ServerConfig(port=0)) as server:   # doctest: +SKIP
+...     async with websockets.connect(server.url) as ws: ...
+
+``run_server`` is what the CLI and every test use: it warms the engine, opens the store, listens,
+yields a ``RunningServer`` with the bound port, and on exit closes every connection (1001),
+waits for ends being recorded and closes the store. Matches still live at shutdown stay
+unfinished in the store (like after a crash); the store's restart rule resolves them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from arbiter.protocol.messages import PROTOCOL_VERSION
+from arbiter.store.base import Store
+from arbiter.store.memory import MemoryStore
+
+from .config import ServerConfig
+from .http import HttpRoutes, json_response
+from .hub import Hub
+from .session import serve_connection
+from .warmup import warm_games
+
+log = logging.getLogger("arbiter.server")
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    hub: Hub
+    websocket_server: Server
+    routes: HttpRoutes
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        """The websocket address clients connect to."""
+        return f"ws://{self.host}:{self.port}/"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+@asynccontextmanager
+async def run_server(
+    config: ServerConfig | None = None,
+    store: Store | None = None,
+    *,
+    now: Callable[[], float] = time.monotonic,
+) -> AsyncIterator[RunningServer]:
+    """Run a server until the block exits. ``store`` is opened here and closed at the end
+    (default: a fresh MemoryStore); ``config.port = 0`` picks a free port (see ``.port``)."""
+    config = config or ServerConfig(port=0)
+    store = store or MemoryStore()
+    if config.warm_engine:
+        warm_games()
+    await store.open()
+    hub = Hub(config, store, now=now)
+    routes = HttpRoutes()
+    routes.add("/healthz", _healthz(hub))
+
+    async def handler(connection: ServerConnection) -> None:
+        await serve_connection(hub, connection)
+
+    websocket_server = await serve(
+        handler,
+        config.host,
+        config.port,
+        process_request=routes,
+        compression=None,
+        max_size=config.max_frame_bytes,
+        ping_interval=config.ping_interval_s,
+        ping_timeout=config.ping_timeout_s,
+        close_timeout=config.close_timeout_s,
+        open_timeout=config.hello_timeout_s,
+    )
+    port = websocket_server.sockets[0].getsockname()[1]
+    try:
+        yield RunningServer(hub, websocket_server, routes, config.host, port)
+    finally:
+        hub.stop_timers()
+        websocket_server.close()
+        await websocket_server.wait_closed()
+        hub.stop_timers()  # disconnects during the close started grace timers
+        await hub.matches.drain()
+        await store.close()
+
+
+def _healthz(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
+    def healthz(connection: ServerConnection, request: Request) -> Response:
+        return json_response(
+            connection,
+            HTTPStatus.OK,
+            {
+                "status": "ok",
+                "protocol": PROTOCOL_VERSION,
+                "players": len(hub.roster),
+                "matches": len(hub.matches.live),
+            },
+        )
+
+    return healthz
+
+
+async def serve_until(
+    config: ServerConfig, store: Store, stop: asyncio.Event, *, announce: Callable[[str], None]
+) -> None:
+    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM); ``announce`` gets the address."""
+    async with run_server(config, store) as server:
+        announce(server.url)
+        await stop.wait()
+        log.info("stopping")

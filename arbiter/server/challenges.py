@@ -1,0 +1,210 @@
+"""Direct challenges and open seeks: created, offered, accepted into a match, declined, cancelled, expired.
+
+A seek is a challenge without a target: it is listed in the lobby and any other player may
+accept it. Whenever a challenge closes, for whatever reason, ``challenge_closed`` goes to its
+challenger and its target (seeks: to the challenger, and ``seek_removed`` to the lobby).
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from arbiter.engine import Game, ParamError, create_game, game_names
+from arbiter.protocol.codec import encode
+from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline
+
+from .clock import Alarm, ClockSpec
+
+if TYPE_CHECKING:
+    from .hub import Hub
+    from .players import OnlinePlayer
+    from .session import Session
+
+
+class OpenChallenge:
+    __slots__ = ("alarm", "challenger", "clock", "color", "expires_at", "game", "id", "rated", "target")
+
+    def __init__(
+        self,
+        challenge_id: str,
+        challenger: OnlinePlayer,
+        target: OnlinePlayer | None,
+        game: Game,
+        clock: ClockSpec,
+        color: str,
+        rated: bool,
+        expires_at: float,
+        alarm: Alarm,
+    ) -> None:
+        self.id = challenge_id
+        self.challenger = challenger
+        self.target = target
+        self.game = game
+        self.clock = clock
+        self.color = color
+        self.rated = rated
+        self.expires_at = expires_at
+        self.alarm = alarm
+
+    def describe(self, now: float) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "from": self.challenger.name,
+            "to": None if self.target is None else self.target.name,
+            "game": self.game.name,
+            "params": self.game.params,
+            "clock": self.clock.describe(),
+            "color": self.color,
+            "rated": self.rated,
+            "expires_ms": max(0, int((self.expires_at - now) * 1000)),
+        }
+
+
+class Challenges:
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.open: dict[str, OpenChallenge] = {}
+
+    def register_handlers(self) -> None:
+        self.hub.register(Challenge, self.on_challenge)
+        self.hub.register(Accept, self.on_accept)
+        self.hub.register(Decline, self.on_decline)
+        self.hub.register(Cancel, self.on_cancel)
+
+    def seeks(self) -> list[OpenChallenge]:
+        return [c for c in self.open.values() if c.target is None]
+
+    # --- requests ----------------------------------------------------------------------------------
+    def on_challenge(self, session: Session, msg: Challenge) -> None:
+        player = session.player
+        assert player is not None
+        config = self.hub.config
+        game = self._game(msg.game, msg.params)
+        clock = self._clock(msg.clock)
+        target = None
+        if msg.to is not None:
+            target = self.hub.roster.get(msg.to)
+            if target is None or not target.connected:
+                raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"no player named {msg.to!r} is online")
+            if target is player:
+                raise ProtocolError(ErrorCode.SELF_CHALLENGE, "you cannot challenge yourself")
+        if msg.rated and (player.identity.guest or (target is not None and target.identity.guest)):
+            raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
+        if sum(1 for c in self.open.values() if c.challenger is player) >= config.max_open_challenges:
+            raise ProtocolError(ErrorCode.TOO_MANY_CHALLENGES, "you have too many open challenges and seeks")
+        challenge_id = secrets.token_urlsafe(6)
+        while challenge_id in self.open:
+            challenge_id = secrets.token_urlsafe(6)
+        now = self.hub.now()
+        ttl = config.seek_ttl_s if target is None else config.challenge_ttl_s
+        challenge = OpenChallenge(challenge_id, player, target, game, clock, msg.color, msg.rated, now + ttl,
+                                  Alarm(lambda: self._close(challenge, "expired"), now=self.hub.now))  # fmt: skip
+        self.open[challenge_id] = challenge
+        challenge.alarm.set(challenge.expires_at)
+        described = challenge.describe(now)
+        session.reply(msg, {"type": "challenge_created", "challenge": described})
+        if target is None:
+            self.hub.lobby.seek_added(challenge)
+        else:
+            target.send(encode({"type": "challenge_offered", "challenge": described}))
+
+    async def on_accept(self, session: Session, msg: Accept) -> None:
+        player = session.player
+        assert player is not None
+        challenge = self._find(msg.challenge)
+        if challenge.target is not None and challenge.target is not player:
+            raise ProtocolError(ErrorCode.NOT_YOUR_CHALLENGE, "this challenge is addressed to another player")
+        if challenge.challenger is player:
+            raise ProtocolError(ErrorCode.SELF_CHALLENGE, "you cannot accept your own challenge; cancel it")
+        if challenge.rated and player.identity.guest:
+            raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
+        limit = self.hub.config.max_matches
+        if len(player.matches) >= limit or len(challenge.challenger.matches) >= limit:
+            raise ProtocolError(ErrorCode.TOO_MANY_MATCHES, f"a player may play at most {limit} matches at once")
+        colour = {"first": 0, "second": 1}.get(challenge.color, secrets.randbelow(2))
+        players = (challenge.challenger, player) if colour == 0 else (player, challenge.challenger)
+        self._remove(challenge)
+        try:
+            live = await self.hub.matches.start(players, challenge.game, challenge.clock, rated=challenge.rated)
+        except ProtocolError:
+            self._announce_closed(challenge, "failed", None)
+            raise
+        self._announce_closed(challenge, "accepted", live.id)
+        session.ok(msg, match=live.id)
+
+    def on_decline(self, session: Session, msg: Decline) -> None:
+        challenge = self._find(msg.challenge)
+        if challenge.target is not session.player:
+            raise ProtocolError(ErrorCode.NOT_YOUR_CHALLENGE, "only the challenged player may decline")
+        self._close(challenge, "declined")
+        session.ok(msg)
+
+    def on_cancel(self, session: Session, msg: Cancel) -> None:
+        challenge = self._find(msg.challenge)
+        if challenge.challenger is not session.player:
+            raise ProtocolError(ErrorCode.NOT_YOUR_CHALLENGE, "only the challenger may cancel")
+        self._close(challenge, "cancelled")
+        session.ok(msg)
+
+    def drop_player(self, player: OnlinePlayer) -> None:
+        """The player disconnected: its challenges and seeks, and those addressed to it, close."""
+        for challenge in list(self.open.values()):
+            if challenge.challenger is player or challenge.target is player:
+                self._close(challenge, "offline")
+
+    def stop_timers(self) -> None:
+        for challenge in self.open.values():
+            challenge.alarm.cancel()
+
+    # --- helpers -----------------------------------------------------------------------------------
+    def _find(self, challenge_id: str) -> OpenChallenge:
+        challenge = self.open.get(challenge_id)
+        if challenge is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_CHALLENGE, f"no open challenge {challenge_id!r}")
+        return challenge
+
+    def _close(self, challenge: OpenChallenge, reason: str) -> None:
+        if self.open.get(challenge.id) is challenge:
+            self._remove(challenge)
+            self._announce_closed(challenge, reason, None)
+
+    def _remove(self, challenge: OpenChallenge) -> None:
+        del self.open[challenge.id]
+        challenge.alarm.cancel()
+
+    def _announce_closed(self, challenge: OpenChallenge, reason: str, match_id: str | None) -> None:
+        message: dict[str, Any] = {"type": "challenge_closed", "challenge": challenge.id, "reason": reason}
+        if match_id is not None:
+            message["match"] = match_id
+        data = encode(message)
+        challenge.challenger.send(data)
+        if challenge.target is not None:
+            challenge.target.send(data)
+        else:
+            self.hub.lobby.seek_removed(challenge, reason)
+
+    def _game(self, name: str, params: dict[str, Any] | None) -> Game:
+        if name not in game_names():
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {name!r}; see welcome.games")
+        try:
+            return create_game(name, params)
+        except ParamError as error:
+            raise ProtocolError(ErrorCode.BAD_PARAMS, str(error)) from None
+
+    def _clock(self, spec: dict[str, Any]) -> ClockSpec:
+        config = self.hub.config
+        initial, increment, limit = spec["initial_ms"], spec["increment_ms"], spec["move_limit_ms"]
+        if not config.min_initial_ms <= initial <= config.max_initial_ms:
+            raise ProtocolError(
+                ErrorCode.BAD_CLOCK, f"initial_ms must be from {config.min_initial_ms} to {config.max_initial_ms}"
+            )
+        if increment > config.max_increment_ms:
+            raise ProtocolError(ErrorCode.BAD_CLOCK, f"increment_ms must be at most {config.max_increment_ms}")
+        if limit is not None and not config.min_move_limit_ms <= limit <= config.max_move_limit_ms:
+            raise ProtocolError(
+                ErrorCode.BAD_CLOCK,
+                f"move_limit_ms must be from {config.min_move_limit_ms} to {config.max_move_limit_ms}, or nil",
+            )
+        return ClockSpec(initial, increment, limit)

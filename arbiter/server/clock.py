@@ -1,0 +1,135 @@
+"""Match clocks: Fischer time (initial + increment) with an optional per-move limit, and alarms.
+
+``FischerClock`` is pure arithmetic over times the caller passes in (seconds on any monotonic
+scale), so tests drive it with made-up times. ``Alarm`` turns a deadline into one asyncio timer
+(no polling) and reads an injectable time source, re-arming if it fires early.
+
+The rules (SPEC.md, "Clocks"): only the side to move has a running clock. It starts when the
+server sends the message that gives that side the turn (``match_start`` for the first move,
+``moved`` for the others) and stops when the server receives that side's legal move. The move is
+charged ``elapsed = receive - start``; the side loses on time when ``elapsed >= remaining`` or,
+with a per-move limit, ``elapsed >= move_limit``. After a legal move the increment is added.
+Network time is charged to the mover (no lag compensation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSpec:
+    """A time control: ``initial_ms`` each, ``increment_ms`` added after each move, ``move_limit_ms`` per move."""
+
+    initial_ms: int
+    increment_ms: int = 0
+    move_limit_ms: int | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"initial_ms": self.initial_ms, "increment_ms": self.increment_ms, "move_limit_ms": self.move_limit_ms}
+
+
+class FischerClock:
+    """Both sides' remaining time; at most one side's clock runs."""
+
+    __slots__ = ("increment", "move_limit", "remaining", "running", "turn_started")
+
+    def __init__(self, spec: ClockSpec) -> None:
+        self.remaining = [spec.initial_ms / 1000.0, spec.initial_ms / 1000.0]
+        self.increment = spec.increment_ms / 1000.0
+        self.move_limit = None if spec.move_limit_ms is None else spec.move_limit_ms / 1000.0
+        self.running: int | None = None
+        self.turn_started = 0.0
+
+    def start(self, color: int, now: float) -> None:
+        """Start ``color``'s clock (the other is stopped)."""
+        self.running = color
+        self.turn_started = now
+
+    def deadline(self) -> float | None:
+        """When the running side's flag falls, or None when no clock runs."""
+        if self.running is None:
+            return None
+        budget = self.remaining[self.running]
+        if self.move_limit is not None and self.move_limit < budget:
+            budget = self.move_limit
+        return self.turn_started + budget
+
+    def flagged(self, now: float) -> bool:
+        """Whether the running side has run out of time (total or per move) at ``now``."""
+        deadline = self.deadline()
+        return deadline is not None and now >= deadline
+
+    def press(self, now: float, next_color: int | None) -> float:
+        """The running side moved at ``now``: charge it, add the increment, start ``next_color``.
+
+        Returns the seconds charged. The caller checks ``flagged(now)`` first: a late move loses.
+        """
+        color = self.running
+        if color is None:
+            raise RuntimeError("no clock is running")
+        elapsed = max(0.0, now - self.turn_started)
+        self.remaining[color] -= elapsed
+        self.remaining[color] += self.increment
+        self.running = None
+        if next_color is not None:
+            self.start(next_color, now)
+        return elapsed
+
+    def stop(self, now: float) -> None:
+        """Stop the running clock for good (the match ended), charging the time used so far."""
+        if self.running is not None:
+            self.remaining[self.running] = max(0.0, self.remaining[self.running] - max(0.0, now - self.turn_started))
+            self.running = None
+
+    def remaining_ms(self, now: float) -> list[int]:
+        """Both remaining times in whole milliseconds at ``now`` (the running one counting down)."""
+        out = [int(self.remaining[0] * 1000), int(self.remaining[1] * 1000)]
+        if self.running is not None:
+            left = self.remaining[self.running] - max(0.0, now - self.turn_started)
+            out[self.running] = max(0, int(left * 1000))
+        return out
+
+
+class Alarm:
+    """Call ``callback`` once the time source reaches a deadline; one asyncio timer, cancellable.
+
+    ``now`` must be on the same scale as the deadlines; the timer is scheduled ``deadline - now()``
+    seconds ahead on the event loop, and if it fires before ``now()`` reaches the deadline (another
+    time source, or timer granularity) it simply re-arms.
+    """
+
+    __slots__ = ("_callback", "_deadline", "_handle", "_now")
+
+    def __init__(self, callback: Callable[[], None], *, now: Callable[[], float] = time.monotonic) -> None:
+        self._callback = callback
+        self._now = now
+        self._handle: asyncio.TimerHandle | None = None
+        self._deadline = 0.0
+
+    def set(self, deadline: float) -> None:
+        """Ring at ``deadline`` (replacing any earlier setting)."""
+        if self._handle is not None:
+            self._handle.cancel()
+        self._deadline = deadline
+        self._handle = asyncio.get_running_loop().call_later(max(0.0, deadline - self._now()), self._ring)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    @property
+    def armed(self) -> bool:
+        return self._handle is not None
+
+    def _ring(self) -> None:
+        if self._now() < self._deadline:
+            self._handle = asyncio.get_running_loop().call_later(self._deadline - self._now(), self._ring)
+            return
+        self._handle = None
+        self._callback()

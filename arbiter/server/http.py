@@ -1,0 +1,45 @@
+"""Plain HTTP on the websocket port: a small route table consulted before the websocket handshake.
+
+A request with ``Upgrade: websocket`` becomes a websocket connection whatever its path; any other
+request is answered from the route table (``GET /healthz`` now; the leaderboard, metrics and the
+browser client's files are added with ``add``), or 404. This is not a web server: routes answer
+small, quick responses from memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request, Response
+
+RouteHandler = Callable[[ServerConnection, Request], Response]
+
+
+def json_response(connection: ServerConnection, status: HTTPStatus, body: Any) -> Response:
+    """A JSON response (the handshake API only builds text ones; the content type is swapped)."""
+    response = connection.respond(status, json.dumps(body, separators=(",", ":")))
+    del response.headers["Content-Type"]
+    response.headers["Content-Type"] = "application/json"
+    return response
+
+
+class HttpRoutes:
+    """``process_request`` for websockets' ``serve``: exact paths → handlers."""
+
+    def __init__(self) -> None:
+        self._routes: dict[str, RouteHandler] = {}
+
+    def add(self, path: str, handler: RouteHandler) -> None:
+        self._routes[path] = handler
+
+    def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        handler = self._routes.get(request.path.partition("?")[0])
+        if handler is None:
+            return connection.respond(HTTPStatus.NOT_FOUND, "not found\n")
+        return handler(connection, request)

@@ -1,0 +1,149 @@
+"""The server's core without sockets: the handshake, the dispatch table, presence and reconnects.
+
+Sessions hand the hub typed messages; the hub routes each through ``handlers`` (message class →
+handler) to the lobby, the challenges or the matches. A handler either returns None or a
+coroutine the session awaits; it refuses a request by raising ProtocolError before changing
+anything. Other features add their messages with ``messages.register`` and ``hub.register``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from arbiter import __version__
+from arbiter.engine import describe_games
+from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.messages import PROTOCOL_VERSION, Hello, Ping, Request
+from arbiter.store.base import Store, StoreError
+
+from .challenges import Challenges
+from .clock import Alarm
+from .config import ServerConfig
+from .lobby import Lobby
+from .matches import Matches
+from .players import Identity, OnlinePlayer, Roster
+from .session import Session
+
+Handler = Callable[[Session, Any], Awaitable[None] | None]
+
+
+class Hub:
+    def __init__(self, config: ServerConfig, store: Store, *, now: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.store = store
+        self.now = now
+        self.games = describe_games()
+        self.limits = config.limits()
+        self.roster = Roster()
+        self.handlers: dict[type[Request], Handler] = {}
+        self.lobby = Lobby(self)
+        self.challenges = Challenges(self)
+        self.matches = Matches(self)
+        self.register(Ping, self.on_ping)
+        self.lobby.register_handlers()
+        self.challenges.register_handlers()
+        self.matches.register_handlers()
+
+    def register(self, message_class: type[Request], handler: Handler) -> None:
+        """Route ``message_class`` to ``handler(session, message)``."""
+        self.handlers[message_class] = handler
+
+    # --- handshake -----------------------------------------------------------------------------------
+    async def greet(self, session: Session, hello: Hello) -> OnlinePlayer:
+        """Identify the client, attach the session to its player, send welcome, resync its matches."""
+        if hello.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                ErrorCode.PROTOCOL_VERSION,
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
+            )
+        player = await self._identify(hello)
+        returning = player.grace is not None or player.session is not None
+        previous = player.session
+        player.session = session
+        session.player = player
+        if previous is not None:
+            previous.close_replaced()
+        if player.grace is not None:
+            player.grace.cancel()
+            player.grace = None
+        if hello.games is not None:
+            player.games = list(hello.games)
+        session.reply(
+            hello,
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "server": f"arbiter/{__version__}",
+                "player": player.identity.describe(),
+                "resume_token": player.resume_token,
+                "games": self.games,
+                "limits": self.limits,
+                "resumed": [live.id for live in player.matches.values() if live.announced],
+            },
+        )
+        self.lobby.presence(player)
+        if returning:
+            self.matches.player_returned(player)
+        for data in player.missed:
+            session.send(data)
+        player.missed.clear()
+        return player
+
+    async def _identify(self, hello: Hello) -> OnlinePlayer:
+        if hello.token is None:
+            return self.roster.add(self.roster.new_guest_identity(), hello.games)
+        guest = self.roster.guest_by_token(hello.token)
+        if guest is not None:
+            return guest
+        try:
+            account = await self.store.authenticate(hello.token)
+        except StoreError:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check tokens right now") from None
+        if account is None:
+            raise ProtocolError(ErrorCode.AUTH_FAILED, "unknown or revoked token")
+        player = self.roster.get(account.name)
+        if player is None:
+            player = self.roster.add(Identity(account.name, account.kind, False), hello.games)
+        return player
+
+    # --- connections going ---------------------------------------------------------------------------
+    def disconnected(self, session: Session) -> None:
+        """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""
+        self.matches.drop_spectator(session)
+        self.lobby.subscribers.discard(session)
+        player = session.player
+        if player is None or player.session is not session:
+            return  # never greeted, or replaced by a newer connection
+        player.session = None
+        self.challenges.drop_player(player)
+        if not player.matches:
+            self._leave(player)
+            return
+        player.grace = Alarm(lambda: self._grace_expired(player), now=self.now)
+        player.grace.set(self.now() + self.config.reconnect_grace_s)
+        self.lobby.presence(player)
+        self.matches.player_left(player, int(self.config.reconnect_grace_s * 1000))
+
+    def _grace_expired(self, player: OnlinePlayer) -> None:
+        player.grace = None
+        if player.session is None:
+            self.matches.abandon(player)
+            self._leave(player)
+
+    def _leave(self, player: OnlinePlayer) -> None:
+        self.roster.remove(player)
+        self.lobby.player_offline(player)
+
+    def stop_timers(self) -> None:
+        """Shutdown: no flag, grace or expiry may fire any more."""
+        self.matches.stop_timers()
+        self.challenges.stop_timers()
+        for player in self.roster:
+            if player.grace is not None:
+                player.grace.cancel()
+
+    # --- small requests ------------------------------------------------------------------------------
+    def on_ping(self, session: Session, msg: Ping) -> None:
+        session.reply(msg, {"type": "pong", "time_ms": int(time.time() * 1000)})

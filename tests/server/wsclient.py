@@ -1,0 +1,140 @@
+"""A small protocol client for tests: real websocket, msgpack frames, every server message checked.
+
+Messages are read in the background into a backlog; ``expect`` takes the first one that matches
+(type and field values), waiting for it if needed, so tests state what must arrive without
+caring how other messages interleave. Every received message is held to SERVER_MESSAGES.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import msgpack
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from arbiter.protocol import PROTOCOL_VERSION, check_server_message
+
+TIMEOUT = 10.0
+
+
+class Client:
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.backlog: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
+        self.closed = asyncio.Event()
+        self.welcome: dict[str, Any] = {}
+        self._ids = itertools.count(1)
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    @classmethod
+    async def connect(cls, url: str, *, hello: bool = True, **hello_fields: Any) -> Client:
+        """Connect; unless ``hello=False``, say hello (protocol 1) and wait for welcome."""
+        client = cls(await connect(url, compression=None, max_size=2**24))
+        if hello:
+            fields = {"protocol": PROTOCOL_VERSION, "client": "tests/1", **hello_fields}
+            client.welcome = await client.request("hello", **fields)
+            assert client.welcome["type"] == "welcome", client.welcome
+        return client
+
+    @property
+    def name(self) -> str:
+        return self.welcome["player"]["name"]
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                message = msgpack.unpackb(frame, raw=False)
+                check_server_message(message)
+                self.backlog.append(message)
+                self.arrived.set()
+        except ConnectionClosed:
+            pass
+        finally:
+            self.closed.set()
+            self.arrived.set()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(msgpack.packb(message))
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def request(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a request with a fresh id and return the reply (or error) that echoes it."""
+        rid = next(self._ids)
+        await self.send({"type": kind, "id": rid, **fields})
+        return await self.expect(re=rid)
+
+    async def expect(self, kind: str | None = None, *, timeout: float = TIMEOUT, **fields: Any) -> dict[str, Any]:
+        """The first message (in arrival order) of type ``kind`` whose fields equal ``fields``."""
+        async with asyncio.timeout(timeout):
+            while True:
+                for i, message in enumerate(self.backlog):
+                    if (kind is None or message["type"] == kind) and all(
+                        message.get(k, _ABSENT) == v for k, v in fields.items()
+                    ):
+                        return self.backlog.pop(i)
+                if self.closed.is_set():
+                    raise AssertionError(f"connection closed while expecting {kind} {fields}; got {self.backlog}")
+                self.arrived.clear()
+                await self.arrived.wait()
+
+    def pending(self, kind: str | None = None) -> list[dict[str, Any]]:
+        """Messages received and not yet taken (of one type, if given)."""
+        return [m for m in self.backlog if kind is None or m["type"] == kind]
+
+    async def wait_closed(self, timeout: float = TIMEOUT) -> tuple[int | None, str | None]:
+        """Wait for the server to close the connection; its close code and reason."""
+        async with asyncio.timeout(timeout):
+            await self.closed.wait()
+        return self.ws.close_code, self.ws.close_reason
+
+    async def close(self) -> None:
+        await self.ws.close()
+        await self._reader
+
+
+_ABSENT = object()
+
+
+async def play_move(client: Client, match: str, ply: int, move: list[Any]) -> dict[str, Any]:
+    """Send a move and return the server's ``moved`` for it (or the error, as a dict)."""
+    rid = f"m{ply}"
+    await client.send({"type": "move", "id": rid, "match": match, "ply": ply, "move": move})
+    async with asyncio.timeout(TIMEOUT):
+        while True:
+            for i, message in enumerate(client.backlog):
+                if message.get("re") == rid or (
+                    message["type"] == "moved" and message["match"] == match and message["ply"] == ply
+                ):
+                    return client.backlog.pop(i)
+            if client.closed.is_set():
+                raise AssertionError("connection closed while waiting for a move")
+            client.arrived.clear()
+            await client.arrived.wait()
+
+
+async def start_match(
+    first: Client, second: Client, game: str = "tictactoe", *, params: dict[str, Any] | None = None,
+    clock: dict[str, Any] | None = None, rated: bool = False,
+) -> str:  # fmt: skip
+    """``first`` challenges ``second`` (first moves first), ``second`` accepts; the match id."""
+    fields: dict[str, Any] = {
+        "to": second.name, "game": game, "clock": clock or {"initial_ms": 60_000}, "color": "first", "rated": rated,
+    }  # fmt: skip
+    if params is not None:
+        fields["params"] = params
+    created = await first.request("challenge", **fields)
+    assert created["type"] == "challenge_created", created
+    cid = created["challenge"]["id"]
+    await second.expect("challenge_offered")
+    accepted = await second.request("accept", challenge=cid)
+    assert accepted["type"] == "ok", accepted
+    start = await first.expect("match_start", match=accepted["match"])
+    assert start["color"] == 0
+    assert (await second.expect("match_start", match=accepted["match"]))["color"] == 1
+    return accepted["match"]
