@@ -73,7 +73,7 @@ def test_undo_of_whole_moves_restores_the_start(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ALL_GAMES)
-@pytest.mark.parametrize("garbage", [None, "e4", 3, [], [1], [1.5, 2], [True, 0], {"x": 1}, [-1, 0], [10**9, 0]])
+@pytest.mark.parametrize("garbage", [None, "e4", 3, [], [99], [1.5, 2], [True, 0], {"x": 1}, [-1, 0], [10**9, 0]])
 def test_malformed_moves_are_refused_without_change(name: str, garbage: object) -> None:
     game = create_game(name)
     state = game.new_state()
