@@ -84,4 +84,17 @@ def winning_move() -> None:
         click.echo(winning_square(solver, rows))
 
 
-COMMANDS = [winning_move]
+@click.command()
+@click.option("--list", "list_bots", is_flag=True, help="List the bots and the games each plays, then exit.")
+def bot(list_bots: bool) -> None:
+    """Run a bot on a server, or list the bots with --list."""
+    from arbiter.bots.registry import bot_names, brain_class, games_played
+
+    if list_bots:
+        for name in bot_names():
+            click.echo(f"{name}: {', '.join(games_played(brain_class(name)))}")
+        return
+    fail("give --list")
+
+
+COMMANDS = [winning_move, bot]
