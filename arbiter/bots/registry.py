@@ -14,6 +14,7 @@ from .brain import Brain
 BOTS: dict[str, str] = {
     "random": "arbiter.bots.random_bot:RandomBrain",
     "perfect": "arbiter.bots.perfect:PerfectBrain",
+    "mcts": "arbiter.bots.mcts.brain:MctsBrain",
 }
 
 

@@ -1,0 +1,1 @@
+"""Monte-Carlo tree search: one bot for every game, over the engine's generic kernels."""

@@ -1,0 +1,525 @@
+"""The search tree as a preallocated node arena, and the UCT / MCTS-Solver kernels that grow it.
+
+Every node is an index into parallel numpy arrays (``parent``, ``first_child``, ``next_sibling``,
+``action``, ``mover``, ``visits``, ``value``, ``proven`` …), so a search of millions of nodes
+allocates nothing per node and the whole loop — selection, expansion, simulation,
+backpropagation — runs in one numba call with no Python per simulation. Node 0 is always the root.
+
+Values are kept from the point of view of each node's *mover*, the player who chose the action
+leading into it, read from the state's ``TO_MOVE`` before the action: in paper soccer a player
+makes several actions in a row, so two consecutive nodes may belong to the same player and the
+sign cannot simply alternate with depth. The root's mover is the side to move at the root.
+
+Selection is UCB1 (UCT) with a tunable exploration constant. The source's selection of the child
+with the most wins, with no exploration term, is a known flaw: a move that lost its first few
+playouts is never tried again, however good it is.
+
+MCTS-Solver (Winands, Björnsson & Saito 2008), extended to draws: a terminal node is *proven*
+(a win, draw or loss for its mover); a node is proven as soon as one child is a proven win for the
+player to move there, or when every child is proven (its value is then the best of them).
+Selection skips children proven lost, a simulation that reaches a proven node returns its exact
+result without a playout, and the search stops as soon as the root is proven.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from arbiter.engine import State, ops
+from arbiter.engine.base import STATUS, STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, TO_MOVE
+
+from .policy import light_playout, scratch_size
+
+NO_NODE = -1
+
+# Proven values, for the node's mover; ordered so that max() picks the best.
+UNKNOWN = 0
+LOSS = 1
+DRAW = 2
+WIN = 3
+PROVEN_NAMES = {UNKNOWN: "unknown", LOSS: "loss", DRAW: "draw", WIN: "win"}
+
+# Why a search call returned.
+DONE = 0  # the requested simulations ran
+PROVEN = 1  # the root is proven: more simulations would not change the choice
+FULL = 2  # the arena is full and may grow: grow it and call again
+
+# Playout policies.
+POLICY_RANDOM = 0  # uniformly random actions (ops.playout): the speed baseline
+POLICY_LIGHT = 1  # policy.light_playout: win at once, block, otherwise random
+
+# Slots of the counters array shared by the kernels and the Tree.
+USED = 0  # nodes in use
+TURN_KEPT = 1  # expansions after which the same player was still to move (paper soccer bounces)
+COUNTERS = 2
+
+INITIAL_CAPACITY = 1 << 14
+
+
+def allocate(capacity: int) -> tuple[np.ndarray, ...]:
+    """Empty node arrays for ``capacity`` nodes, in the order the kernels unpack them."""
+    return (
+        np.empty(capacity, dtype=np.int32),  # parent
+        np.empty(capacity, dtype=np.int32),  # first_child
+        np.empty(capacity, dtype=np.int32),  # next_sibling
+        np.empty(capacity, dtype=np.int32),  # action: the action from the parent into the node
+        np.empty(capacity, dtype=np.int8),  # mover: the player who played that action
+        np.empty(capacity, dtype=np.int32),  # n_legal: legal actions at the node, -1 until first needed
+        np.empty(capacity, dtype=np.int32),  # n_children: children expanded so far
+        np.empty(capacity, dtype=np.int32),  # order_start: the expansion order is an affine permutation
+        np.empty(capacity, dtype=np.int32),  # order_stride: of the legal list, random per node
+        np.empty(capacity, dtype=np.int64),  # visits
+        np.empty(capacity, dtype=np.float64),  # value: summed rewards for the mover (win 1, draw 0.5)
+        np.empty(capacity, dtype=np.int8),  # proven: UNKNOWN, LOSS, DRAW or WIN for the mover
+    )
+
+
+@njit(cache=True)
+def init_node(nodes, node, parent_node, action_taken, who):
+    parent, first_child, next_sibling, action, mover, n_legal, n_children, _, _, visits, value, proven = nodes
+    parent[node] = parent_node
+    first_child[node] = NO_NODE
+    next_sibling[node] = NO_NODE
+    action[node] = action_taken
+    mover[node] = who
+    n_legal[node] = -1
+    n_children[node] = 0
+    visits[node] = 0
+    value[node] = 0.0
+    proven[node] = UNKNOWN
+
+
+@njit(cache=True)
+def _gcd(a, b):
+    while b:
+        a, b = b, a % b
+    return a
+
+
+@njit(cache=True)
+def _choose_order(nodes, node, count):
+    """A random affine permutation of ``range(count)`` for expanding the node's children.
+
+    Legal lists come in a fixed order (row-major cells, directions): expanding in that order would
+    make a search cut short by the clock look only at the first cells of every wide node.
+    """
+    order_start, order_stride = nodes[7], nodes[8]
+    if count <= 1:
+        order_start[node] = 0
+        order_stride[node] = 1
+        return
+    stride = np.random.randint(1, count)
+    while _gcd(stride, count) != 1:
+        stride = np.random.randint(1, count)
+    order_start[node] = np.random.randint(0, count)
+    order_stride[node] = stride
+
+
+@njit(cache=True)
+def status_value(status, who):
+    """A finished game's status as a proven value for player ``who``."""
+    if status == STATUS_DRAW:
+        return DRAW
+    return WIN if status - STATUS_WIN0 == who else LOSS
+
+
+@njit(cache=True)
+def proven_status(proven_value, who):
+    """The final status a proven value for player ``who`` stands for."""
+    if proven_value == DRAW:
+        return STATUS_DRAW
+    if proven_value == WIN:
+        return STATUS_WIN0 + who
+    return STATUS_WIN0 + 1 - who
+
+
+@njit(cache=True)
+def flip(proven_value):
+    """The same proven result seen by the other player (a draw stays a draw)."""
+    if proven_value == UNKNOWN:
+        return UNKNOWN
+    return WIN + LOSS - proven_value
+
+
+@njit(cache=True)
+def propagate_proof(nodes, node):
+    """Carry a new proof at ``node`` up the tree as far as it decides its ancestors."""
+    parent, first_child, next_sibling, _, mover, n_legal, n_children, _, _, _, _, proven = nodes
+    child = node
+    while parent[child] != NO_NODE:
+        up = parent[child]
+        if proven[up] != UNKNOWN:
+            return
+        side = mover[child]  # the player to move at ``up``: every child of ``up`` has this mover
+        if proven[child] == WIN:
+            best = WIN
+        elif n_children[up] == n_legal[up]:
+            best = LOSS
+            sibling = first_child[up]
+            while sibling != NO_NODE:
+                if proven[sibling] == UNKNOWN:
+                    return
+                best = max(best, proven[sibling])
+                sibling = next_sibling[sibling]
+        else:
+            return
+        proven[up] = best if mover[up] == side else flip(best)
+        child = up
+
+
+@njit(cache=True)
+def select_child(nodes, node, exploration):
+    """The child maximising UCB1, skipping children proven lost (the first child if all are)."""
+    first_child, next_sibling, visits, value, proven = nodes[1], nodes[2], nodes[9], nodes[10], nodes[11]
+    log_visits = math.log(visits[node])
+    best = first_child[node]
+    best_score = -np.inf
+    child = first_child[node]
+    while child != NO_NODE:
+        if proven[child] != LOSS:
+            n = visits[child]
+            score = value[child] / n + exploration * math.sqrt(log_visits / n)
+            if score > best_score:
+                best_score = score
+                best = child
+        child = next_sibling[child]
+    return best
+
+
+@njit(cache=True)
+def backpropagate(nodes, node, status):
+    """Add one visit and its reward (win 1, draw 0.5, loss 0 for each node's mover) up to the root."""
+    parent, mover, visits, value = nodes[0], nodes[4], nodes[9], nodes[10]
+    winner = status - STATUS_WIN0
+    while node != NO_NODE:
+        visits[node] += 1
+        if status == STATUS_DRAW:
+            value[node] += 0.5
+        elif mover[node] == winner:
+            value[node] += 1.0
+        node = parent[node]
+
+
+@njit(cache=True)
+def rollout(gid, p, s, actions, scratch, policy):
+    if policy == POLICY_LIGHT:
+        return light_playout(gid, p, s, scratch)
+    return ops.playout(gid, p, s, actions)
+
+
+@njit(cache=True)
+def search(
+    gid, p, root_state, simulations, exploration, solver, policy, can_grow, nodes, counters, work, actions, scratch
+):
+    """Run up to ``simulations`` MCTS simulations from ``root_state`` into the tree.
+
+    Returns ``(done, why)``: ``why`` is DONE, PROVEN (the solver proved the root) or FULL (the
+    arena is full and ``can_grow``: the caller grows it and calls again; without ``can_grow`` a
+    full arena stops expanding and simulations go on from the leaves).
+    ``work``, ``actions`` and ``scratch`` are buffers: a state copy, the legal list, the policy's.
+    """
+    parent, first_child, next_sibling, action, mover, n_legal, n_children, order_start, order_stride, _, _, proven = (
+        nodes
+    )
+    capacity = parent.shape[0]
+    for done in range(simulations):
+        if solver and proven[0] != UNKNOWN:
+            return done, PROVEN
+        work[:] = root_state
+        node = 0
+        while True:
+            if work[STATUS] != STATUS_ONGOING:
+                status = work[STATUS]
+                break
+            if solver and node != 0 and proven[node] != UNKNOWN:
+                status = proven_status(proven[node], mover[node])
+                break
+            if n_legal[node] < 0:
+                n_legal[node] = ops.legal(gid, p, work, actions)
+                _choose_order(nodes, node, n_legal[node])
+            if n_children[node] < n_legal[node]:
+                if counters[USED] >= capacity:
+                    if can_grow:
+                        return done, FULL
+                    status = rollout(gid, p, work, actions, scratch, policy)
+                    break
+                count = ops.legal(gid, p, work, actions)
+                chosen = actions[(order_start[node] + n_children[node] * order_stride[node]) % count]
+                child = counters[USED]
+                counters[USED] += 1
+                player = work[TO_MOVE]
+                init_node(nodes, child, node, chosen, player)
+                next_sibling[child] = first_child[node]
+                first_child[node] = child
+                n_children[node] += 1
+                ops.play(gid, p, work, chosen)
+                node = child
+                if work[STATUS] != STATUS_ONGOING:
+                    status = work[STATUS]
+                    if solver:
+                        proven[child] = status_value(status, player)
+                        propagate_proof(nodes, child)
+                else:
+                    if work[TO_MOVE] == player:
+                        counters[TURN_KEPT] += 1
+                    status = rollout(gid, p, work, actions, scratch, policy)
+                break
+            node = select_child(nodes, node, exploration)
+            ops.play(gid, p, work, action[node])
+        backpropagate(nodes, node, status)
+    return simulations, DONE
+
+
+@njit(cache=True)
+def compact(source, target, new_root):
+    """Copy the subtree under ``new_root`` into ``target`` (breadth-first, root at 0); return its size.
+
+    This is how the tree is kept between moves: the branches the game did not take are dropped
+    and the arena does not fill up over a long match.
+    """
+    (
+        s_parent,
+        s_first,
+        s_next,
+        s_action,
+        s_mover,
+        s_legal,
+        s_children,
+        s_start,
+        s_stride,
+        s_visits,
+        s_value,
+        s_proven,
+    ) = source
+    (
+        t_parent,
+        t_first,
+        t_next,
+        t_action,
+        t_mover,
+        t_legal,
+        t_children,
+        t_start,
+        t_stride,
+        t_visits,
+        t_value,
+        t_proven,
+    ) = target
+    origin = np.empty(s_parent.shape[0], dtype=np.int32)
+    origin[0] = new_root
+    t_parent[0] = NO_NODE
+    t_next[0] = NO_NODE
+    filled = 1
+    head = 0
+    while head < filled:
+        old = origin[head]
+        t_action[head] = s_action[old]
+        t_mover[head] = s_mover[old]
+        t_legal[head] = s_legal[old]
+        t_children[head] = s_children[old]
+        t_start[head] = s_start[old]
+        t_stride[head] = s_stride[old]
+        t_visits[head] = s_visits[old]
+        t_value[head] = s_value[old]
+        t_proven[head] = s_proven[old]
+        t_first[head] = NO_NODE
+        previous = NO_NODE
+        child = s_first[old]
+        while child != NO_NODE:
+            origin[filled] = child
+            t_parent[filled] = head
+            t_next[filled] = NO_NODE
+            if previous == NO_NODE:
+                t_first[head] = filled
+            else:
+                t_next[previous] = filled
+            previous = filled
+            filled += 1
+            child = s_next[child]
+        head += 1
+    return filled
+
+
+@njit(cache=True)
+def seed_random(seed):
+    """Seed the random numbers of every kernel in this process (numba keeps its own generator)."""
+    np.random.seed(seed)
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """One child of the root: the action into it and what the search learned about it."""
+
+    action: int
+    visits: int
+    value: float  # summed rewards for the player to move at the root (win 1, draw 0.5)
+    proven: int  # UNKNOWN, LOSS, DRAW or WIN for the player to move at the root
+
+    @property
+    def mean(self) -> float:
+        return self.value / self.visits if self.visits else 0.0
+
+
+def best_child(children: Sequence[ChildStats]) -> ChildStats:
+    """The move to play: a proven win if there is one, else the most visited child not proven
+    lost (all of them if every child is lost), ties to the higher mean.
+
+    Visits, not the mean, decide: a child with few visits may have a high mean by luck, while the
+    search spends its visits on the children it keeps finding best.
+    """
+    if not children:
+        raise ValueError("the root has no children yet: run at least one simulation")
+    wins = [c for c in children if c.proven == WIN]
+    candidates = wins or [c for c in children if c.proven != LOSS] or list(children)
+    return max(candidates, key=lambda c: (c.visits, c.mean))
+
+
+class Tree:
+    """A node arena grown by MCTS from one root position, kept and re-rooted between moves.
+
+    The arena starts small and doubles (up to ``max_nodes``) when a search fills it; re-rooting
+    copies only the subtree that is still reachable into a fresh arena sized to it.
+    """
+
+    def __init__(self, position: State, *, max_nodes: int, capacity: int = INITIAL_CAPACITY) -> None:
+        if max_nodes < 2:
+            raise ValueError(f"max_nodes must be at least 2, not {max_nodes}")
+        game = position.game
+        self.position = position.copy()
+        self.max_nodes = max_nodes
+        self.counters = np.zeros(COUNTERS, dtype=np.int64)
+        self.nodes = allocate(min(capacity, max_nodes))
+        self._reset_root()
+        self._work = np.empty_like(self.position.s)
+        self._actions = np.empty(max(game.max_actions, game.state_size), dtype=np.int64)
+        self._scratch = np.empty(scratch_size(game), dtype=np.int64)
+
+    # --- reading ------------------------------------------------------------------------------
+    @property
+    def used(self) -> int:
+        return int(self.counters[USED])
+
+    @property
+    def capacity(self) -> int:
+        return int(self.nodes[0].shape[0])
+
+    @property
+    def root_visits(self) -> int:
+        return int(self.nodes[9][0])
+
+    @property
+    def root_proven(self) -> int:
+        """The root's proven value for the player to move there (UNKNOWN until the solver knows)."""
+        return int(self.nodes[11][0])
+
+    @property
+    def turns_continue(self) -> bool:
+        """Whether the search has seen a player keep the turn after an action (paper soccer)."""
+        return bool(self.counters[TURN_KEPT])
+
+    def children(self) -> list[ChildStats]:
+        """Statistics of the root's children, for the player to move at the root."""
+        _, first_child, next_sibling, action, _, _, _, _, _, visits, value, proven = self.nodes
+        out = []
+        child = int(first_child[0])
+        while child != NO_NODE:
+            out.append(ChildStats(int(action[child]), int(visits[child]), float(value[child]), int(proven[child])))
+            child = int(next_sibling[child])
+        return out
+
+    # --- growing ------------------------------------------------------------------------------
+    def search(self, simulations: int, *, exploration: float, solver: bool, policy: int) -> tuple[int, int]:
+        """Run up to ``simulations`` simulations; return (simulations run, DONE or PROVEN)."""
+        game = self.position.game
+        total = 0
+        while True:
+            done, why = search(
+                game.gid,
+                game.param_array,
+                self.position.s,
+                simulations - total,
+                float(exploration),
+                bool(solver),
+                int(policy),
+                self.capacity < self.max_nodes,
+                self.nodes,
+                self.counters,
+                self._work,
+                self._actions,
+                self._scratch,
+            )
+            total += int(done)
+            if why != FULL:
+                return total, int(why)
+            self._resize(min(2 * self.capacity, self.max_nodes))
+
+    def advance(self, action: int) -> bool:
+        """Make the position after ``action`` the root; True when its subtree was kept.
+
+        An action the search never expanded starts a fresh tree from the new position.
+        """
+        child = self._child(action)
+        self.position.play_action(action)
+        if child == NO_NODE:
+            self._reset_root()
+            return False
+        capacity = min(self.max_nodes, max(INITIAL_CAPACITY, 2 * self._subtree_size(child)))
+        target = allocate(capacity)
+        self.counters[USED] = compact(self.nodes, target, child)
+        self.nodes = target
+        mover, proven = self.nodes[4], self.nodes[11]
+        if mover[0] != self.position.to_move:  # the root's values are kept for the side to move there
+            proven[0] = flip(proven[0])
+            mover[0] = self.position.to_move
+        return True
+
+    def _child(self, action: int) -> int:
+        _, first_child, next_sibling, actions = self.nodes[:4]
+        child = int(first_child[0])
+        while child != NO_NODE and actions[child] != action:
+            child = int(next_sibling[child])
+        return child
+
+    def _subtree_size(self, node: int) -> int:
+        return int(subtree_size(self.nodes, node))
+
+    def _reset_root(self) -> None:
+        init_node(self.nodes, 0, NO_NODE, -1, self.position.to_move)
+        self.counters[:] = 0
+        self.counters[USED] = 1
+
+    def _resize(self, capacity: int) -> None:
+        used = self.used
+        grown = allocate(capacity)
+        for old, new in zip(self.nodes, grown, strict=True):
+            new[:used] = old[:used]
+        self.nodes = grown
+
+
+@njit(cache=True)
+def subtree_size(nodes, node):
+    """Nodes in the subtree under ``node`` (iterative: an explicit stack)."""
+    first_child, next_sibling = nodes[1], nodes[2]
+    stack = np.empty(64, dtype=np.int32)
+    stack[0] = node
+    top = 1
+    count = 0
+    while top > 0:
+        top -= 1
+        current = stack[top]
+        count += 1
+        child = first_child[current]
+        while child != NO_NODE:
+            if top == stack.shape[0]:
+                bigger = np.empty(2 * top, dtype=np.int32)
+                bigger[:top] = stack
+                stack = bigger
+            stack[top] = child
+            top += 1
+            child = next_sibling[child]
+    return count
