@@ -4,6 +4,7 @@ SPEC.md in this package is the reference a client author needs; the modules are 
 form: ``codec`` (frames ↔ maps), ``messages`` (the schema and its validation), ``errors`` (codes).
 """
 
+from . import ladder  # noqa: F401  (registers the ladder's messages)
 from .codec import MAX_FRAME_BYTES, decode, encode
 from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError
 from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, SERVER_MESSAGES, Request, check_server_message, parse

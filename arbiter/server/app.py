@@ -29,6 +29,7 @@ from arbiter.store.memory import MemoryStore
 from .config import ServerConfig
 from .http import HttpRoutes, json_response
 from .hub import Hub
+from .recovery import resolve_interrupted
 from .session import serve_connection
 from .warmup import warm_games
 
@@ -67,9 +68,11 @@ async def run_server(
     if config.warm_engine:
         warm_games()
     await store.open()
+    await resolve_interrupted(store)  # games a crash left unfinished: adjudicated or voided
     hub = Hub(config, store, now=now)
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
+    hub.ladder.add_routes(routes)
 
     async def handler(connection: ServerConnection) -> None:
         await serve_connection(hub, connection)

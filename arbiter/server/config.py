@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arbiter.protocol.codec import MAX_FRAME_BYTES
+
+from .ladder import LadderConfig
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,8 @@ class ServerConfig:
     max_increment_ms: int = 600 * 1000
     min_move_limit_ms: int = 100
     max_move_limit_ms: int = 3600 * 1000
+
+    ladder: LadderConfig = field(default_factory=LadderConfig)  # ladder clocks per game and pairing
 
     warm_engine: bool = True  # compile every game's kernels before listening, so no clock runs during it
 

@@ -21,6 +21,7 @@ from arbiter.store.base import Store, StoreError
 from .challenges import Challenges
 from .clock import Alarm
 from .config import ServerConfig
+from .ladder import Ladder
 from .lobby import Lobby
 from .matches import Matches
 from .players import Identity, OnlinePlayer, Roster
@@ -41,10 +42,12 @@ class Hub:
         self.lobby = Lobby(self)
         self.challenges = Challenges(self)
         self.matches = Matches(self)
+        self.ladder = Ladder(self, config.ladder)
         self.register(Ping, self.on_ping)
         self.lobby.register_handlers()
         self.challenges.register_handlers()
         self.matches.register_handlers()
+        self.ladder.register_handlers()
 
     def register(self, message_class: type[Request], handler: Handler) -> None:
         """Route ``message_class`` to ``handler(session, message)``."""
@@ -140,6 +143,7 @@ class Hub:
         """Shutdown: no flag, grace or expiry may fire any more."""
         self.matches.stop_timers()
         self.challenges.stop_timers()
+        self.ladder.stop_timers()
         for player in self.roster:
             if player.grace is not None:
                 player.grace.cancel()

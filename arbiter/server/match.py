@@ -146,8 +146,7 @@ class Match:
             return None
         loser = self.clock.running
         assert loser is not None
-        self.clock.stop(now)
-        self.clock.remaining[loser] = 0.0
+        self.clock.stop(now)  # a spent total clock shows 0; a spent move limit leaves the rest
         self.result = Result.win(1 - loser, "timeout")
         return self.result
 

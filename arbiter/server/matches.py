@@ -119,6 +119,8 @@ class Matches:
         self.live: dict[str, LiveMatch] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._finishing: set[asyncio.Task[None]] = set()
+        # Called after each end is recorded and announced (the ladder frees its players there).
+        self.end_listeners: list[Callable[[LiveMatch, Result, dict[str, float]], None]] = []
 
     def register_handlers(self) -> None:
         self.hub.register(MakeMove, self.on_move)
@@ -343,6 +345,8 @@ class Matches:
             spectator.send(data)
             spectator.spectating.discard(live.id)
         live.spectators.clear()
+        for listener in self.end_listeners:
+            listener(live, result, changes)
 
     async def drain(self) -> None:
         """Wait for every end being recorded (server shutdown)."""

@@ -13,13 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from arbiter.store.base import GUEST_PREFIX
+
 from .clock import Alarm
 
 if TYPE_CHECKING:
     from .matches import LiveMatch
     from .session import Session
 
-GUEST_PREFIX = "guest-"
 MISSED_KEPT = 64  # end messages kept for a player while it is away
 
 

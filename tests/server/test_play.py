@@ -2,53 +2,13 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from wsclient import Client, play_move, start_match
+from wsclient import play_out, start_match
 
-from arbiter.engine import State, create_game, describe_games
+from arbiter.engine import describe_games
 
 GAMES = [g["name"] for g in describe_games()]
 SMALL = {"mnk": {"m": 5, "n": 5, "k": 4}}  # the bare family's defaults are a 15x15 board; keep it quick
-
-
-def random_move(state: State, rng: random.Random) -> list:
-    """A random legal whole move as its wire value, built action by action (a paper-soccer turn is
-    several steps: keep stepping until the turn passes or the game ends)."""
-    probe = state.copy()
-    mover = probe.to_move
-    plies = len(probe.moves())
-    while True:
-        probe.play_action(int(rng.choice(list(probe.legal_actions()))))
-        if probe.is_terminal or probe.to_move != mover:
-            break
-    (move,) = probe.moves()[plies:]
-    return state.game.encode_move(move)
-
-
-async def play_out(players: tuple[Client, Client], match: str, name: str, params: dict | None, seed: int) -> dict:
-    """Both clients play random legal moves until the end; returns the end message both received."""
-    game = create_game(name, params)
-    state = game.new_state()
-    rng = random.Random(seed)
-    ply = 0
-    while not state.is_terminal:
-        mover = players[state.to_move]
-        wire = random_move(state, rng)
-        moved = await play_move(mover, match, ply, wire)
-        assert moved["type"] == "moved", moved
-        assert moved["by"] == state.to_move and moved["move"] == wire and len(moved["clocks"]) == 2
-        other = players[1 - state.to_move]
-        assert (await other.expect("moved", match=match, ply=ply))["move"] == wire
-        state.play(game.decode_move(wire))
-        ply += 1
-    ends = [await c.expect("end", match=match) for c in players]
-    assert ends[0] == ends[1]
-    outcome = state.outcome
-    assert ends[0]["winner"] == outcome.winner and ends[0]["reason"] == outcome.reason
-    assert ends[0]["result"] == outcome.result and ends[0]["ply"] == ply
-    return ends[0]
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -1,0 +1,56 @@
+"""Ladder messages: join or leave a game's ladder queue; read a game's leaderboard and crosstable.
+
+Registered into the message tables on import (``arbiter.protocol`` imports this module), so
+``parse`` and ``check_server_message`` know them like every other message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from .messages import NAME, SERVER_MESSAGES, Request, integer, register, spec
+
+MAX_LADDER_MATCHES = 100  # ladder matches one player may ask to play at once (the server's max_matches also holds)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderJoin(Request):
+    TYPE: ClassVar[str] = "ladder_join"
+    game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
+    max_matches: int = field(
+        default=1,
+        metadata=spec(integer(1, MAX_LADDER_MATCHES), "ladder matches to play at once (a bot may take several)"),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LadderLeave(Request):
+    TYPE: ClassVar[str] = "ladder_leave"
+    game: str = field(metadata=spec(NAME, "the game whose queue to leave; matches in progress go on"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(Request):
+    TYPE: ClassVar[str] = "leaderboard"
+    game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Crosstable(Request):
+    TYPE: ClassVar[str] = "crosstable"
+    game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
+
+
+for _cls in (LadderJoin, LadderLeave, Leaderboard, Crosstable):
+    register(_cls)
+
+_RE = (int, str)
+SERVER_MESSAGES.update(
+    {
+        "ladder_joined": {"re": (_RE, False), "game": ((str,), True), "clock": ((dict,), True),
+                          "rating": ((dict,), True), "waiting": ((int,), True)},
+        "leaderboard": {"re": (_RE, False), "game": ((str,), True), "ratings": ((list,), True)},
+        "crosstable": {"re": (_RE, False), "game": ((str,), True), "table": ((dict,), True)},
+    }
+)  # fmt: skip

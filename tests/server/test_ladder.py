@@ -1,0 +1,149 @@
+"""The ladder over real sockets with a real SQLite store: join, automatic rated pairing, rating
+changes in the end message, alternating colours, standings over the protocol and over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+from wsclient import Client, play_move
+
+from arbiter.records import parse_records
+from arbiter.server import RunningServer, ServerConfig
+from arbiter.server.ladder import LadderConfig
+from arbiter.store.sqlite import SqliteStore
+
+BOTS = ("alpha", "beta", "gamma")
+FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]  # tic-tac-toe: the first player's column
+
+
+@pytest.fixture
+def config() -> ServerConfig:
+    ladder = LadderConfig(rematch_after_s=0.0, retry_s=0.05, seed=7)
+    return ServerConfig(port=0, reconnect_grace_s=2.0, ladder=ladder)
+
+
+@pytest.fixture
+async def tokens(tmp_path: Path) -> dict[str, str]:
+    setup = SqliteStore(tmp_path / "ladder.db")
+    await setup.open()
+    try:
+        return {name: await setup.add_player(name, "bot") for name in BOTS}
+    finally:
+        await setup.close()
+
+
+@pytest.fixture
+def store(tmp_path: Path, tokens: dict[str, str]) -> SqliteStore:
+    return SqliteStore(tmp_path / "ladder.db")
+
+
+async def join(client: Client, game: str = "tictactoe", **fields: Any) -> dict[str, Any]:
+    reply = await client.request("ladder_join", game=game, **fields)
+    assert reply["type"] == "ladder_joined", reply
+    return reply
+
+
+async def play_ladder_game(clients: dict[str, Client]) -> tuple[list[str], dict[str, Any]]:
+    """Both clients get match_start; the first player wins with a column. (first, second), end."""
+    starts = {name: await client.expect("match_start") for name, client in clients.items()}
+    [start] = {s["match"]: s for s in starts.values()}.values()
+    assert start["rated"] is True and start["clock"] == {
+        "initial_ms": 10_000,
+        "increment_ms": 200,
+        "move_limit_ms": None,
+    }
+    order = [p["name"] for p in start["players"]]
+    for ply, move in enumerate(FIRST_WINS):
+        moved = await play_move(clients[order[ply % 2]], start["match"], ply, move)
+        assert moved["type"] == "moved", moved
+    ends = [await clients[name].expect("end", match=start["match"]) for name in order]
+    return order, ends[0]
+
+
+async def test_two_bots_are_paired_rated_and_paired_again(connect, tokens, store) -> None:
+    clients = {name: await connect(token=tokens[name]) for name in BOTS[:2]}
+    joined = await join(clients["alpha"])
+    assert joined["rating"]["rating"] == 1500 and joined["rating"]["provisional"] and joined["waiting"] == 1
+    await join(clients["beta"])
+    order, end = await play_ladder_game(clients)
+    assert end["result"] == "1-0" and end["reason"] == "line"
+    assert end["rating_changes"][order[0]] > 0 > end["rating_changes"][order[1]]
+    # They stay in the queue: paired again at once, colours swapped.
+    order_again, _ = await play_ladder_game(clients)
+    assert order_again == order[::-1]
+    board = await clients["alpha"].request("leaderboard", game="tictactoe")
+    assert [(r["player"], r["games"], r["wins"], r["losses"]) for r in board["ratings"]] == [
+        ("alpha", 2, 1, 1),
+        ("beta", 2, 1, 1),
+    ] or [(r["games"], r["wins"]) for r in board["ratings"]] == [(2, 1), (2, 1)]
+    table = await clients["beta"].request("crosstable", game="tictactoe")
+    assert table["table"] == {"alpha": {"beta": [1, 0, 1]}, "beta": {"alpha": [1, 0, 1]}}
+
+
+async def test_leaving_stops_pairing_and_bad_requests_are_refused(connect, tokens) -> None:
+    alpha = await connect(token=tokens["alpha"])
+    beta = await connect(token=tokens["beta"])
+    guest = await connect()
+    refused = await guest.request("ladder_join", game="tictactoe")
+    assert refused["type"] == "error" and refused["code"] == "rated_needs_account"
+    unknown = await alpha.request("ladder_join", game="chess")
+    assert unknown["type"] == "error" and unknown["code"] == "unknown_game"
+    too_many = await alpha.request("ladder_join", game="tictactoe", max_matches=0)
+    assert too_many["type"] == "error" and too_many["code"] == "bad_field"
+    await join(alpha)
+    assert (await alpha.request("ladder_leave", game="tictactoe"))["type"] == "ok"
+    assert (await alpha.request("ladder_leave", game="tictactoe"))["type"] == "ok"  # idempotent
+    await join(beta)
+    await asyncio.sleep(0.2)  # several pairing rounds (retry_s = 0.05): nobody to play
+    assert not alpha.pending("match_start") and not beta.pending("match_start")
+
+
+async def test_a_bot_may_play_several_ladder_matches_at_once(connect, tokens) -> None:
+    clients = {name: await connect(token=tokens[name]) for name in BOTS}
+    await join(clients["alpha"], max_matches=2)
+    await join(clients["beta"])
+    await join(clients["gamma"])
+    starts = [await clients["alpha"].expect("match_start") for _ in range(2)]
+    opponents = {p["name"] for s in starts for p in s["players"]} - {"alpha"}
+    assert opponents == {"beta", "gamma"}
+
+
+def http_get(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode()
+
+
+async def test_standings_and_records_over_http(connect, tokens, server: RunningServer) -> None:
+    clients = {name: await connect(token=tokens[name]) for name in BOTS[:2]}
+    await join(clients["alpha"])
+    await join(clients["beta"])
+    order, end = await play_ladder_game(clients)
+    await clients["alpha"].request("ladder_leave", game="tictactoe")
+    await clients["beta"].request("ladder_leave", game="tictactoe")
+    base = server.http_url
+
+    status, kind, body = await asyncio.to_thread(http_get, f"{base}/leaderboard.json?game=tictactoe")
+    assert status == 200 and kind.startswith("application/json")
+    ratings = json.loads(body)["ratings"]
+    assert [r["player"] for r in ratings] == order and ratings[0]["wins"] == 1
+    status, _, body = await asyncio.to_thread(http_get, f"{base}/crosstable.json?game=tictactoe")
+    assert json.loads(body)["table"][order[0]][order[1]] == [1, 0, 0]
+    status, kind, body = await asyncio.to_thread(http_get, f"{base}/leaderboard?game=tictactoe")
+    assert status == 200 and kind.startswith("text/html") and order[0] in body and "Crosstable" in body
+    status, kind, body = await asyncio.to_thread(http_get, f"{base}/export?game=tictactoe")
+    assert status == 200 and kind.startswith("text/plain")
+    [record] = parse_records(body)
+    assert record.start.players == tuple(order) and record.result == "1-0" and len(record.moves) == 5
+    assert record.rating_changes[order[0]] == pytest.approx(end["rating_changes"][order[0]], abs=0.01)
+    for path, expected in [("/leaderboard.json", 400), ("/leaderboard.json?game=chess", 404),
+                           ("/export?game=chess", 404), ("/export?limit=x", 400)]:  # fmt: skip
+        assert (await asyncio.to_thread(http_get, base + path))[0] == expected, path
