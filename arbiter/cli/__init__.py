@@ -12,6 +12,7 @@ from arbiter import __version__
 COMMAND_MODULES = [
     "arbiter.cli.engine_commands",
     "arbiter.cli.store_commands",
+    "arbiter.cli.server_commands",
     "arbiter.cli.bot_commands",
 ]
 
