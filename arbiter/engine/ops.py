@@ -9,10 +9,12 @@ To add a game, give it the next ``gid`` and add a branch to each function below.
 import numpy as np
 from numba import njit
 
-from . import mnk, paper_soccer
+from . import mnk, paper_soccer, ttt3d, vanishing
 from .base import STATUS, STATUS_ONGOING
 
 GID_MNK = 0
+GID_VANISHING = 1
+GID_TTT3D = 2
 GID_SOCCER = 3
 
 
@@ -21,6 +23,10 @@ def legal(gid, p, s, out):
     """Legal actions of ``s`` into ``out``; returns the count (0 when the game is over)."""
     if gid == GID_MNK:
         return mnk.legal(p, s, out)
+    if gid == GID_VANISHING:
+        return vanishing.legal(p, s, out)
+    if gid == GID_TTT3D:
+        return ttt3d.legal(p, s, out)
     if gid == GID_SOCCER:
         return paper_soccer.legal(p, s, out)
     raise ValueError("unknown game id")
@@ -31,6 +37,10 @@ def play(gid, p, s, action):
     """Play a legal action on ``s`` in place."""
     if gid == GID_MNK:
         mnk.play(p, s, action)
+    elif gid == GID_VANISHING:
+        vanishing.play(p, s, action)
+    elif gid == GID_TTT3D:
+        ttt3d.play(p, s, action)
     elif gid == GID_SOCCER:
         paper_soccer.play(p, s, action)
     else:
@@ -42,6 +52,10 @@ def undo(gid, p, s):
     """Take back the last action of ``s``."""
     if gid == GID_MNK:
         mnk.undo(p, s)
+    elif gid == GID_VANISHING:
+        vanishing.undo(p, s)
+    elif gid == GID_TTT3D:
+        ttt3d.undo(p, s)
     elif gid == GID_SOCCER:
         paper_soccer.undo(p, s)
     else:
@@ -53,6 +67,8 @@ def playout(gid, p, s, buffer):
     """Play uniformly random actions on ``s`` in place to the end; return the final status."""
     if gid == GID_MNK:
         return mnk.playout(p, s, buffer)
+    if gid == GID_TTT3D:
+        return ttt3d.playout(p, s, buffer)
     if gid == GID_SOCCER:
         return paper_soccer.playout(p, s, buffer)
     while s[STATUS] == STATUS_ONGOING:

@@ -9,8 +9,10 @@ from typing import Any
 from .base import Game, ParamError, State
 from .mnk import MnkGame
 from .paper_soccer import PaperSoccerGame
+from .ttt3d import Ttt3dGame
+from .vanishing import VanishingGame
 
-FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame, PaperSoccerGame)}
+FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame, VanishingGame, Ttt3dGame, PaperSoccerGame)}
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,7 @@ PRESETS: dict[str, Preset] = {
         Preset("tictactoe4", "mnk", {"m": 4, "n": 4, "k": 4}, "4x4 tic-tac-toe (POJ 1568)"),
         Preset("gomoku10", "mnk", {"m": 10, "n": 10, "k": 5}, "10x10 five in a row (Machinarium)"),
         Preset("gomoku", "mnk", {"m": 15, "n": 15, "k": 5}, "15x15 gomoku; exact=true for exact five"),
+        Preset("qubic", "ttt3d", {"n": 4}, "4x4x4 cube tic-tac-toe (Qubic)"),
     )
 }
 

@@ -13,9 +13,13 @@ from typing import Any
 from ..base import Game
 from . import mnk as mnk_reference
 from . import paper_soccer as paper_soccer_reference
+from . import ttt3d as ttt3d_reference
+from . import vanishing as vanishing_reference
 
 REFERENCES: dict[str, Any] = {
     "mnk": mnk_reference,
+    "vanishing": vanishing_reference,
+    "ttt3d": ttt3d_reference,
     "paper_soccer": paper_soccer_reference,
 }
 
