@@ -1,0 +1,320 @@
+"""Vanishing tic-tac-toe: kernels against the reference, perft tables, the vanishing rule, the draw
+rules, exact position keys, and the seed's claim about the openings checked by exhaustive search."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
+from arbiter.engine import vanishing as kernels
+from arbiter.engine.base import (
+    HASH,
+    REASON,
+    REASON_LINE,
+    REASON_MOVE_LIMIT,
+    STATUS,
+    STATUS_DRAW,
+    STATUS_ONGOING,
+    STATUS_WIN0,
+    TO_MOVE,
+)
+from arbiter.engine.ops import playouts
+from arbiter.engine.perft import perft
+from arbiter.engine.reference import reference_state
+
+# Computed with the pure-Python reference (reference_perft below, minutes for the deepest) and frozen.
+# Up to depth 7 this is plain tic-tac-toe; from the 7th ply on three cells are always free.
+START_PERFT = [9, 72, 504, 3024, 15120, 54720, 148176, 396576, 1059984, 2830752]
+# From MID_MOVES (six stones, the first player to move) with ply_limit=20, repetition=2: three moves
+# a ply; the first repetitions end games at ply 14 (depth 8), so from depth 9 the counts fall below
+# those without the rule (11,043 at depth 9); every sequence ends at ply 20 (depth 14).
+MID_MOVES = [(1, 1), (0, 0), (2, 0), (0, 2), (0, 1), (2, 1)]
+MID_PARAMS = {"ply_limit": 20, "repetition": 2}
+MID_PERFT = [3, 9, 27, 81, 225, 585, 1563, 4125, 11025, 29928, 81702, 222456, 599040, 1590126, 0]
+# Eight cells played in a loop: neither player's four cells hold a line, so the same six stones in
+# the same age order come back every eight plies.
+CYCLE = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (1, 2), (0, 2)]
+
+PARAM_SETS = [{}, {"ply_limit": 30, "repetition": 2}, {"ply_limit": 12, "repetition": 0}, {"repetition": 4}]
+
+
+def reference_perft(state, depth: int) -> int:
+    if depth == 0:
+        return 1
+    total = 0
+    for action in state.legal_actions():
+        child = copy.deepcopy(state)
+        child.play(action)
+        total += reference_perft(child, depth - 1)
+    return total
+
+
+def play_moves(state, moves) -> None:
+    for move in moves:
+        state.play(move)
+
+
+def test_start_perft_table() -> None:
+    state = create_game("vanishing").new_state()
+    assert [perft(state, d) for d in range(1, len(START_PERFT) + 1)] == START_PERFT
+
+
+def test_mid_game_perft_table_with_repetition_and_ply_limit() -> None:
+    state = create_game("vanishing", MID_PARAMS).new_state()
+    play_moves(state, MID_MOVES)
+    assert [perft(state, d) for d in range(1, len(MID_PERFT) + 1)] == MID_PERFT
+
+
+def test_reference_agrees_with_frozen_tables() -> None:
+    start = reference_state(create_game("vanishing"))
+    assert [reference_perft(start, d) for d in range(1, 4)] == START_PERFT[:3]
+    game = create_game("vanishing", MID_PARAMS)
+    mid = reference_state(game)
+    for move in MID_MOVES:
+        mid.play(game.new_state()._move_to_actions(move)[0])
+    assert [reference_perft(mid, d) for d in range(1, 10)] == MID_PERFT[:9]
+
+
+def choose(state, choice: int) -> int:
+    """Pick a legal action; choice 3 replays the cell of eight plies ago, which tends to loop."""
+    legal = [int(a) for a in state.legal_actions()]
+    if choice == 3 and state.ply >= 8:
+        looping = state._move_to_actions(state.moves()[state.ply - 8])[0]
+        if looping in legal:
+            return looping
+    return legal[choice % len(legal)]
+
+
+@settings(max_examples=150, derandomize=True, deadline=None)
+@given(params=st.sampled_from(PARAM_SETS), pattern=st.lists(st.integers(0, 3), min_size=1, max_size=30))
+def test_kernels_match_reference_and_keys_identify_positions(params: dict, pattern: list[int]) -> None:
+    """Whole games, each ply choosing by the pattern read in a loop (loops in play come naturally)."""
+    game = create_game("vanishing", params)
+    state, reference = game.new_state(), reference_state(game)
+    key_of: dict[tuple, int] = {}
+    position_of: dict[int, tuple] = {}
+    while True:
+        assert list(state.legal_actions()) == reference.legal_actions()
+        assert (state.to_move, state.status, int(state.s[REASON])) == (
+            reference.to_move,
+            reference.status,
+            reference.reason,
+        )
+        position = reference.position()
+        assert key_of.setdefault(position, state.key()) == state.key()
+        assert position_of.setdefault(state.key(), position) == position
+        if reference.status != STATUS_ONGOING:
+            break
+        action = choose(state, pattern[state.ply % len(pattern)])
+        state.play(state._action_to_move(action))
+        reference.play(action)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(params=st.sampled_from(PARAM_SETS), choices=st.lists(st.integers(0, 3), max_size=80))
+def test_undo_restores_the_array_exactly(params: dict, choices: list[int]) -> None:
+    state = create_game("vanishing", params).new_state()
+    snapshots = [state.s.copy()]
+    for choice in choices:
+        if state.is_terminal:
+            break
+        state.play(state._action_to_move(choose(state, choice)))
+        snapshots.append(state.s.copy())
+    for snapshot in reversed(snapshots[:-1]):
+        state.undo()
+        assert np.array_equal(state.s, snapshot)
+    assert not state.s.any()
+
+
+def test_the_stone_about_to_vanish_still_blocks_its_square() -> None:
+    state = create_game("vanishing").new_state()
+    play_moves(state, MID_MOVES)
+    assert state.next_to_vanish() == 4  # the first stone, b2
+    assert list(state.legal_actions()) == [1, 7, 8]
+    before = state.s.copy()
+    with pytest.raises(IllegalMove):
+        state.play((1, 1))
+    assert np.array_equal(state.s, before)
+    state.play((1, 0))
+    assert state.board().tolist() == [[2, 1, 1], [1, 0, 2], [2, 0, 0]]
+    assert state.next_to_vanish() == 0  # now the second player's oldest, a1
+
+
+def test_a_line_through_the_vanished_stone_does_not_count() -> None:
+    moves = [(0, 0), (1, 1), (1, 0), (2, 2), (0, 2), (1, 2), (2, 0)]  # the last fills row a1 b1 c1
+    vanishing = create_game("vanishing").new_state()
+    play_moves(vanishing, moves)
+    assert vanishing.status == STATUS_ONGOING
+    assert vanishing.board()[0].tolist() == [0, 1, 1]
+    tictactoe = create_game("tictactoe").new_state()
+    play_moves(tictactoe, moves)
+    assert tictactoe.status == STATUS_WIN0
+
+
+def test_a_line_after_a_vanishing_wins() -> None:
+    state = create_game("vanishing").new_state()
+    play_moves(state, [(0, 0), (1, 1), (1, 0), (2, 2), (0, 2), (1, 2), (2, 0), (0, 1)])
+    assert state.status == STATUS_ONGOING
+    state.play((1, 1))  # b2 was the second player's, freed by its fourth stone; b1 vanishes now
+    assert (state.status, int(state.s[REASON])) == (STATUS_WIN0, REASON_LINE)
+    assert state.board().tolist() == [[0, 0, 1], [2, 1, 0], [1, 2, 2]]
+
+
+@pytest.mark.parametrize(("repetition", "draw_ply"), [(2, 14), (3, 22), (4, 30)])
+def test_repetition_draws_on_the_nth_occurrence(repetition: int, draw_ply: int) -> None:
+    state = create_game("vanishing", {"repetition": repetition}).new_state()
+    first_six_stones = None
+    for ply in range(draw_ply):
+        assert state.status == STATUS_ONGOING
+        if ply == 6:
+            first_six_stones = state.key()
+        state.play(CYCLE[ply % 8])
+    assert state.status == STATUS_DRAW
+    assert state.outcome is not None and state.outcome.reason == "repetition"
+    assert state.key() == first_six_stones  # the position after ply 6, for the n-th time
+
+
+def test_without_repetition_the_ply_limit_ends_the_loop() -> None:
+    state = create_game("vanishing", {"repetition": 0, "ply_limit": 40}).new_state()
+    for ply in range(40):
+        assert state.status == STATUS_ONGOING
+        state.play(CYCLE[ply % 8])
+    assert (state.status, int(state.s[REASON])) == (STATUS_DRAW, REASON_MOVE_LIMIT)
+    assert list(state.legal_actions()) == []
+
+
+def test_ply_limit_draws_but_a_line_on_the_last_ply_still_wins() -> None:
+    state = create_game("vanishing", {"ply_limit": 5}).new_state()
+    play_moves(state, [(0, 0), (0, 1), (1, 0), (1, 1), (2, 2)])
+    assert (state.status, int(state.s[REASON])) == (STATUS_DRAW, REASON_MOVE_LIMIT)
+    state.undo()
+    state.play((2, 0))
+    assert (state.status, int(state.s[REASON])) == (STATUS_WIN0, REASON_LINE)
+
+
+def test_age_order_is_part_of_the_key() -> None:
+    game = create_game("vanishing")
+    a, b = game.new_state(), game.new_state()
+    play_moves(a, [(0, 0), (1, 1), (2, 2)])
+    play_moves(b, [(2, 2), (1, 1), (0, 0)])
+    assert (a.board() == b.board()).all()
+    assert a.key() != b.key()  # the same stones, but a different one vanishes first
+    c = game.new_state()
+    play_moves(c, CYCLE[:6])
+    d = c.copy()
+    play_moves(d, CYCLE[6:] + CYCLE[:6])
+    assert d.ply == 14 and d.key() == c.key()
+    play_moves(d, CYCLE[6:7])
+    assert d.key() != c.key()
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"ply_limit": -1}, "at least 1"),
+        ({"ply_limit": 0}, "at least 1"),
+        ({"ply_limit": 10**6}, "at most"),
+        ({"repetition": 1}, "repetition=1"),
+        ({"repetition": -2}, "at least 0"),
+        ({"size": 4}, "unknown parameter"),
+        ({"ply_limit": "many"}, "integer"),
+    ],
+)
+def test_bad_parameters_are_refused(params: dict, message: str) -> None:
+    with pytest.raises(ParamError, match=message):
+        create_game("vanishing", params)
+
+
+def test_moves_use_the_mnk_cells_and_notation() -> None:
+    game = create_game("vanishing")
+    assert game.move_to_text((2, 0)) == "c1"
+    assert game.move_from_text("b3") == (1, 2)
+    for bad in ("d1", "a4", "1a", ""):
+        with pytest.raises(MoveFormatError):
+            game.move_from_text(bad)
+    with pytest.raises(MoveFormatError):
+        game.decode_move([3, 0])
+
+
+def test_diagram_marks_the_stone_that_vanishes_next() -> None:
+    state = create_game("vanishing").new_state()
+    play_moves(state, MID_MOVES)
+    assert state.diagram() == "    a b c\n  1 O . X\n  2 X x O\n  3 O . ."
+
+
+def test_kernel_playouts_end_every_game() -> None:
+    for params in PARAM_SETS:
+        game = create_game("vanishing", params)
+        start = game.new_state().s
+        tally = playouts(game.gid, game.param_array, start, 2000, np.empty_like(start), np.empty(9, np.int64), 7)
+        assert tally.sum() == 2000
+        assert tally[0] > tally[1] > 0  # random play still favours the first player
+        assert not start.any()
+
+
+def solve_from_start() -> tuple[int, dict[int, int]]:
+    """Every position reachable from the start, found breadth first through the kernels, and the
+    game-theoretic value of each (1 the side to move wins, -1 it loses, 0 neither can force a win,
+    i.e. endless play), by retrograde analysis: cycles make a plain recursive search unsound."""
+    game = create_game("vanishing", {"ply_limit": 20, "repetition": 0})
+    p = game.param_array
+    start = game.new_state().s
+    children: dict[int, list[int | None]] = {}  # None stands for a move that wins at once
+    frontier = [start]
+    children[int(start[HASH])] = []
+    out = np.empty(9, dtype=np.int64)
+    while frontier:
+        following = []
+        for s in frontier:
+            edges = children[int(s[HASH])]
+            for action in out[: kernels.legal(p, s, out)].copy():
+                child = s.copy()
+                kernels.play(p, child, action)
+                assert child[STATUS] in (STATUS_ONGOING, s[TO_MOVE] + 1)  # only the mover can win
+                if child[STATUS] != STATUS_ONGOING:
+                    edges.append(None)
+                    continue
+                key = int(child[HASH])
+                edges.append(key)
+                if key not in children:
+                    children[key] = []
+                    following.append(child)
+        frontier = following
+    value = {key: 1 for key, edges in children.items() if None in edges}
+    parents: dict[int, list[int]] = {key: [] for key in children}
+    unresolved = {key: len(edges) for key, edges in children.items()}
+    for key, edges in children.items():
+        for child in edges:
+            if child is not None:
+                parents[child].append(key)
+    queue = list(value)
+    while queue:
+        key = queue.pop()
+        for parent in parents[key]:
+            if parent in value:
+                continue
+            if value[key] == -1:
+                value[parent] = 1
+                queue.append(parent)
+            else:
+                unresolved[parent] -= 1
+                if unresolved[parent] == 0:
+                    value[parent] = -1
+                    queue.append(parent)
+    openings = children[int(start[HASH])]  # every cell is legal at the start, in order
+    return len(children), {cell: value.get(key, 0) for cell, key in enumerate(openings)}
+
+
+def test_seed_claim_edge_openings_win_corner_and_centre_draw() -> None:
+    positions, after_opening = solve_from_start()
+    # The count also shows that keys never collide (two positions sharing one would merge): an
+    # independent pure-Python enumeration of positions as stone tuples finds the same number.
+    assert positions == 116_074
+    # Values are for the side to move after the opening, the second player.
+    assert {cell: after_opening[cell] for cell in (1, 3, 5, 7)} == {1: -1, 3: -1, 5: -1, 7: -1}
+    assert {cell: after_opening[cell] for cell in (0, 2, 4, 6, 8)} == {0: 0, 2: 0, 4: 0, 6: 0, 8: 0}
