@@ -49,8 +49,9 @@ def create_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
         raise ParamError(f"a game name is a string, not {name!r}")
     preset = PRESETS.get(name)
     if preset is not None:
+        declared = {p.name: p for p in FAMILIES[preset.family].PARAMS}
         for key, value in params.items():
-            if key in preset.fixed and value != preset.fixed[key]:
+            if key in preset.fixed and declared[key].coerce(value) != preset.fixed[key]:
                 raise ParamError(
                     f"{name} fixes {key}={preset.fixed[key]}; use the game {preset.family!r} for other values"
                 )

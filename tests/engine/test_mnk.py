@@ -231,3 +231,8 @@ def test_encode_decode_state_replays_the_position() -> None:
     copy = decode_state(state.encode())
     assert np.array_equal(copy.s, state.s)
     assert copy.game == state.game
+
+
+def test_a_preset_accepts_its_own_fixed_values_in_any_spelling() -> None:
+    assert create_game("tictactoe", {"m": "3", "k": 3}).params["m"] == 3
+    assert create_game("qubic", {"n": "4"}).params["n"] == 4
