@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -84,15 +85,21 @@ class LadderQueue:
         """Members with room for another ladder match."""
         return sorted(e.name for e in self._entrants.values() if e.playing < e.capacity)
 
+    def rating_of(self, name: str) -> float | None:
+        entrant = self._entrants.get(name)
+        return None if entrant is None else entrant.rating
+
     def set_rating(self, name: str, rating: float) -> None:
         if name in self._entrants:
             self._entrants[name].rating = rating
 
     # --- matches ------------------------------------------------------------------------------
-    def pair(self, now: float) -> list[tuple[str, str]]:
-        """New pairings as (first, second); each is counted as a match in progress."""
+    def pair(self, now: float, *, can_play: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
+        """New pairings as (first, second); each is counted as a match in progress.
+        ``can_play`` may rule members out for now (away, at the server's match limit)."""
         available = sorted(
-            (e for e in self._entrants.values() if e.playing < e.capacity), key=lambda e: (e.waiting_since, e.name)
+            (e for e in self._entrants.values() if e.playing < e.capacity and (can_play is None or can_play(e.name))),
+            key=lambda e: (e.waiting_since, e.name),
         )
         taken: set[str] = set()
         pairs = []

@@ -121,6 +121,16 @@ def test_capacity_lets_a_bot_play_several_opponents_but_one_match_per_pair() -> 
         ladder.join("z", 1500, now=0, capacity=0)
 
 
+def test_members_who_cannot_play_now_are_skipped() -> None:
+    ladder = queue()
+    for name in ("a", "b", "c"):
+        ladder.join(name, 1500, now=0)
+    [pair] = ladder.pair(now=0, can_play=lambda name: name != "a")
+    assert set(pair) == {"b", "c"} and ladder.waiting() == ["a"]
+    ladder.set_rating("a", 1612.5)
+    assert ladder.rating_of("a") == 1612.5 and ladder.rating_of("zed") is None
+
+
 def test_leaving_mid_match_then_rejoining_keeps_the_count() -> None:
     ladder = queue()
     ladder.join("a", 1500, now=0)
