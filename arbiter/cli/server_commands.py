@@ -11,6 +11,7 @@ import click
 
 from arbiter.server.app import serve_until
 from arbiter.server.config import ServerConfig
+from arbiter.server.ladder import DEFAULT_LADDER_CLOCKS, LadderConfig, parse_ladder_clock
 from arbiter.store.base import Store, StoreError
 
 from .errors import fail
@@ -79,6 +80,13 @@ def open_store(db: str) -> Store:
     show_default=True,
     help="Messages per second one connection may send (burst: twice that).",
 )
+@click.option(
+    "--ladder-clock",
+    "ladder_clocks",
+    multiple=True,
+    metavar="GAME=SECS+INC[/LIMIT]",
+    help="The ladder's time control for a game, e.g. gomoku=60+1 (repeatable; defaults in docs/STORE.md).",
+)
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
 @click.option("-v", "--verbose", is_flag=True, help="Log connections and matches.")
 def serve(
@@ -90,11 +98,19 @@ def serve(
     seek_ttl: float,
     max_matches: int,
     rate: float,
+    ladder_clocks: tuple[str, ...],
     no_warm: bool,
     verbose: bool,
 ) -> None:
     """Run the match server: websocket protocol and GET /healthz on one port."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    clocks = dict(DEFAULT_LADDER_CLOCKS)
+    for text in ladder_clocks:
+        try:
+            game, clock = parse_ladder_clock(text)
+        except ValueError as error:
+            fail(f"--ladder-clock {error}")
+        clocks[game] = clock
     config = ServerConfig(
         host=host,
         port=port,
@@ -104,6 +120,7 @@ def serve(
         max_matches=max_matches,
         rate_per_s=rate,
         rate_burst=int(2 * rate),
+        ladder=LadderConfig(clocks=clocks),
         warm_engine=not no_warm,
     )
     store = open_store(db)

@@ -73,6 +73,30 @@ class LadderConfig:
         return self.clocks.get(game, self.default_clock)
 
 
+def parse_ladder_clock(text: str) -> tuple[str, ClockSpec]:
+    """``gomoku=60+1`` or ``gomoku=60+1/5``: GAME=INITIAL+INCREMENT[/MOVE_LIMIT] in seconds; ValueError."""
+    game, sep, spec = text.partition("=")
+    if not sep or game not in game_names():
+        raise ValueError(f"{text!r}: expected GAME=INITIAL+INCREMENT[/MOVE_LIMIT] with a game from {game_names()}")
+    times, slash, limit = spec.partition("/")
+    initial, _, increment = times.partition("+")
+    try:
+        clock = ClockSpec(
+            round(float(initial) * 1000),
+            round(float(increment or 0) * 1000),
+            round(float(limit) * 1000) if slash else None,
+        )
+    except ValueError:
+        raise ValueError(f"{text!r}: times are seconds, like gomoku=60+1 or gomoku=60+1/5") from None
+    if (
+        clock.initial_ms <= 0
+        or clock.increment_ms < 0
+        or (clock.move_limit_ms is not None and clock.move_limit_ms <= 0)
+    ):
+        raise ValueError(f"{text!r}: the initial time and a move limit must be positive, the increment not negative")
+    return game, clock
+
+
 def describe_rating(rating: Rating) -> dict[str, Any]:
     """A rating as the protocol and the JSON pages show it."""
     return {

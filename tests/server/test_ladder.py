@@ -11,11 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from wsclient import Client, play_move
 
+from arbiter.cli import main
 from arbiter.records import parse_records
 from arbiter.server import RunningServer, ServerConfig
-from arbiter.server.ladder import LadderConfig
+from arbiter.server.clock import ClockSpec
+from arbiter.server.ladder import LadderConfig, parse_ladder_clock
 from arbiter.store.sqlite import SqliteStore
 
 BOTS = ("alpha", "beta", "gamma")
@@ -148,3 +151,14 @@ async def test_standings_and_records_over_http(connect, tokens, server: RunningS
     for path, expected in [("/leaderboard.json", 400), ("/leaderboard.json?game=chess", 404),
                            ("/export?game=chess", 404), ("/export?limit=x", 400)]:  # fmt: skip
         assert (await asyncio.to_thread(http_get, base + path))[0] == expected, path
+
+
+def test_ladder_clocks_parse_and_bad_ones_are_refused() -> None:
+    assert parse_ladder_clock("gomoku=60+1") == ("gomoku", ClockSpec(60_000, 1_000))
+    assert parse_ladder_clock("tictactoe=5.5") == ("tictactoe", ClockSpec(5_500, 0))
+    assert parse_ladder_clock("gomoku=30+0.5/5") == ("gomoku", ClockSpec(30_000, 500, 5_000))
+    for bad in ["gomoku", "chess=60+1", "gomoku=fast", "gomoku=0+1", "gomoku=60+-1", "gomoku=60+1/0"]:
+        with pytest.raises(ValueError, match=r"gomoku|chess"):
+            parse_ladder_clock(bad)
+    result = CliRunner().invoke(main, ["serve", "--db", ":memory:", "--ladder-clock", "chess=60+1"])
+    assert result.exit_code == 2 and "--ladder-clock 'chess=60+1'" in result.stderr
