@@ -60,7 +60,7 @@ def records(draw: st.DrawFn) -> GameRecord:
     )
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=150, deadline=None)
 @given(st.lists(records(), min_size=1, max_size=3))
 def test_records_round_trip(games: list[GameRecord]) -> None:
     text = "".join(format_records(games))
