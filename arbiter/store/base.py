@@ -150,6 +150,7 @@ class Store(ABC):
     async def flush(self) -> None:
         """Wait until every write queued so far is durably on disk; StoreError if it cannot be.
         A store that writes at once (or keeps nothing) has nothing to wait for."""
+        return None
 
     @abstractmethod
     async def finish_game(

@@ -57,6 +57,9 @@ FIRST_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 TOKEN_PREFIX = "arb_"
 MAX_RETRY_PAUSE = 2.0  # seconds between attempts to write a failed batch, at most
 _SQL_CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
+# A write that fails with one of these will fail every time (a value the schema or SQLite refuses):
+# it is dropped, alone, rather than retried forever.
+_REFUSED = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError, OverflowError, TypeError)
 
 
 def _json(value: Any) -> str:
@@ -146,10 +149,10 @@ class SqliteStore(Store):
         self._closed = True
         done: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._queue.put((_STOP, done))
-        try:
-            await asyncio.wrap_future(done)
-        finally:
-            await asyncio.to_thread(self._thread.join)
+        await asyncio.to_thread(self._thread.join)
+        if not done.done():
+            raise StoreError(f"{self.path}: the store's thread had stopped; queued writes are lost")
+        done.result()
 
     async def flush(self) -> None:
         await self._call(lambda conn: None, needs_queue_written=True)
@@ -311,7 +314,7 @@ class SqliteStore(Store):
         self._queue.put(write)
 
     async def _call(self, fn: Callable[[sqlite3.Connection], T], needs_queue_written: bool = False) -> T:
-        if self._thread is None or self._closed:
+        if self._thread is None or self._closed or not self._thread.is_alive():
             raise StoreError(f"{self.path}: the store is not open")
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
         self._queue.put(_Job(fn, future, needs_queue_written))
@@ -410,7 +413,7 @@ class SqliteStore(Store):
         try:
             try:
                 self._write_batch(conn, self._pending)
-            except (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError):
+            except _REFUSED:
                 self._write_one_by_one(conn)
         except sqlite3.Error as exc:
             error = self._error(exc)
@@ -433,7 +436,7 @@ class SqliteStore(Store):
             write = self._pending[0]
             try:
                 self._write_batch(conn, [write])
-            except (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError) as exc:
+            except _REFUSED as exc:
                 log.error("%s: dropped a write the schema refuses (%s): %r", self.path, exc, write)
             self._pending.pop(0)
 

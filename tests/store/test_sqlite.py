@@ -134,6 +134,7 @@ async def test_moves_are_written_in_batches_without_flush(tmp_path: Path) -> Non
     store.record_move("m", MoveRecord(25, [25, 0], 5))
     store.record_move("nope", MoveRecord(0, [0, 0], 5))  # unknown match: logged and dropped
     store.record_move("m", MoveRecord(-1, [0, 0], 5))  # refused by the schema: dropped alone
+    store.record_move("m", MoveRecord(2**70, [0, 0], 5))  # too big for SQLite: dropped alone
     await store.close()
     assert reader.execute("SELECT count(*), max(ply) FROM moves").fetchone() == (26, 25)
 
