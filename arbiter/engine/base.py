@@ -165,7 +165,7 @@ class Game(ABC):
         self.validate()
         self.param_array = np.asarray(self._param_values(), dtype=np.int64)
 
-    def validate(self) -> None:
+    def validate(self) -> None:  # noqa: B027 (an optional hook, not an abstract method)
         """Check constraints between parameters; raise ParamError. Single values are already checked."""
 
     @abstractmethod

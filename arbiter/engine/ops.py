@@ -10,7 +10,6 @@ import numpy as np
 from numba import njit
 
 from . import mnk, paper_soccer, ttt3d, vanishing
-from .base import STATUS, STATUS_ONGOING
 
 GID_MNK = 0
 GID_VANISHING = 1
@@ -71,10 +70,9 @@ def playout(gid, p, s, buffer):
         return ttt3d.playout(p, s, buffer)
     if gid == GID_SOCCER:
         return paper_soccer.playout(p, s, buffer)
-    while s[STATUS] == STATUS_ONGOING:
-        count = legal(gid, p, s, buffer)
-        play(gid, p, s, buffer[np.random.randint(0, count)])
-    return s[STATUS]
+    if gid == GID_VANISHING:
+        return vanishing.playout(p, s, buffer)
+    raise ValueError("unknown game id")
 
 
 @njit(cache=True)

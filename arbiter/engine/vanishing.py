@@ -167,6 +167,34 @@ def undo(p, s):
     s[REASON] = REASON_NONE
 
 
+@njit(cache=True)
+def playout(p, s, free):
+    """Random play from ``s`` to the end, on ``s`` itself (pass a copy); return the final status.
+
+    Keeps the free cells in ``free`` and updates that list as stones land and vanish, instead of
+    rescanning the board each ply; the rules themselves are ``play``'s.
+    """
+    if s[STATUS] != STATUS_ONGOING:
+        return s[STATUS]
+    count = 0
+    for c in range(CELLS):
+        if s[HEADER + c] == 0:
+            free[count] = c
+            count += 1
+    while True:
+        i = np.random.randint(0, count)
+        ply = s[PLY]
+        vanishing = s[STACK + ply - STANDING] if ply >= STANDING else -1
+        play(p, s, free[i])
+        if s[STATUS] != STATUS_ONGOING:
+            return s[STATUS]
+        if vanishing >= 0:
+            free[i] = vanishing
+        else:
+            count -= 1
+            free[i] = free[count]
+
+
 class VanishingGame(Game):
     """3×3 tic-tac-toe where each player's fourth stone makes their oldest vanish."""
 
