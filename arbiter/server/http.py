@@ -9,14 +9,15 @@ small, quick responses from memory.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-RouteHandler = Callable[[ServerConnection, Request], Response]
+# A handler may be a coroutine function (websockets awaits what process_request returns): store reads.
+RouteHandler = Callable[[ServerConnection, Request], Response | Awaitable[Response]]
 
 
 def json_response(connection: ServerConnection, status: HTTPStatus, body: Any) -> Response:
@@ -36,7 +37,7 @@ class HttpRoutes:
     def add(self, path: str, handler: RouteHandler) -> None:
         self._routes[path] = handler
 
-    def __call__(self, connection: ServerConnection, request: Request) -> Response | None:
+    def __call__(self, connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
         handler = self._routes.get(request.path.partition("?")[0])
