@@ -1,0 +1,163 @@
+"""``soccer``: the paper-soccer bot, from the source's step minimax to the full alpha-beta over turns.
+
+Levels (``level``, 1 = weakest):
+
+=====  =====================================================================================
+level  player
+=====  =====================================================================================
+1      the source's player at its depth 0 (each step judged by the heuristic alone)
+2      the source's player at depth 1
+3      the source's player at depth 2 — the one its author found strongest and most human
+4–7    the source's depths 3–6, played by the alpha-beta over whole turns at 1–4 turns deep
+8      full strength: the alpha-beta deepened under the clock (the default)
+=====  =====================================================================================
+
+Levels 4–7 do not replay the source's depths 3–6 literally: the source itself found them no
+stronger (its depth 6 "seemed weaker than depth 3"), so each level above 3 searches one more
+whole turn with our evaluation instead, which keeps every level clearly stronger than the one
+below. The source's players at any depth stay available with ``style="source"``.
+
+Options (constructor keywords, or a request's ``options``, which take precedence):
+
+- ``style``: ``"turns"`` (the alpha-beta) or ``"source"`` (the source's step minimax);
+- ``depth``: turns deep for ``"turns"`` (1..63), the source's depth for ``"source"`` (0..6);
+- ``heuristic``: ``"normal"`` or ``"weakened"`` (the source's two heuristics; ``"source"`` only);
+- ``time``: at most this many seconds per turn (the request's budget still applies).
+
+Every turn is within ``request.budget``: the alpha-beta stops deepening on the clock; the
+source's players search a fixed depth, a few milliseconds per step even at depth 6.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from arbiter.engine import Game, create_game
+
+from ..brain import Brain, ThinkRequest, ThinkResult
+from .search import MAX_PLY, TurnSearch
+from .source import SOURCE_MAX_DEPTH, source_turn
+
+TIME_SHARE = 0.85  # of the budget: the rest covers replaying the moves and answering
+TIME_MARGIN = 0.004  # seconds kept back from every budget
+STYLES = ("turns", "source")
+HEURISTICS = ("normal", "weakened")
+
+
+class SoccerOptionError(ValueError):
+    """A soccer bot option with an unknown name or a bad value, or a level out of range."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    style: str = "turns"
+    depth: int | None = None  # None: deepen under the clock
+    heuristic: str = "normal"
+    time: float | None = None
+
+    @classmethod
+    def parse(cls, level: int, options: dict[str, Any]) -> Settings:
+        """The level's settings with ``options`` applied; SoccerOptionError names the first bad value."""
+        if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
+            raise SoccerOptionError(f"soccer: level must be 1..{len(LEVELS)}, not {level!r}")
+        known = {"style", "depth", "heuristic", "time"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise SoccerOptionError(f"soccer: unknown option {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        settings = LEVELS[level]
+        if "style" in options:
+            if options["style"] not in STYLES:
+                raise SoccerOptionError(f"soccer: style must be one of {', '.join(STYLES)}, not {options['style']!r}")
+            if options["style"] != settings.style:
+                settings = Settings(style=options["style"], depth=2 if options["style"] == "source" else None)
+        if "heuristic" in options:
+            if options["heuristic"] not in HEURISTICS:
+                raise SoccerOptionError(
+                    f"soccer: heuristic must be one of {', '.join(HEURISTICS)}, not {options['heuristic']!r}"
+                )
+            if settings.style != "source":
+                raise SoccerOptionError("soccer: heuristic applies to style 'source' only")
+            settings = replace(settings, heuristic=options["heuristic"])
+        if options.get("depth") is not None:
+            depth = options["depth"]
+            low, high = (0, SOURCE_MAX_DEPTH) if settings.style == "source" else (1, MAX_PLY - 1)
+            if isinstance(depth, bool) or not isinstance(depth, int) or not low <= depth <= high:
+                raise SoccerOptionError(f"soccer: depth must be an integer {low}..{high} for style {settings.style!r}")
+            settings = replace(settings, depth=depth)
+        if options.get("time") is not None:
+            seconds = options["time"]
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+                raise SoccerOptionError(f"soccer: time must be a positive number of seconds, not {seconds!r}")
+            settings = replace(settings, time=float(seconds))
+        return settings
+
+
+LEVELS: dict[int, Settings] = {
+    1: Settings(style="source", depth=0),
+    2: Settings(style="source", depth=1),
+    3: Settings(style="source", depth=2),
+    4: Settings(depth=1),
+    5: Settings(depth=2),
+    6: Settings(depth=3),
+    7: Settings(depth=4),
+    8: Settings(),
+}
+
+
+class SoccerBrain(Brain):
+    name = "soccer"
+    levels = len(LEVELS)
+
+    def __init__(self, level: int | None = None, **options: Any) -> None:
+        super().__init__(level, **options)
+        self.settings = Settings.parse(self.level, options)
+        self._searches: dict[Game, TurnSearch] = {}
+
+    @classmethod
+    def plays(cls, game: Game) -> bool:
+        return game.family == "paper_soccer"
+
+    def search_for(self, game: Game) -> TurnSearch:
+        """The field's search, created on first use and kept (with its table) for later turns."""
+        if game not in self._searches:
+            self._searches[game] = TurnSearch(game)
+        return self._searches[game]
+
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        started = time.perf_counter()
+        settings = Settings.parse(self.level, {**self.options, **request.options}) if request.options else self.settings
+        state = request.position()
+        if not self.plays(state.game):
+            raise ValueError(f"soccer does not play {state.game.name}")
+        if state.is_terminal:
+            raise ValueError("the game is over: there is no move to choose")
+        if settings.style == "source":
+            depth = 2 if settings.depth is None else settings.depth
+            steps, searched = source_turn(state, depth, weakened=settings.heuristic == "weakened")
+            info: dict[str, Any] = {"style": "source", "depth": depth, "heuristic": settings.heuristic}
+            info["steps_searched"] = searched
+        else:
+            seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
+            if settings.time is not None:
+                seconds = min(seconds, settings.time)
+            result = self.search_for(state.game).choose(state, max_depth=settings.depth or MAX_PLY - 1, seconds=seconds)
+            steps = result.steps
+            info = {
+                "style": "turns",
+                "depth": result.depth,
+                "nodes": result.nodes,
+                "score": result.score,
+                "proven": result.proven,
+                "reason": result.reason,
+                "root_turns": result.root_turns,
+                "steps_searched": result.steps_searched,
+            }
+        info["seconds"] = round(time.perf_counter() - started, 4)
+        return ThinkResult(list(steps), info)
+
+    def warm_up(self) -> None:
+        game = create_game("paper_soccer", {"width": 4, "length": 4})
+        for options in ({"style": "source", "depth": 1}, {"depth": 2}):
+            self.think(ThinkRequest("warm-up", "paper_soccer", dict(game.params), [[0]], 1.0, options=options))
