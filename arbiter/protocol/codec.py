@@ -45,6 +45,7 @@ def decode(frame: bytes | str, *, max_bytes: int = MAX_FRAME_BYTES) -> dict[str,
             max_array_len=MAX_ARRAY_LEN,
             max_map_len=MAX_MAP_LEN,
             max_ext_len=0,
+            ext_hook=_refuse_ext,
         )
     except (ValueError, TypeError, RecursionError) as error:
         # msgpack signals every malformation (truncation, extra data, bad UTF-8, limits, nesting
@@ -56,6 +57,10 @@ def decode(frame: bytes | str, *, max_bytes: int = MAX_FRAME_BYTES) -> dict[str,
     if type(kind) is not str:
         raise ProtocolError(ErrorCode.NOT_A_MAP, "a message map needs a string field `type`", re=request_id_of(value))
     return value
+
+
+def _refuse_ext(code: int, data: bytes) -> Any:
+    raise ValueError(f"extension type {code} is not part of the protocol")
 
 
 def request_id_of(value: dict[str, Any]) -> int | str | None:
