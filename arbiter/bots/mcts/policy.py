@@ -98,12 +98,18 @@ def _line_threats(board, k, exact, centre, step, stone, threats, counts, limit):
     """
     own = 0
     empty = 0
-    at = centre - k * step
-    for i in range(2 * k + 1):
+    stones = 0
+    first = 0 if exact else 1  # the cells just outside the windows matter only for exact k
+    at = centre + (first - k) * step
+    for i in range(first, 2 * k + 1 - first):
         v = board[at]
-        own |= np.int64(v == stone) << i
+        is_own = np.int64(v == stone)
+        own |= is_own << i
+        stones += is_own
         empty |= np.int64(v == 0) << i
         at += step
+    if stones < k - 1:  # no window can hold k-1 own stones: the common case, settled without the windows
+        return
     mask = (np.int64(1) << k) - 1
     for start in range(1, k + 1):
         missing = mask & ~(own >> start)

@@ -1,7 +1,7 @@
 """The search tree as a preallocated node arena, and the UCT / MCTS-Solver kernels that grow it.
 
 Every node is an index into parallel numpy arrays (``parent``, ``first_child``, ``next_sibling``,
-``action``, ``mover``, ``visits``, ``value``, ``proven`` …), so a search of millions of nodes
+``action``, ``mover``, ``visits``, ``mean``, ``proven`` …), so a search of millions of nodes
 allocates nothing per node and the whole loop — selection, expansion, simulation,
 backpropagation — runs in one numba call with no Python per simulation. Node 0 is always the root.
 
@@ -61,37 +61,55 @@ COUNTERS = 2
 INITIAL_CAPACITY = 1 << 14
 
 
+# The node arrays, by position in the tuple the kernels take (constant indices compile to a field).
+PARENT = 0
+FIRST_CHILD = 1
+NEXT_SIBLING = 2
+ACTION = 3  # the action from the parent into the node
+MOVER = 4  # the player who played that action
+N_LEGAL = 5  # legal actions at the node, -1 until first needed
+N_CHILDREN = 6  # children expanded so far
+ORDER_START = 7  # children are expanded in an affine permutation of the legal list,
+ORDER_STRIDE = 8  # random per node: legal[(start + i * stride) % n_legal]
+VISITS = 9
+MEAN = 10  # mean reward for the mover: win 1, draw 0.5, loss 0
+SPREAD = 11  # 1 / sqrt(visits), kept so that selection needs no square root per child
+PROVEN = 12  # UNKNOWN, LOSS, DRAW or WIN for the mover
+FIELD_TYPES = (
+    np.int32,
+    np.int32,
+    np.int32,
+    np.int32,
+    np.int8,
+    np.int32,
+    np.int32,
+    np.int32,
+    np.int32,
+    np.int64,
+    np.float64,
+    np.float64,
+    np.int8,
+)
+
+
 def allocate(capacity: int) -> tuple[np.ndarray, ...]:
-    """Empty node arrays for ``capacity`` nodes, in the order the kernels unpack them."""
-    return (
-        np.empty(capacity, dtype=np.int32),  # parent
-        np.empty(capacity, dtype=np.int32),  # first_child
-        np.empty(capacity, dtype=np.int32),  # next_sibling
-        np.empty(capacity, dtype=np.int32),  # action: the action from the parent into the node
-        np.empty(capacity, dtype=np.int8),  # mover: the player who played that action
-        np.empty(capacity, dtype=np.int32),  # n_legal: legal actions at the node, -1 until first needed
-        np.empty(capacity, dtype=np.int32),  # n_children: children expanded so far
-        np.empty(capacity, dtype=np.int32),  # order_start: the expansion order is an affine permutation
-        np.empty(capacity, dtype=np.int32),  # order_stride: of the legal list, random per node
-        np.empty(capacity, dtype=np.int64),  # visits
-        np.empty(capacity, dtype=np.float64),  # value: summed rewards for the mover (win 1, draw 0.5)
-        np.empty(capacity, dtype=np.int8),  # proven: UNKNOWN, LOSS, DRAW or WIN for the mover
-    )
+    """Empty node arrays for ``capacity`` nodes, in the order of the field constants above."""
+    return tuple(np.empty(capacity, dtype=dtype) for dtype in FIELD_TYPES)
 
 
 @njit(cache=True)
 def init_node(nodes, node, parent_node, action_taken, who):
-    parent, first_child, next_sibling, action, mover, n_legal, n_children, _, _, visits, value, proven = nodes
-    parent[node] = parent_node
-    first_child[node] = NO_NODE
-    next_sibling[node] = NO_NODE
-    action[node] = action_taken
-    mover[node] = who
-    n_legal[node] = -1
-    n_children[node] = 0
-    visits[node] = 0
-    value[node] = 0.0
-    proven[node] = UNKNOWN
+    nodes[PARENT][node] = parent_node
+    nodes[FIRST_CHILD][node] = NO_NODE
+    nodes[NEXT_SIBLING][node] = NO_NODE
+    nodes[ACTION][node] = action_taken
+    nodes[MOVER][node] = who
+    nodes[N_LEGAL][node] = -1
+    nodes[N_CHILDREN][node] = 0
+    nodes[VISITS][node] = 0
+    nodes[MEAN][node] = 0.0
+    nodes[SPREAD][node] = 1.0
+    nodes[PROVEN][node] = UNKNOWN
 
 
 @njit(cache=True)
@@ -108,7 +126,7 @@ def _choose_order(nodes, node, count):
     Legal lists come in a fixed order (row-major cells, directions): expanding in that order would
     make a search cut short by the clock look only at the first cells of every wide node.
     """
-    order_start, order_stride = nodes[7], nodes[8]
+    order_start, order_stride = nodes[ORDER_START], nodes[ORDER_STRIDE]
     if count <= 1:
         order_start[node] = 0
         order_stride[node] = 1
@@ -149,7 +167,8 @@ def flip(proven_value):
 @njit(cache=True)
 def propagate_proof(nodes, node):
     """Carry a new proof at ``node`` up the tree as far as it decides its ancestors."""
-    parent, first_child, next_sibling, _, mover, n_legal, n_children, _, _, _, _, proven = nodes
+    parent, first_child, next_sibling = nodes[PARENT], nodes[FIRST_CHILD], nodes[NEXT_SIBLING]
+    mover, n_legal, n_children, proven = nodes[MOVER], nodes[N_LEGAL], nodes[N_CHILDREN], nodes[PROVEN]
     child = node
     while parent[child] != NO_NODE:
         up = parent[child]
@@ -175,15 +194,20 @@ def propagate_proof(nodes, node):
 @njit(cache=True)
 def select_child(nodes, node, exploration):
     """The child maximising UCB1, skipping children proven lost (the first child if all are)."""
-    first_child, next_sibling, visits, value, proven = nodes[1], nodes[2], nodes[9], nodes[10], nodes[11]
-    log_visits = math.log(visits[node])
+    first_child, next_sibling, mean, spread, proven = (
+        nodes[FIRST_CHILD],
+        nodes[NEXT_SIBLING],
+        nodes[MEAN],
+        nodes[SPREAD],
+        nodes[PROVEN],
+    )
+    weight = exploration * math.sqrt(math.log(nodes[VISITS][node]))
     best = first_child[node]
     best_score = -np.inf
     child = first_child[node]
     while child != NO_NODE:
         if proven[child] != LOSS:
-            n = visits[child]
-            score = value[child] / n + exploration * math.sqrt(log_visits / n)
+            score = mean[child] + weight * spread[child]
             if score > best_score:
                 best_score = score
                 best = child
@@ -194,14 +218,14 @@ def select_child(nodes, node, exploration):
 @njit(cache=True)
 def backpropagate(nodes, node, status):
     """Add one visit and its reward (win 1, draw 0.5, loss 0 for each node's mover) up to the root."""
-    parent, mover, visits, value = nodes[0], nodes[4], nodes[9], nodes[10]
+    parent, mover, visits, mean, spread = nodes[PARENT], nodes[MOVER], nodes[VISITS], nodes[MEAN], nodes[SPREAD]
     winner = status - STATUS_WIN0
     while node != NO_NODE:
         visits[node] += 1
-        if status == STATUS_DRAW:
-            value[node] += 0.5
-        elif mover[node] == winner:
-            value[node] += 1.0
+        n = visits[node]
+        reward = 0.5 if status == STATUS_DRAW else (1.0 if mover[node] == winner else 0.0)
+        mean[node] += (reward - mean[node]) / n
+        spread[node] = 1.0 / math.sqrt(n)
         node = parent[node]
 
 
@@ -223,10 +247,10 @@ def search(
     full arena stops expanding and simulations go on from the leaves).
     ``work``, ``actions`` and ``scratch`` are buffers: a state copy, the legal list, the policy's.
     """
-    parent, first_child, next_sibling, action, mover, n_legal, n_children, order_start, order_stride, _, _, proven = (
-        nodes
-    )
-    capacity = parent.shape[0]
+    first_child, next_sibling, action, mover = nodes[FIRST_CHILD], nodes[NEXT_SIBLING], nodes[ACTION], nodes[MOVER]
+    n_legal, n_children, proven = nodes[N_LEGAL], nodes[N_CHILDREN], nodes[PROVEN]
+    order_start, order_stride = nodes[ORDER_START], nodes[ORDER_STRIDE]
+    capacity = first_child.shape[0]
     for done in range(simulations):
         if solver and proven[0] != UNKNOWN:
             return done, PROVEN
@@ -239,16 +263,16 @@ def search(
             if solver and node != 0 and proven[node] != UNKNOWN:
                 status = proven_status(proven[node], mover[node])
                 break
-            if n_legal[node] < 0:
-                n_legal[node] = ops.legal(gid, p, work, actions)
-                _choose_order(nodes, node, n_legal[node])
-            if n_children[node] < n_legal[node]:
+            if n_children[node] < n_legal[node] or n_legal[node] < 0:
+                count = ops.legal(gid, p, work, actions)
+                if n_legal[node] < 0:
+                    n_legal[node] = count
+                    _choose_order(nodes, node, count)
                 if counters[USED] >= capacity:
                     if can_grow:
                         return done, FULL
                     status = rollout(gid, p, work, actions, scratch, policy)
                     break
-                count = ops.legal(gid, p, work, actions)
                 chosen = actions[(order_start[node] + n_children[node] * order_stride[node]) % count]
                 child = counters[USED]
                 counters[USED] += 1
@@ -276,41 +300,30 @@ def search(
 
 
 @njit(cache=True)
+def _copy_fields(source, target, old, new):
+    """Copy every field of a node but its links."""
+    target[ACTION][new] = source[ACTION][old]
+    target[MOVER][new] = source[MOVER][old]
+    target[N_LEGAL][new] = source[N_LEGAL][old]
+    target[N_CHILDREN][new] = source[N_CHILDREN][old]
+    target[ORDER_START][new] = source[ORDER_START][old]
+    target[ORDER_STRIDE][new] = source[ORDER_STRIDE][old]
+    target[VISITS][new] = source[VISITS][old]
+    target[MEAN][new] = source[MEAN][old]
+    target[SPREAD][new] = source[SPREAD][old]
+    target[PROVEN][new] = source[PROVEN][old]
+
+
+@njit(cache=True)
 def compact(source, target, new_root):
     """Copy the subtree under ``new_root`` into ``target`` (breadth-first, root at 0); return its size.
 
     This is how the tree is kept between moves: the branches the game did not take are dropped
     and the arena does not fill up over a long match.
     """
-    (
-        s_parent,
-        s_first,
-        s_next,
-        s_action,
-        s_mover,
-        s_legal,
-        s_children,
-        s_start,
-        s_stride,
-        s_visits,
-        s_value,
-        s_proven,
-    ) = source
-    (
-        t_parent,
-        t_first,
-        t_next,
-        t_action,
-        t_mover,
-        t_legal,
-        t_children,
-        t_start,
-        t_stride,
-        t_visits,
-        t_value,
-        t_proven,
-    ) = target
-    origin = np.empty(s_parent.shape[0], dtype=np.int32)
+    s_first, s_next = source[FIRST_CHILD], source[NEXT_SIBLING]
+    t_parent, t_first, t_next = target[PARENT], target[FIRST_CHILD], target[NEXT_SIBLING]
+    origin = np.empty(s_first.shape[0], dtype=np.int32)
     origin[0] = new_root
     t_parent[0] = NO_NODE
     t_next[0] = NO_NODE
@@ -318,15 +331,7 @@ def compact(source, target, new_root):
     head = 0
     while head < filled:
         old = origin[head]
-        t_action[head] = s_action[old]
-        t_mover[head] = s_mover[old]
-        t_legal[head] = s_legal[old]
-        t_children[head] = s_children[old]
-        t_start[head] = s_start[old]
-        t_stride[head] = s_stride[old]
-        t_visits[head] = s_visits[old]
-        t_value[head] = s_value[old]
-        t_proven[head] = s_proven[old]
+        _copy_fields(source, target, old, head)
         t_first[head] = NO_NODE
         previous = NO_NODE
         child = s_first[old]
@@ -406,16 +411,16 @@ class Tree:
 
     @property
     def capacity(self) -> int:
-        return int(self.nodes[0].shape[0])
+        return int(self.nodes[PARENT].shape[0])
 
     @property
     def root_visits(self) -> int:
-        return int(self.nodes[9][0])
+        return int(self.nodes[VISITS][0])
 
     @property
     def root_proven(self) -> int:
         """The root's proven value for the player to move there (UNKNOWN until the solver knows)."""
-        return int(self.nodes[11][0])
+        return int(self.nodes[PROVEN][0])
 
     @property
     def turns_continue(self) -> bool:
@@ -424,11 +429,13 @@ class Tree:
 
     def children(self) -> list[ChildStats]:
         """Statistics of the root's children, for the player to move at the root."""
-        _, first_child, next_sibling, action, _, _, _, _, _, visits, value, proven = self.nodes
+        first_child, next_sibling, action = self.nodes[FIRST_CHILD], self.nodes[NEXT_SIBLING], self.nodes[ACTION]
+        visits, mean, proven = self.nodes[VISITS], self.nodes[MEAN], self.nodes[PROVEN]
         out = []
         child = int(first_child[0])
         while child != NO_NODE:
-            out.append(ChildStats(int(action[child]), int(visits[child]), float(value[child]), int(proven[child])))
+            n = int(visits[child])
+            out.append(ChildStats(int(action[child]), n, float(mean[child]) * n, int(proven[child])))
             child = int(next_sibling[child])
         return out
 
@@ -472,14 +479,14 @@ class Tree:
         target = allocate(capacity)
         self.counters[USED] = compact(self.nodes, target, child)
         self.nodes = target
-        mover, proven = self.nodes[4], self.nodes[11]
+        mover, proven = self.nodes[MOVER], self.nodes[PROVEN]
         if mover[0] != self.position.to_move:  # the root's values are kept for the side to move there
             proven[0] = flip(proven[0])
             mover[0] = self.position.to_move
         return True
 
     def _child(self, action: int) -> int:
-        _, first_child, next_sibling, actions = self.nodes[:4]
+        first_child, next_sibling, actions = self.nodes[FIRST_CHILD], self.nodes[NEXT_SIBLING], self.nodes[ACTION]
         child = int(first_child[0])
         while child != NO_NODE and actions[child] != action:
             child = int(next_sibling[child])
@@ -504,7 +511,7 @@ class Tree:
 @njit(cache=True)
 def subtree_size(nodes, node):
     """Nodes in the subtree under ``node`` (iterative: an explicit stack)."""
-    first_child, next_sibling = nodes[1], nodes[2]
+    first_child, next_sibling = nodes[FIRST_CHILD], nodes[NEXT_SIBLING]
     stack = np.empty(64, dtype=np.int32)
     stack[0] = node
     top = 1
