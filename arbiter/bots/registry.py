@@ -15,6 +15,7 @@ BOTS: dict[str, str] = {
     "random": "arbiter.bots.random_bot:RandomBrain",
     "perfect": "arbiter.bots.perfect:PerfectBrain",
     "mcts": "arbiter.bots.mcts.brain:MctsBrain",
+    "gomoku": "arbiter.bots.gomoku.brain:GomokuBrain",
 }
 
 

@@ -1,0 +1,1 @@
+"""The alpha-beta gomoku bot: incremental line patterns, negamax, VCF threat search."""

@@ -1,0 +1,387 @@
+"""The search's own board: stones plus every window's pattern, kept up to date move by move.
+
+Placing or lifting a stone touches only the windows through that cell (and, with exact five, the
+windows it borders), so the evaluation, the sets of fours and threes, the candidate moves near
+stones and the hash all change in O(k) work instead of a board rescan. Each window caches a
+*code* per player: -1 when it can no longer win for that player, else the player's stone count.
+
+Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so
+"can the side to move win at once", "must it block", and "which moves make a four" are answered
+from a handful of windows. All of it lives in one flat array ``s`` (see layout); kernels take
+``(g, s)``, the geometry and the tracks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .geometry import (
+    G_CELLS,
+    G_CEND,
+    G_CEND_N,
+    G_CW_STRIDE,
+    G_CWIN,
+    G_CWIN_N,
+    G_END_STRIDE,
+    G_EXACT,
+    G_K,
+    G_M,
+    G_N,
+    G_NEAR,
+    G_NEAR_N,
+    G_NEAR_STRIDE,
+    G_WCELLS,
+    G_WEIGHTS,
+    G_WENDS,
+    G_WINDOWS,
+    G_ZOB,
+    geometry,
+)
+from .layout import allocate, region
+from .patterns import EVAL_MOVER, EVAL_WAITER
+
+# Rows of the window sets: fours of player p are row FOURS + p, threes row THREES + p.
+FOURS = 0
+THREES = 2
+# Scalar slots of s.
+S_STONES, S_HASH, S_CAND_N, S_STAMP = range(4)
+S_EVAL = 4  # 4 slots: [EVAL_MOVER, EVAL_WAITER] x player, sums over each player's live windows
+S_SET_LEN = 8  # 4 slots, one per set row
+# Offset slots of s's regions.
+(
+    S_BOARD,  # [cells]: 0 empty, 1 first player, 2 second player
+    S_WIN,  # [windows, 4]: stones of player 0, of player 1, code of player 0, code of player 1
+    S_SETS,  # [4, windows]: the window lists
+    S_SET_POS,  # [4, windows]: index of a window in its list, -1 when absent
+    S_NEAR,  # [cells]: stones within the candidate radius
+    S_CAND,  # [cells]: empty cells near a stone, in no particular order
+    S_CAND_POS,  # [cells]: index in the candidate list, -1 when absent
+    S_MOVES,  # [cells]: cells in the order they were played
+    S_MARK,  # [cells]: scratch stamps for de-duplicating cells
+    S_PARTNER,  # [cells]: scratch, used with the stamps
+) = range(12, 22)
+S_HEADER = 22
+
+
+def new_tracks(g: np.ndarray) -> np.ndarray:
+    """The empty board's tracks: every window live and empty for both players."""
+    cells = int(g[G_CELLS])
+    windows = int(g[G_WINDOWS])
+    return allocate(
+        S_HEADER,
+        [
+            (S_BOARD, cells, 0),
+            (S_WIN, windows * 4, 0),
+            (S_SETS, 4 * windows, 0),
+            (S_SET_POS, 4 * windows, -1),
+            (S_NEAR, cells, 0),
+            (S_CAND, cells, 0),
+            (S_CAND_POS, cells, -1),
+            (S_MOVES, cells, 0),
+            (S_MARK, cells, 0),
+            (S_PARTNER, cells, 0),
+        ],
+    )
+
+
+@njit(cache=True)
+def _set_toggle(s, row, w, windows, add):
+    lists = s[S_SETS] + row * windows
+    pos = s[S_SET_POS] + row * windows
+    if add:
+        n = s[S_SET_LEN + row]
+        s[lists + n] = w
+        s[pos + w] = n
+        s[S_SET_LEN + row] = n + 1
+    else:
+        i = s[pos + w]
+        last = s[S_SET_LEN + row] - 1
+        moved = s[lists + last]
+        s[lists + i] = moved
+        s[pos + moved] = i
+        s[pos + w] = -1
+        s[S_SET_LEN + row] = last
+
+
+@njit(cache=True)
+def _update(g, s, c, p, sign):
+    """Add (sign 1) or remove (sign -1) p's stone on c, refreshing every window it touches.
+
+    In a window through c, p's code just steps by one while the window is live for p (its
+    borders do not change), and the opponent's dies on a placement or may revive on a removal.
+    Windows that c borders (exact five only) may die or revive for p. Written as one loop body
+    on purpose: a numba call costs reference counting per array argument.
+    """
+    k = g[G_K]
+    exact = g[G_EXACT]
+    windows = g[G_WINDOWS]
+    weights = g[G_WEIGHTS]
+    wends = g[G_WENDS]
+    board = s[S_BOARD]
+    win = s[S_WIN]
+    s[board + c] = p + 1 if sign > 0 else 0
+    through = g[g[G_CWIN_N] + c]
+    first = g[G_CWIN] + c * g[G_CW_STRIDE]
+    bordering = g[g[G_CEND_N] + c] if exact else 0
+    for i in range(through + bordering):
+        if i < through:
+            w = g[first + i]
+            s[win + 4 * w + p] += sign
+        else:
+            w = g[g[G_CEND] + c * g[G_END_STRIDE] + i - through]
+        at = win + 4 * w
+        for q in range(2):
+            old = s[at + 2 + q]
+            if i < through and q == p:
+                new = old + sign if old >= 0 else -1
+            elif i < through and sign > 0:
+                new = -1
+            elif i < through and old >= 0:
+                continue  # a removal never spoils the other player's window
+            else:
+                # recompute: the opponent's window after a removal, or a bordered window
+                new = s[at + q] if s[at + 1 - q] == 0 else -1
+                if new >= 0 and exact:
+                    e0 = g[wends + 2 * w]
+                    e1 = g[wends + 2 * w + 1]
+                    if (e0 >= 0 and s[board + e0] == q + 1) or (e1 >= 0 and s[board + e1] == q + 1):
+                        new = -1  # filling it would make an overline, which does not win
+            if new == old:
+                continue
+            s[at + 2 + q] = new
+            if old > 0:
+                s[S_EVAL + 2 * EVAL_MOVER + q] -= g[weights + EVAL_MOVER * (k + 1) + old]
+                s[S_EVAL + 2 * EVAL_WAITER + q] -= g[weights + EVAL_WAITER * (k + 1) + old]
+                if old == k - 1:
+                    _set_toggle(s, FOURS + q, w, windows, False)
+                elif old == k - 2:
+                    _set_toggle(s, THREES + q, w, windows, False)
+            if new > 0:
+                s[S_EVAL + 2 * EVAL_MOVER + q] += g[weights + EVAL_MOVER * (k + 1) + new]
+                s[S_EVAL + 2 * EVAL_WAITER + q] += g[weights + EVAL_WAITER * (k + 1) + new]
+                if new == k - 1:
+                    _set_toggle(s, FOURS + q, w, windows, True)
+                elif new == k - 2:
+                    _set_toggle(s, THREES + q, w, windows, True)
+    near = g[G_NEAR] + c * g[G_NEAR_STRIDE]
+    near_stones = s[S_NEAR]
+    cand_pos = s[S_CAND_POS]
+    if sign > 0 and s[cand_pos + c] >= 0:
+        _candidate_toggle(s, c, False)
+    for i in range(g[g[G_NEAR_N] + c]):
+        q = g[near + i]
+        s[near_stones + q] += sign
+        if sign > 0 and s[near_stones + q] == 1 and s[board + q] == 0:
+            _candidate_toggle(s, q, True)
+        elif sign < 0 and s[near_stones + q] == 0 and s[cand_pos + q] >= 0:
+            _candidate_toggle(s, q, False)
+    if sign < 0 and s[near_stones + c] > 0:
+        _candidate_toggle(s, c, True)
+    s[S_HASH] ^= g[g[G_ZOB] + p * g[G_CELLS] + c]
+
+
+@njit(cache=True)
+def _candidate_toggle(s, c, add):
+    cand = s[S_CAND]
+    pos = s[S_CAND_POS]
+    if add:
+        n = s[S_CAND_N]
+        s[cand + n] = c
+        s[pos + c] = n
+        s[S_CAND_N] = n + 1
+    else:
+        i = s[pos + c]
+        last = s[S_CAND_N] - 1
+        moved = s[cand + last]
+        s[cand + i] = moved
+        s[pos + moved] = i
+        s[pos + c] = -1
+        s[S_CAND_N] = last
+
+
+@njit(cache=True)
+def make(g, s, c, p):
+    """Put player ``p``'s stone on the empty cell ``c`` and bring every track up to date."""
+    _update(g, s, c, p, 1)
+    s[s[S_MOVES] + s[S_STONES]] = c
+    s[S_STONES] += 1
+
+
+@njit(cache=True)
+def unmake(g, s):
+    """Lift the last stone placed with make()."""
+    s[S_STONES] -= 1
+    c = s[s[S_MOVES] + s[S_STONES]]
+    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1)
+
+
+# --- questions the search asks ----------------------------------------------------------------
+
+
+@njit(cache=True)
+def winning_cells(g, s, p, out, base):
+    """The distinct empty cells where ``p`` completes a five, into out[base:]; returns how many.
+
+    One cell is a four the opponent must block; two or more cannot both be blocked.
+    """
+    k = g[G_K]
+    windows = g[G_WINDOWS]
+    lists = s[S_SETS] + (FOURS + p) * windows
+    board = s[S_BOARD]
+    count = 0
+    for i in range(s[S_SET_LEN + FOURS + p]):
+        w = s[lists + i]
+        cells = g[G_WCELLS] + w * k
+        for j in range(k):
+            c = g[cells + j]
+            if s[board + c] == 0:
+                seen = False
+                for t in range(count):
+                    if out[base + t] == c:
+                        seen = True
+                        break
+                if not seen:
+                    out[base + count] = c
+                    count += 1
+                break
+    return count
+
+
+@njit(cache=True)
+def four_moves(g, s, p, out, base):
+    """The distinct empty cells where ``p`` makes a four, into out[base:]; returns how many.
+
+    Leaves the cells stamped with s[S_STAMP], so a caller can extend the list without repeats.
+    """
+    k = g[G_K]
+    windows = g[G_WINDOWS]
+    lists = s[S_SETS] + (THREES + p) * windows
+    board = s[S_BOARD]
+    mark = s[S_MARK]
+    s[S_STAMP] += 1
+    stamp = s[S_STAMP]
+    count = 0
+    for i in range(s[S_SET_LEN + THREES + p]):
+        cells = g[G_WCELLS] + s[lists + i] * k
+        for j in range(k):
+            c = g[cells + j]
+            if s[board + c] == 0 and s[mark + c] != stamp:
+                s[mark + c] = stamp
+                out[base + count] = c
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def double_threat(g, s, p):
+    """A cell where ``p`` would make two fours with different winning cells at once, or -1.
+
+    That is an open four or a double four: unless the other side can win first, it wins. Found
+    from p's threes alone: a three has exactly two empty cells, and filling one makes a four
+    whose winning cell is the other.
+    """
+    k = g[G_K]
+    windows = g[G_WINDOWS]
+    if s[S_SET_LEN + THREES + p] < 2:
+        return -1
+    lists = s[S_SETS] + (THREES + p) * windows
+    board = s[S_BOARD]
+    mark = s[S_MARK]
+    partner = s[S_PARTNER]
+    s[S_STAMP] += 1
+    stamp = s[S_STAMP]
+    for i in range(s[S_SET_LEN + THREES + p]):
+        cells = g[G_WCELLS] + s[lists + i] * k
+        a = -1
+        b = -1
+        for j in range(k):
+            c = g[cells + j]
+            if s[board + c] == 0:
+                if a < 0:
+                    a = c
+                else:
+                    b = c
+                    break
+        for side in range(2):
+            t = a if side == 0 else b
+            other = b if side == 0 else a
+            if s[mark + t] != stamp:
+                s[mark + t] = stamp
+                s[partner + t] = other
+            elif s[partner + t] != other:
+                return t
+    return -1
+
+
+@njit(cache=True)
+def evaluate(s, p):
+    """Static score for ``p`` to move: own windows weighted as the mover's, the opponent's as the waiter's."""
+    return s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + 1 - p]
+
+
+class Board:
+    """A position of an m,n,k game held as tracks, for the Python side (searcher, tests, benchmarks)."""
+
+    def __init__(self, m: int, n: int, k: int, exact: bool = False) -> None:
+        self.g = geometry(m, n, k, exact)
+        self.s = new_tracks(self.g)
+
+    @classmethod
+    def from_moves(cls, m: int, n: int, k: int, exact: bool, cells: list[int]) -> Board:
+        """The position after ``cells`` were played alternately, first player first."""
+        board = cls(m, n, k, exact)
+        for c in cells:
+            board.play(c)
+        return board
+
+    @property
+    def m(self) -> int:
+        return int(self.g[G_M])
+
+    @property
+    def n(self) -> int:
+        return int(self.g[G_N])
+
+    @property
+    def cells(self) -> int:
+        return int(self.g[G_CELLS])
+
+    @property
+    def stones(self) -> int:
+        return int(self.s[S_STONES])
+
+    @property
+    def to_move(self) -> int:
+        """0 for the first player, 1 for the second: players alternate from an empty board."""
+        return self.stones % 2
+
+    def stone(self, c: int) -> int:
+        """0 empty, 1 first player, 2 second player."""
+        return int(self.s[self.s[S_BOARD] + c])
+
+    def play(self, c: int) -> None:
+        """Place the side to move's stone on ``c`` (the caller checks that it is empty)."""
+        make(self.g, self.s, c, self.to_move)
+
+    def undo(self) -> None:
+        unmake(self.g, self.s)
+
+    def candidates(self) -> list[int]:
+        """Empty cells near a stone, sorted."""
+        return sorted(int(c) for c in region(self.s, S_CAND, int(self.s[S_CAND_N])))
+
+    def window_codes(self) -> np.ndarray:
+        """[windows, 2]: each window's cached code per player (-1 dead, else stones)."""
+        return region(self.s, S_WIN, int(self.g[G_WINDOWS]) * 4).reshape(-1, 4)[:, 2:]
+
+    def set_windows(self, row: int) -> list[int]:
+        """The windows in one set row (FOURS + p or THREES + p), sorted."""
+        start = int(self.s[S_SETS]) + row * int(self.g[G_WINDOWS])
+        return sorted(int(w) for w in self.s[start : start + int(self.s[S_SET_LEN + row])])
+
+    def copy(self) -> Board:
+        clone = Board.__new__(Board)
+        clone.g = self.g
+        clone.s = self.s.copy()
+        return clone

@@ -1,0 +1,114 @@
+"""The fixed geometry of an m×n board with lines of k: windows, neighbourhoods, hash keys.
+
+A *window* is k consecutive cells along one of the four directions, wholly on the board. Every
+possible winning line is a window, so a window that holds stones of both colours can never win
+and drops out of every count (the source's "ignore lines that cannot hold a win"). The tables
+are built once per (m, n, k, exact) and packed into one read-only flat array ``g`` (see layout).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .layout import allocate, region
+from .patterns import window_weights
+
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+NEAR_RADIUS = 2  # candidate moves: empty cells within this many steps of a stone along a line
+NEAR_STRIDE = 8 * NEAR_RADIUS
+END_STRIDE = 8  # a cell borders at most two windows per direction
+
+# Scalar slots of g.
+G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS, G_CW_STRIDE, G_NEAR_STRIDE, G_END_STRIDE = range(9)
+# Offset slots of g's regions.
+(
+    G_WCELLS,  # [windows, k]: the cells of each window
+    G_WENDS,  # [windows, 2]: the cells just outside each end, -1 off the board
+    G_CWIN,  # [cells, 4k]: windows holding the cell
+    G_CWIN_N,  # [cells]
+    G_CEND,  # [cells, END_STRIDE]: windows the cell borders (they die for its owner under exact five)
+    G_CEND_N,  # [cells]
+    G_NEAR,  # [cells, NEAR_STRIDE]: cells within NEAR_RADIUS steps along the four lines
+    G_NEAR_N,  # [cells]
+    G_ZOB,  # [2, cells]: hash key of a stone of each player on each cell
+    G_WEIGHTS,  # [4, k+1]: patterns.window_weights
+) = range(9, 19)
+G_HEADER = 19
+
+
+@lru_cache(maxsize=16)
+def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
+    """The flat table array for an m×n board (m columns, n rows; cell = y*m + x) with lines of k."""
+    cells = m * n
+    window_cells: list[list[int]] = []
+    window_ends: list[tuple[int, int]] = []
+    for dx, dy in DIRECTIONS:
+        for y in range(n):
+            for x in range(m):
+                last_x, last_y = x + (k - 1) * dx, y + (k - 1) * dy
+                if 0 <= last_x < m and 0 <= last_y < n:
+                    window_cells.append([(y + i * dy) * m + (x + i * dx) for i in range(k)])
+                    window_ends.append((_cell(m, n, x - dx, y - dy), _cell(m, n, last_x + dx, last_y + dy)))
+    windows = len(window_cells)
+
+    cell_windows: list[list[int]] = [[] for _ in range(cells)]
+    cell_ends: list[list[int]] = [[] for _ in range(cells)]
+    for w in range(windows):
+        for c in window_cells[w]:
+            cell_windows[c].append(w)
+        for c in window_ends[w]:
+            if c >= 0:
+                cell_ends[c].append(w)
+    near: list[list[int]] = []
+    for c in range(cells):
+        x, y = c % m, c // m
+        steps = [(dx * r, dy * r) for dx, dy in DIRECTIONS for r in range(-NEAR_RADIUS, NEAR_RADIUS + 1) if r]
+        near.append([q for ox, oy in steps if (q := _cell(m, n, x + ox, y + oy)) >= 0])
+
+    g = allocate(
+        G_HEADER,
+        [
+            (G_WCELLS, windows * k, 0),
+            (G_WENDS, windows * 2, 0),
+            (G_CWIN, cells * 4 * k, -1),
+            (G_CWIN_N, cells, 0),
+            (G_CEND, cells * END_STRIDE, -1),
+            (G_CEND_N, cells, 0),
+            (G_NEAR, cells * NEAR_STRIDE, -1),
+            (G_NEAR_N, cells, 0),
+            (G_ZOB, 2 * cells, 0),
+            (G_WEIGHTS, 4 * (k + 1), 0),
+        ],
+    )
+    g[[G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS]] = [m, n, k, int(exact), cells, windows]
+    g[[G_CW_STRIDE, G_NEAR_STRIDE, G_END_STRIDE]] = [4 * k, NEAR_STRIDE, END_STRIDE]
+    region(g, G_WCELLS, windows * k)[:] = np.array(window_cells, dtype=np.int64).ravel()
+    region(g, G_WENDS, windows * 2)[:] = np.array(window_ends, dtype=np.int64).ravel()
+    _fill_rows(region(g, G_CWIN, cells * 4 * k), region(g, G_CWIN_N, cells), cell_windows, 4 * k)
+    _fill_rows(region(g, G_CEND, cells * END_STRIDE), region(g, G_CEND_N, cells), cell_ends, END_STRIDE)
+    _fill_rows(region(g, G_NEAR, cells * NEAR_STRIDE), region(g, G_NEAR_N, cells), near, NEAR_STRIDE)
+    info = np.iinfo(np.int64)
+    keys = np.random.default_rng(0x676F6D6F6B75).integers(info.min, info.max, size=2 * cells, dtype=np.int64)
+    region(g, G_ZOB, 2 * cells)[:] = keys
+    region(g, G_WEIGHTS, 4 * (k + 1))[:] = window_weights(k).ravel()
+    g.setflags(write=False)
+    return g
+
+
+def window_cells(g: np.ndarray, w: int) -> list[int]:
+    """The cells of window ``w`` (for tests and diagnostics)."""
+    k = int(g[G_K])
+    start = int(g[G_WCELLS]) + w * k
+    return [int(c) for c in g[start : start + k]]
+
+
+def _fill_rows(table: np.ndarray, counts: np.ndarray, rows: list[list[int]], stride: int) -> None:
+    for i, row in enumerate(rows):
+        table[i * stride : i * stride + len(row)] = row
+        counts[i] = len(row)
+
+
+def _cell(m: int, n: int, x: int, y: int) -> int:
+    return y * m + x if 0 <= x < m and 0 <= y < n else -1

@@ -1,0 +1,42 @@
+"""What a window of k cells is worth, by how many stones of one colour it holds.
+
+The search never rescans lines: each window keeps its stone counts, and a window that is still
+*live* for a player (no enemy stone in it; with exact five, no own stone just outside it either)
+is a pattern of that player, named by how many stones it is missing:
+
+- missing 0: a five (the game is over);
+- missing 1: a *four* — one empty cell wins. Fours sharing no completing cell are an open
+  four (or a double four): two winning cells, which no single reply covers;
+- missing 2: a *three* — one more stone makes a four; a cell that turns two threes of
+  different completing cells into fours at once makes an open four (see board.double_threat);
+- missing 3 and more: twos and ones, the slow material of position play.
+
+Because an open pattern lies in several overlapping live windows and a closed one in fewer, the
+sum over windows already ranks open threes above closed ones, and so on, without naming them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EVAL_MOVER, EVAL_WAITER, ORDER_OWN, ORDER_BLOCK = range(4)
+
+# By stones missing from k: 0 (never counted), 1 (four), 2 (three), 3 (two), 4 (one), 5+.
+_EVAL_MOVER = (0, 6000, 320, 24, 3, 1)
+_EVAL_WAITER = (0, 2500, 110, 16, 2, 1)
+# Ordering: the worth of putting a stone into a live window of one's own / of the opponent.
+_ORDER_OWN = (0, 10_000_000, 25_000, 900, 40, 2)
+_ORDER_BLOCK = (0, 1_000_000, 7_000, 300, 15, 1)
+
+
+def window_weights(k: int) -> np.ndarray:
+    """Rows EVAL_MOVER, EVAL_WAITER, ORDER_OWN, ORDER_BLOCK, indexed by stones in the window (0..k).
+
+    Empty windows and fives weigh 0: an empty window is nobody's pattern yet, and a five ends
+    the game before any evaluation.
+    """
+    table = np.zeros((4, k + 1), dtype=np.int64)
+    for row, by_missing in enumerate((_EVAL_MOVER, _EVAL_WAITER, _ORDER_OWN, _ORDER_BLOCK)):
+        for stones in range(1, k):
+            table[row, stones] = by_missing[min(k - stones, len(by_missing) - 1)]
+    return table

@@ -1,0 +1,401 @@
+"""Negamax with alpha-beta over the incremental board, as numba kernels.
+
+The source's design is the skeleton: one negamax function with alpha-beta cut-offs, candidate
+moves only near stones, the end of the game read from the last move (here: the sets of fours,
+which change only around the last stone), and the pattern score of a move as its ordering.
+Around it: a transposition table with bound flags, principal-variation search, killer and
+history ordering, late-move reductions, forced-move extensions (a four must be blocked, so a
+node facing one has a single reply and costs no depth), exact static rules (a side that can make
+two fours at once wins) and optional VCF probes at the horizon.
+
+Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline
+and a node limit every 1024 nodes and unwinds at once when either is passed.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit, objmode, types
+
+from .board import (
+    FOURS,
+    S_BOARD,
+    S_CAND,
+    S_CAND_N,
+    S_EVAL,
+    S_HASH,
+    S_MARK,
+    S_SET_LEN,
+    S_SETS,
+    S_STAMP,
+    S_STONES,
+    S_WIN,
+    THREES,
+    double_threat,
+    evaluate,
+    four_moves,
+    make,
+    unmake,
+    winning_cells,
+)
+from .geometry import G_CELLS, G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K, G_WCELLS, G_WEIGHTS, G_WINDOWS
+from .layout import allocate
+from .patterns import EVAL_MOVER, EVAL_WAITER, ORDER_BLOCK, ORDER_OWN
+from .vcf import ARRAY, GEOMETRY, V_ABORTED, V_LINE_LEN, V_NODE_LIMIT, V_NODES, vcf
+
+WIN = 1_000_000_000
+MATE_BOUND = WIN - 100_000  # scores beyond this are wins (or losses) in a known number of plies
+INF = WIN + 1
+MAX_PLY = 128
+
+EMPTY, LOWER, UPPER, EXACT = range(4)
+
+# Scalar slots of w.
+(
+    C_NODES,
+    C_NODE_LIMIT,  # 0: none
+    C_ABORTED,
+    C_GENERATION,  # of the transposition table's entries, 5 bits
+    C_SELDEPTH,
+    C_WIDTH,  # moves kept at non-PV nodes beyond the tactical ones, 0: all
+    C_LEAF_VCF,  # node budget of a VCF probe at the horizon, 0: none
+    C_VCF_NODES,
+    C_DEADLINE_NS,  # time.perf_counter_ns() to stop at, 0: none
+    C_TT_MASK,
+    C_CELLS,
+) = range(11)
+# Offset slots of w's regions.
+W_TT_KEYS, W_TT_DATA, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(11, 17)
+W_HEADER = 17
+
+TACTICAL = 6_000  # ordering scores from here up: fours made, threes blocked; never pruned or reduced
+KILLER_BONUS = (4_000, 3_000)
+HISTORY_CAP = 2_000
+LEAF_VCF_FOURS = 6
+
+
+def new_work(cells: int, tt_bits: int) -> np.ndarray:
+    """The search's array ``w``: control slots, transposition table, killers, history, move lists."""
+    w = allocate(
+        W_HEADER,
+        [
+            (W_TT_KEYS, 1 << tt_bits, 0),
+            (W_TT_DATA, 1 << tt_bits, 0),
+            (W_KILLERS, MAX_PLY * 2, -1),
+            (W_HISTORY, 2 * cells, 0),
+            (W_MOVES, MAX_PLY * cells, 0),
+            (W_SCORES, MAX_PLY * cells, 0),
+        ],
+    )
+    w[C_TT_MASK] = (1 << tt_bits) - 1
+    w[C_CELLS] = cells
+    return w
+
+
+# --- limits -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _now_ns():
+    with objmode(t="int64"):
+        t = time.perf_counter_ns()
+    return t
+
+
+@njit(cache=True)
+def _check_limits(w):
+    out_of_nodes = w[C_NODE_LIMIT] > 0 and w[C_NODES] >= w[C_NODE_LIMIT]
+    if out_of_nodes or (w[C_DEADLINE_NS] > 0 and _now_ns() >= w[C_DEADLINE_NS]):
+        w[C_ABORTED] = 1
+
+
+# --- transposition table ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _score_to_tt(score, ply):
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+@njit(cache=True)
+def _score_from_tt(score, ply):
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+@njit(cache=True)
+def tt_store(w, key, depth, bound, score, move, ply):
+    """Keep an entry unless the slot holds a deeper one of the same search for another position."""
+    slot = key & w[C_TT_MASK]
+    old = w[w[W_TT_DATA] + slot]
+    old_depth = (old >> 48) & 0xFF
+    old_generation = (old >> 58) & 0x1F
+    generation = w[C_GENERATION] & 0x1F
+    if w[w[W_TT_KEYS] + slot] == key or old_generation != generation or depth + 1 >= old_depth:
+        packed = (_score_to_tt(score, ply) + (1 << 31)) & 0xFFFFFFFF
+        packed |= (move + 1) << 32
+        packed |= min(depth + 1, 255) << 48
+        packed |= bound << 56
+        packed |= generation << 58
+        w[w[W_TT_KEYS] + slot] = key
+        w[w[W_TT_DATA] + slot] = packed
+
+
+def tt_move(w: np.ndarray, key: int) -> int:
+    """The stored best move for the position with hash ``key``, or -1 (Python side: PV display)."""
+    slot = key & int(w[C_TT_MASK])
+    if int(w[int(w[W_TT_KEYS]) + slot]) != key:
+        return -1
+    return ((int(w[int(w[W_TT_DATA]) + slot]) >> 32) & 0xFFFF) - 1
+
+
+# --- move generation --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def generate(g, s, w, p, ply):
+    """Moves for ``p`` into the ply's move list, ordering scores alongside; returns (count, restricted).
+
+    When the opponent threatens an open four next move, only moves that make a four or stand in
+    one of the opponent's threes can matter: any other move leaves the threat where it was. The
+    list is then restricted to those, and marked so the caller does not prune it further.
+    """
+    o = 1 - p
+    k = g[G_K]
+    cells = w[C_CELLS]
+    moves = w[W_MOVES] + ply * cells
+    scores = w[W_SCORES] + ply * cells
+    board = s[S_BOARD]
+    restricted = s[S_SET_LEN + THREES + o] >= 2 and double_threat(g, s, o) >= 0
+    if restricted:
+        count = four_moves(g, s, p, w, moves)
+        stamp = s[S_STAMP]
+        mark = s[S_MARK]
+        windows = g[G_WINDOWS]
+        lists = s[S_SETS] + (THREES + o) * windows
+        for i in range(s[S_SET_LEN + THREES + o]):
+            first = g[G_WCELLS] + s[lists + i] * k
+            for j in range(k):
+                c = g[first + j]
+                if s[board + c] == 0 and s[mark + c] != stamp:
+                    s[mark + c] = stamp
+                    w[moves + count] = c
+                    count += 1
+    else:
+        count = s[S_CAND_N]
+        cand = s[S_CAND]
+        for i in range(count):
+            w[moves + i] = s[cand + i]
+    k0 = w[w[W_KILLERS] + 2 * ply]
+    k1 = w[w[W_KILLERS] + 2 * ply + 1]
+    history = w[W_HISTORY] + p * cells
+    weights = g[G_WEIGHTS]
+    own_row = weights + ORDER_OWN * (k + 1)
+    block_row = weights + ORDER_BLOCK * (k + 1)
+    win = s[S_WIN]
+    stride = g[G_CW_STRIDE]
+    for i in range(count):
+        c = w[moves + i]
+        score = 0
+        first = g[G_CWIN] + c * stride
+        for t in range(g[g[G_CWIN_N] + c]):
+            ww = win + 4 * g[first + t]
+            own = s[ww + 2 + p]
+            if own >= 0:
+                score += g[own_row + own]
+            theirs = s[ww + 2 + o]
+            if theirs >= 0:
+                score += g[block_row + theirs]
+        if c == k0:
+            score += KILLER_BONUS[0]
+        elif c == k1:
+            score += KILLER_BONUS[1]
+        w[scores + i] = score + min(w[history + c], HISTORY_CAP)
+    return count, restricted
+
+
+# --- the search -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _leaf_vcf(g, s, w, v, p):
+    budget = w[C_LEAF_VCF]
+    if budget <= 0 or s[S_SET_LEN + THREES + p] == 0:
+        return 0
+    v[V_NODES] = 0
+    v[V_NODE_LIMIT] = budget
+    v[V_ABORTED] = 0
+    found = vcf(g, s, v, p, LEAF_VCF_FOURS, 0)
+    w[C_VCF_NODES] += v[V_NODES]
+    return found
+
+
+_NEGAMAX = types.int64(GEOMETRY, ARRAY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64, types.int64)
+
+
+@njit(_NEGAMAX, cache=True)
+def negamax(g, s, w, v, depth, alpha, beta, ply, p):
+    """The value of the position for ``p`` to move, searched ``depth`` plies within (alpha, beta)."""
+    w[C_NODES] += 1
+    if (w[C_NODES] & 1023) == 0:
+        _check_limits(w)
+    if w[C_ABORTED]:
+        return 0
+    if ply > w[C_SELDEPTH]:
+        w[C_SELDEPTH] = ply
+    o = 1 - p
+    if s[S_SET_LEN + FOURS + p] > 0:
+        return WIN - ply - 1  # a five next move
+    if s[S_STONES] == g[G_CELLS]:
+        return 0
+    cells = w[C_CELLS]
+    moves = w[W_MOVES] + ply * cells
+    if s[S_SET_LEN + FOURS + o] > 0:
+        if winning_cells(g, s, o, w, moves) >= 2:
+            return -(WIN - ply - 2)
+        if ply >= MAX_PLY - 2:
+            return evaluate(s, p)
+        make(g, s, w[moves], p)  # the only reply: forced, so it costs no depth
+        value = -negamax(g, s, w, v, depth, -beta, -alpha, ply + 1, o)
+        unmake(g, s)
+        return value
+    if s[S_SET_LEN + THREES + p] >= 2 and double_threat(g, s, p) >= 0:
+        return WIN - ply - 3  # an open (or double) four now, a five after any reply
+    if depth <= 0 or ply >= MAX_PLY - 2:
+        if w[C_LEAF_VCF] > 0 and _leaf_vcf(g, s, w, v, p):
+            return WIN - ply - v[V_LINE_LEN]
+        return s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + o]  # board.evaluate, inlined
+
+    key = s[S_HASH]
+    slot = key & w[C_TT_MASK]
+    hash_move = -1
+    if w[w[W_TT_KEYS] + slot] == key:
+        data = w[w[W_TT_DATA] + slot]
+        hash_move = ((data >> 32) & 0xFFFF) - 1
+        if ((data >> 48) & 0xFF) - 1 >= depth:
+            score = _score_from_tt((data & 0xFFFFFFFF) - (1 << 31), ply)
+            bound = (data >> 56) & 0x3
+            if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
+                return score
+
+    alpha_in = alpha
+    best = -INF
+    best_move = -1
+    if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0:
+        # The table's move first, before paying for move generation: it often cuts at once.
+        make(g, s, hash_move, p)
+        best = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+        unmake(g, s)
+        if w[C_ABORTED]:
+            return 0
+        best_move = hash_move
+        if best > alpha:
+            alpha = best
+        if alpha >= beta:
+            tt_store(w, key, depth, LOWER, best, best_move, ply)
+            return best
+
+    count, restricted = generate(g, s, w, p, ply)
+    scores = w[W_SCORES] + ply * cells
+    prune = w[C_WIDTH] > 0 and not restricted and beta - alpha == 1
+    searched = 0 if best_move < 0 else 1
+    for i in range(count):
+        pick = i  # selection, not a sort: most nodes cut off after a move or two
+        for j in range(i + 1, count):
+            if w[scores + j] > w[scores + pick]:
+                pick = j
+        c = w[moves + pick]
+        score = w[scores + pick]
+        w[moves + pick] = w[moves + i]
+        w[scores + pick] = w[scores + i]
+        w[moves + i] = c
+        w[scores + i] = score
+        if c == hash_move:
+            continue
+        quiet = score < TACTICAL
+        if prune and quiet and searched >= w[C_WIDTH]:
+            break
+        make(g, s, c, p)
+        if searched == 0:
+            value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+        else:
+            reduced = depth >= 3 and searched >= 3 and quiet and not restricted
+            value = -negamax(g, s, w, v, depth - 2 if reduced else depth - 1, -alpha - 1, -alpha, ply + 1, o)
+            if reduced and value > alpha:
+                value = -negamax(g, s, w, v, depth - 1, -alpha - 1, -alpha, ply + 1, o)
+            if alpha < value < beta:
+                value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+        unmake(g, s)
+        searched += 1
+        if w[C_ABORTED]:
+            return 0
+        if value > best:
+            best = value
+            best_move = c
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    if quiet:
+                        killers = w[W_KILLERS] + 2 * ply
+                        if w[killers] != c:
+                            w[killers + 1] = w[killers]
+                            w[killers] = c
+                        w[w[W_HISTORY] + p * cells + c] += depth * depth
+                    break
+    if best <= alpha_in:
+        bound = UPPER
+    elif best >= beta:
+        bound = LOWER
+    else:
+        bound = EXACT
+    tt_store(w, key, depth, bound, best, best_move, ply)
+    return best
+
+
+@njit(cache=True)
+def search_root(g, s, w, v, root, values, count, depth, p):
+    """Search each root move to ``depth`` (PVS, full window); returns the best index, -1 if aborted first.
+
+    ``values`` gets each finished move's value (exact for the best, a bound for the rest).
+    """
+    o = 1 - p
+    alpha = -INF
+    beta = INF
+    best = -INF
+    best_index = -1
+    for i in range(count):
+        make(g, s, root[i], p)
+        if i == 0:
+            value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, 1, o)
+        else:
+            value = -negamax(g, s, w, v, depth - 1, -alpha - 1, -alpha, 1, o)
+            if alpha < value < beta:
+                value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, 1, o)
+        unmake(g, s)
+        if w[C_ABORTED]:
+            break
+        values[i] = value
+        if value > best:
+            best = value
+            best_index = i
+            if value > alpha:
+                alpha = value
+    return best_index
+
+
+@njit(cache=True)
+def root_moves(g, s, w, p, out):
+    """The root's moves in pattern order (restricted when facing an open-four threat); returns how many."""
+    count, _ = generate(g, s, w, p, 0)
+    for i in range(count):
+        out[i] = w[w[W_MOVES] + i]
+    return count

@@ -1,0 +1,210 @@
+"""One decision: forced moves, threat search, then iterative deepening under the clock.
+
+The order of questions is the order of urgency: a five wins at once; an opponent's four must be
+blocked; a forced win by continuous fours is played without searching; if the opponent has such
+a win, only the moves that take it away stay on the list; the rest is the alpha-beta search,
+deepened one ply at a time until the clock (or a depth or node limit) says stop.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .board import FOURS, S_HASH, S_SET_LEN, Board, make, unmake, winning_cells
+from .layout import region
+from .search import (
+    C_ABORTED,
+    C_DEADLINE_NS,
+    C_GENERATION,
+    C_LEAF_VCF,
+    C_NODE_LIMIT,
+    C_NODES,
+    C_SELDEPTH,
+    C_VCF_NODES,
+    C_WIDTH,
+    MATE_BOUND,
+    MAX_PLY,
+    W_HISTORY,
+    W_KILLERS,
+    W_SCORES,
+    WIN,
+    new_work,
+    root_moves,
+    search_root,
+    tt_move,
+)
+from .vcf import MAX_FOURS, V_NODES, find_vcf, new_vcf_work
+
+MAX_DEPTH = 60
+SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How hard to think. Limits left at 0 (or None) do not apply; the first limit reached stops."""
+
+    max_depth: int = MAX_DEPTH
+    node_limit: int = 0
+    time_limit: float | None = None  # seconds for this move
+    width: int = 0  # moves searched at non-PV nodes beyond the tactical ones; 0 = all
+    leaf_vcf: int = 0  # node budget of a VCF probe at each horizon node; 0 = none
+    root_vcf: int = 0  # node budget of each VCF search at the root (own win, opponent's threat); 0 = none
+    vcf_fours: int = MAX_FOURS
+
+
+@dataclass
+class SearchResult:
+    """The chosen cell and how it was found."""
+
+    cell: int
+    score: int
+    depth: int = 0
+    seldepth: int = 0
+    nodes: int = 0
+    vcf_nodes: int = 0
+    elapsed: float = 0.0
+    reason: str = "search"  # centre, five, block, vcf, only, search
+    pv: list[int] = field(default_factory=list)
+
+    @property
+    def mate_in(self) -> int | None:
+        """Plies to a forced result (positive: we win), or None when the score is a judgement."""
+        if self.score > MATE_BOUND:
+            return WIN - self.score
+        if self.score < -MATE_BOUND:
+            return -(WIN + self.score)
+        return None
+
+
+class Searcher:
+    """The search of one board shape: its tables live as long as the searcher (one per process)."""
+
+    def __init__(self, m: int, n: int, k: int, exact: bool, *, tt_bits: int = 20) -> None:
+        self.shape = (m, n, k, exact)
+        self.board = Board(m, n, k, exact)
+        self.work = new_work(self.board.cells, tt_bits)
+        self.vcf_work = new_vcf_work(self.board.cells)
+        self._buffer = np.zeros(self.board.cells, dtype=np.int64)
+        self._generation = 0
+
+    def set_position(self, cells: list[int]) -> None:
+        """Replay ``cells`` (alternate players, first player first) on a fresh board."""
+        self.board = Board.from_moves(*self.shape, cells)
+
+    def think(self, config: SearchConfig, seed: int = 0) -> SearchResult:
+        """The move for the side to move in the current position."""
+        start = time.perf_counter_ns()
+        deadline = start + int(config.time_limit * 1e9) if config.time_limit else 0
+        p = self.board.to_move
+        result = self._immediate(p)
+        if result is None and config.root_vcf:
+            line = find_vcf(self.board.g, self.board.s, self.vcf_work, p, config.vcf_fours, config.root_vcf)
+            if line is not None:
+                result = SearchResult(line[0], WIN - len(line), reason="vcf", pv=line)
+                result.vcf_nodes = int(self.vcf_work[V_NODES])
+        if result is None:
+            result = self._search(config, seed, p, start, deadline)
+        result.elapsed = (time.perf_counter_ns() - start) / 1e9
+        return result
+
+    def _immediate(self, p: int) -> SearchResult | None:
+        g, s, cells = self.board.g, self.board.s, self._buffer
+        if self.board.stones == 0:
+            m, n = self.board.m, self.board.n
+            return SearchResult((n // 2) * m + m // 2, 0, reason="centre")
+        if s[S_SET_LEN + FOURS + p] > 0:
+            winning_cells(g, s, p, cells, 0)
+            return SearchResult(int(cells[0]), WIN - 1, depth=1, reason="five", pv=[int(cells[0])])
+        if s[S_SET_LEN + FOURS + 1 - p] > 0:
+            blocks = winning_cells(g, s, 1 - p, cells, 0)
+            score = -(WIN - 2) if blocks >= 2 else 0
+            return SearchResult(int(cells[0]), score, reason="block", pv=[int(cells[0])])
+        return None
+
+    def _root_moves(self, config: SearchConfig, seed: int, p: int) -> tuple[list[int], int]:
+        """Root moves, seeded order among equals; only refutations of the opponent's VCF if it has one."""
+        g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
+        count = int(root_moves(g, s, w, p, self._buffer))
+        moves = [int(c) for c in self._buffer[:count]]
+        scores = [int(x) for x in region(w, W_SCORES, count)]
+        moves = _shuffle_ties(moves, scores, seed)
+        if not config.root_vcf:
+            return moves, 0
+        threat = find_vcf(g, s, v, 1 - p, config.vcf_fours, config.root_vcf)
+        vcf_nodes = int(v[V_NODES])
+        if threat is None:
+            return moves, vcf_nodes
+        safe = []
+        for c in moves:
+            make(g, s, c, p)
+            if find_vcf(g, s, v, 1 - p, config.vcf_fours, config.root_vcf) is None:
+                safe.append(c)
+            vcf_nodes += int(v[V_NODES])
+            unmake(g, s)
+        return (safe or moves), vcf_nodes
+
+    def _search(self, config: SearchConfig, seed: int, p: int, start: int, deadline: int) -> SearchResult:
+        g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
+        moves, vcf_nodes = self._root_moves(config, seed, p)
+        if len(moves) == 1:
+            return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
+        self._generation = (self._generation + 1) & 0x1F
+        w[[C_NODES, C_ABORTED, C_SELDEPTH, C_VCF_NODES]] = 0
+        w[C_GENERATION] = self._generation
+        w[C_NODE_LIMIT] = config.node_limit
+        w[C_WIDTH] = config.width
+        w[C_LEAF_VCF] = config.leaf_vcf
+        w[C_DEADLINE_NS] = deadline
+        region(w, W_KILLERS, 2 * MAX_PLY)[:] = -1
+        region(w, W_HISTORY, 2 * self.board.cells)[:] //= 8
+        root = np.array(moves, dtype=np.int64)
+        values = np.zeros(len(moves), dtype=np.int64)
+        result = SearchResult(moves[0], 0, vcf_nodes=vcf_nodes)
+        for depth in range(1, config.max_depth + 1):
+            best = int(search_root(g, s, w, v, root, values, len(moves), depth, p))
+            aborted = bool(w[C_ABORTED])
+            if best >= 0:
+                result.cell = int(root[best])
+                result.score = int(values[best])
+                if not aborted:
+                    result.depth = depth
+                order = [best, *(i for i in range(len(moves)) if i != best)]
+                root = root[order].copy()
+                values = values[order].copy()
+            if aborted:
+                break
+            result.seldepth = int(w[C_SELDEPTH])
+            if abs(result.score) > MATE_BOUND and WIN - abs(result.score) <= depth:
+                break  # a forced result inside the horizon: deeper search cannot change it
+            if deadline and time.perf_counter_ns() - start > SOFT_TIME_SHARE * (deadline - start):
+                break
+        result.nodes = int(w[C_NODES])
+        result.vcf_nodes += int(w[C_VCF_NODES])
+        result.pv = self._principal_variation(result.cell, result.depth)
+        return result
+
+    def _principal_variation(self, first: int, depth: int) -> list[int]:
+        """The expected line, read back from the transposition table."""
+        board = self.board
+        line = [first]
+        board.play(first)
+        while len(line) < max(depth, 1):
+            move = tt_move(self.work, int(board.s[S_HASH]))
+            if move < 0 or board.stone(move) != 0:
+                break
+            board.play(move)
+            line.append(move)
+        for _ in line:
+            board.undo()
+        return line
+
+
+def _shuffle_ties(moves: list[int], scores: list[int], seed: int) -> list[int]:
+    """Moves in score order with equal scores in a seeded random order: varied games, reproducible."""
+    rng = random.Random(seed)
+    keyed = [(-score, rng.random(), c) for c, score in zip(moves, scores, strict=True)]
+    return [c for _, _, c in sorted(keyed)]

@@ -1,0 +1,133 @@
+"""VCF: victory by continuous fours, a narrow proof search the full-width search cannot reach.
+
+The attacker plays only fours; each four leaves the defender one cell to play, or the defender
+loses at once. A four that makes two winning cells, or a chain of fours ending in one, is a forced
+win. Every step is exact: the defender's only alternative to the block is a five of their own
+(checked before each attacker move), so a "yes" is a proof. "No" means only that no such win
+exists within the depth and node budget.
+
+The same kernel defends: asking it for the opponent's VCF with the opponent to move tells the
+search which of its own moves leave the opponent no forced win.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+from .board import FOURS, S_HASH, S_SET_LEN, S_WIN, THREES, four_moves, make, unmake, winning_cells
+from .geometry import G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K
+from .layout import allocate
+
+MAX_VCF_PLIES = 64  # attacker and defender moves along one line
+MAX_FOURS = (MAX_VCF_PLIES - 4) // 2  # so a line never outgrows the ply stack
+FAIL_TABLE_BITS = 16
+SIDE_KEYS = np.array([0x2545F4914F6CDD1D, 0x5851F42D4C957F2D], dtype=np.int64)
+
+# Scalar slots of v.
+V_NODES, V_NODE_LIMIT, V_ABORTED, V_LINE_LEN, V_CELLS = range(5)
+# Offset slots of v's regions.
+(
+    V_MOVES,  # [MAX_VCF_PLIES + 2, cells]: move lists per ply
+    V_LINE,  # [MAX_VCF_PLIES + 2]: the winning line found, attacker first
+    V_FAIL_KEYS,  # [2^FAIL_TABLE_BITS]: positions (attacker to move) known to hold no VCF...
+    V_FAIL_FOURS,  # ...within this many fours
+) = range(5, 9)
+V_HEADER = 9
+
+ARRAY = types.Array(types.int64, 1, "C")
+GEOMETRY = types.Array(types.int64, 1, "C", readonly=True)
+
+
+def new_vcf_work(cells: int) -> np.ndarray:
+    """The threat search's scratch array ``v`` for a board of ``cells`` cells."""
+    v = allocate(
+        V_HEADER,
+        [
+            (V_MOVES, (MAX_VCF_PLIES + 2) * cells, 0),
+            (V_LINE, MAX_VCF_PLIES + 2, 0),
+            (V_FAIL_KEYS, 1 << FAIL_TABLE_BITS, 0),
+            (V_FAIL_FOURS, 1 << FAIL_TABLE_BITS, -1),
+        ],
+    )
+    v[V_CELLS] = cells
+    return v
+
+
+@njit(cache=True)
+def makes_four(g, s, c, p):
+    """Whether ``p`` on the empty cell ``c`` makes a four (some three of p through c)."""
+    k = g[G_K]
+    first = g[G_CWIN] + c * g[G_CW_STRIDE]
+    win = s[S_WIN]
+    for i in range(g[g[G_CWIN_N] + c]):  # noqa: SIM110 - a plain loop compiles to tight numba code
+        if s[win + 4 * g[first + i] + 2 + p] == k - 2:
+            return True
+    return False
+
+
+@njit(types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64), cache=True)
+def vcf(g, s, v, p, fours, ply):
+    """1 if ``p``, to move, wins by at most ``fours`` continuous fours, else 0. Sets the line on success."""
+    v[V_NODES] += 1
+    if v[V_NODE_LIMIT] > 0 and v[V_NODES] > v[V_NODE_LIMIT]:
+        v[V_ABORTED] = 1
+        return 0
+    cells = v[V_CELLS]
+    moves = v[V_MOVES] + ply * cells
+    line = v[V_LINE]
+    if s[S_SET_LEN + FOURS + p] > 0:
+        winning_cells(g, s, p, v, moves)
+        v[line + ply] = v[moves]
+        v[V_LINE_LEN] = ply + 1
+        return 1
+    if fours <= 0:
+        return 0
+    key = s[S_HASH] ^ SIDE_KEYS[p]
+    slot = key & ((1 << FAIL_TABLE_BITS) - 1)
+    if v[v[V_FAIL_KEYS] + slot] == key and v[v[V_FAIL_FOURS] + slot] >= fours:
+        return 0
+    o = 1 - p
+    blocks = winning_cells(g, s, o, v, moves)
+    if blocks >= 2:
+        count = 0
+    elif blocks == 1:
+        count = 1 if makes_four(g, s, v[moves], p) else 0
+    elif s[S_SET_LEN + THREES + p] == 0:
+        count = 0
+    else:
+        count = four_moves(g, s, p, v, moves)
+    replies = moves + cells
+    for i in range(count):
+        c = v[moves + i]
+        make(g, s, c, p)
+        wins = winning_cells(g, s, p, v, replies)
+        found = 0
+        if wins >= 2:
+            v[line + ply + 2] = v[replies + 1]
+            v[V_LINE_LEN] = ply + 3
+            found = 1
+        elif wins == 1:
+            make(g, s, v[replies], o)
+            found = vcf(g, s, v, p, fours - 1, ply + 2)
+            unmake(g, s)
+        unmake(g, s)
+        if found:
+            v[line + ply] = c
+            v[line + ply + 1] = v[replies]
+            return 1
+        if v[V_ABORTED]:
+            return 0
+    v[v[V_FAIL_KEYS] + slot] = key
+    v[v[V_FAIL_FOURS] + slot] = fours
+    return 0
+
+
+def find_vcf(g: np.ndarray, s: np.ndarray, v: np.ndarray, p: int, fours: int, node_limit: int) -> list[int] | None:
+    """The winning line (attacker, defender, ..., the five) if ``p`` to move has a VCF, else None."""
+    v[[V_NODES, V_ABORTED, V_LINE_LEN]] = 0
+    v[V_NODE_LIMIT] = node_limit
+    if vcf(g, s, v, p, min(fours, MAX_FOURS), 0):
+        start = int(v[V_LINE])
+        return [int(c) for c in v[start : start + v[V_LINE_LEN]]]
+    return None
