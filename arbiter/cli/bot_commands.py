@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 import click
 
@@ -85,16 +88,118 @@ def winning_move() -> None:
 
 
 @click.command()
+@click.argument("name", required=False)
 @click.option("--list", "list_bots", is_flag=True, help="List the bots and the games each plays, then exit.")
-def bot(list_bots: bool) -> None:
-    """Run a bot on a server, or list the bots with --list."""
-    from arbiter.bots.registry import bot_names, brain_class, games_played
+@click.option("--server", metavar="URL", help="The server's websocket address, e.g. ws://127.0.0.1:8765/.")
+@click.option("--token", envvar="ARBITER_TOKEN", metavar="TOKEN", help="The bot's token (or $ARBITER_TOKEN).")
+@click.option("--games", metavar="G1,G2", help="Games to play (default: every game the bot plays).")
+@click.option("--ladder", is_flag=True, help="Join the ladder queue of each game.")
+@click.option("--workers", type=click.IntRange(1, 256), help="Worker processes (default: the number of cores).")
+@click.option("--level", type=int, help="The bot's strength level (default: its strongest).")
+@click.option(
+    "--max-matches",
+    type=click.IntRange(1, 100),
+    default=8,
+    show_default=True,
+    help="Matches played at once; challenges beyond are declined.",
+)
+@click.option(
+    "--rated",
+    type=click.Choice(["any", "rated", "casual"]),
+    default="any",
+    show_default=True,
+    help="Which challenges to accept.",
+)
+@click.option("--min-initial-ms", type=click.IntRange(0), default=0, help="Refuse clocks with less initial time.")
+@click.option("--max-initial-ms", type=click.IntRange(1), help="Refuse clocks with more initial time.")
+@click.option("--game-log", type=click.Path(dir_okay=False), help="Append each finished game to this JSON-lines file.")
+@click.option(
+    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True
+)
+def bot(
+    name: str | None,
+    list_bots: bool,
+    server: str | None,
+    token: str | None,
+    games: str | None,
+    ladder: bool,
+    workers: int | None,
+    level: int | None,
+    max_matches: int,
+    rated: str,
+    min_initial_ms: int,
+    max_initial_ms: int | None,
+    game_log: str | None,
+    log_level: str,
+) -> None:
+    """Run the bot NAME on a server: accept challenges, join the ladder, play many matches at once.
+
+    Ctrl-C stops taking new matches and exits once the live ones are over (a second Ctrl-C, or
+    SIGTERM, exits at once: the server keeps the matches for its reconnect grace, so a bot
+    restarted in time resumes them).
+    """
+    from arbiter.bots.registry import UnknownBot, bot_names, brain_class, games_played
 
     if list_bots:
-        for name in bot_names():
-            click.echo(f"{name}: {', '.join(games_played(brain_class(name)))}")
+        for bot_name in bot_names():
+            click.echo(f"{bot_name}: {', '.join(games_played(brain_class(bot_name)))}")
         return
-    fail("give --list")
+    if name is None:
+        fail("name a bot to run (see arbiter bot --list)")
+    try:
+        cls = brain_class(name)
+    except UnknownBot as error:
+        fail(str(error))
+    if not server or not token:
+        fail("running a bot needs --server URL and --token TOKEN")
+    if not server.startswith(("ws://", "wss://")):
+        fail(f"--server must be a ws:// or wss:// address, not {server!r}")
+    playable = games_played(cls)
+    chosen = playable if games is None else [g.strip() for g in games.split(",") if g.strip()]
+    unknown = [g for g in chosen if g not in playable]
+    if unknown or not chosen:
+        fail(f"{name} does not play {', '.join(unknown) or 'no game'}; it plays {', '.join(playable)}")
+    if level is not None and not 1 <= level <= cls.levels:
+        fail(f"{name} has levels 1 to {cls.levels}, not {level}")
+    if max_initial_ms is not None and max_initial_ms < min_initial_ms:
+        fail("--max-initial-ms is below --min-initial-ms")
+
+    from pathlib import Path
+
+    from arbiter.bots.client import BotSettings, ChallengeFilter
+    from arbiter.logs import configure_logging
+
+    configure_logging(log_level)
+    accept = ChallengeFilter(
+        frozenset(chosen), {"any": None, "rated": True, "casual": False}[rated], min_initial_ms, max_initial_ms
+    )
+    settings = BotSettings(
+        tuple(chosen),
+        accept,
+        ladder=ladder,
+        max_matches=max_matches,
+        game_log=None if game_log is None else Path(game_log),
+    )
+    asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level))
+
+
+async def _run_bot(cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None) -> None:
+    """Start the warm pool, then play until stopped; the first Ctrl-C drains, SIGTERM or a second one stops."""
+    from arbiter.bots.client import BotClient, BotFatal
+    from arbiter.bots.pool import BrainPool, PoolError
+
+    stop, stop_now = asyncio.Event(), asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGINT, lambda: (stop_now if stop.is_set() else stop).set())
+    loop.add_signal_handler(signal.SIGTERM, stop_now.set)
+    pool = BrainPool(cls, workers=workers, level=level)
+    try:
+        await pool.start()
+        await BotClient(server, token, pool, settings).run(stop=stop, stop_now=stop_now)
+    except (BotFatal, PoolError) as error:
+        fail(str(error).splitlines()[0], code=1)
+    finally:
+        await pool.close()
 
 
 COMMANDS = [winning_move, bot]

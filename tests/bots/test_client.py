@@ -1,0 +1,258 @@
+"""The bot client over a real server on 127.0.0.1: complete games, 200 perfect-vs-random games,
+challenge filters, a search too slow for the clock, and a bot killed mid-game that comes back."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import numpy as np
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
+from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter, ChallengeRefused
+from arbiter.bots.perfect import PerfectBrain
+from arbiter.bots.pool import BrainPool
+from arbiter.bots.random_bot import RandomBrain, random_move
+from arbiter.engine import Game, create_game
+from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.store.memory import MemoryStore
+
+pytestmark = pytest.mark.timeout(180)
+
+CLOCK = {"initial_ms": 60_000, "increment_ms": 1_000}
+SMALL_GAMES = ("tictactoe", "tictactoe4", "vanishing", "ttt3d")
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RunningServer]:
+    async with run_server(ServerConfig(port=0, reconnect_grace_s=30.0), MemoryStore()) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    server: RunningServer, name: str, brain: type[Brain], **settings: Any
+) -> AsyncIterator[BotClient]:
+    """A registered bot with its own one-worker pool, connected and playing until the block ends."""
+    token = await server.hub.store.add_player(name, "bot")
+    games = settings.pop("games", SMALL_GAMES)
+    accept = settings.pop("accept", ChallengeFilter(frozenset(games)))
+    async with BrainPool(brain, workers=1) as pool:
+        client = BotClient(server.url, token, pool, BotSettings(tuple(games), accept, **settings))
+        stop_now = asyncio.Event()
+        task = asyncio.ensure_future(client.run(stop_now=stop_now))
+        await asyncio.wait_for(client.connected.wait(), 30)
+        try:
+            yield client
+        finally:
+            stop_now.set()
+            await asyncio.wait_for(task, 30)
+
+
+async def test_two_bots_play_complete_games_of_every_small_game(server: RunningServer, tmp_path: Path) -> None:
+    log_file = tmp_path / "games.jsonl"
+    async with (
+        running_bot(server, "perfect-bot", PerfectBrain, game_log=log_file) as perfect,
+        running_bot(server, "random-bot", RandomBrain) as rand,
+    ):
+        for game in SMALL_GAMES:
+            await perfect.challenge("random-bot", game, CLOCK, color="second")
+        records = await asyncio.wait_for(perfect.wait_finished(len(SMALL_GAMES)), 60)
+        await asyncio.wait_for(rand.wait_finished(len(SMALL_GAMES)), 10)
+    assert sorted(r["game"] for r in records) == sorted(SMALL_GAMES)
+    for record in records:
+        assert record["reason"] in ("line", "board_full", "repetition", "move_limit")
+        assert record["winner"] in (None, record["color"])  # perfect, moving second, never loses
+        assert all(d["source"] == "brain" for d in record["decisions"])
+        replay = create_game(record["game"], record["params"]).new_state()
+        for move in record["moves"]:
+            replay.play(replay.game.decode_move(move))
+        assert replay.is_terminal
+    logged = log_file.read_text().splitlines()
+    assert len(logged) == len(SMALL_GAMES)
+
+
+async def test_perfect_never_loses_200_games_to_random_through_the_server(server: RunningServer) -> None:
+    batch = 20
+    async with (
+        running_bot(server, "perfect-bot", PerfectBrain, max_matches=batch) as perfect,
+        running_bot(server, "random-bot", RandomBrain, max_matches=batch),
+    ):
+        for start in range(0, 200, batch):
+            for number in range(start, start + batch):
+                game = SMALL_GAMES[number % len(SMALL_GAMES)]
+                color = "first" if number // len(SMALL_GAMES) % 2 == 0 else "second"
+                await perfect.challenge("random-bot", game, CLOCK, color=color)
+            await asyncio.wait_for(perfect.wait_finished(start + batch), 120)
+        records = perfect.finished
+    assert len(records) == 200
+    lost = [r for r in records if r["winner"] is not None and r["winner"] != r["color"]]
+    assert not lost
+    assert {r["color"] for r in records} == {0, 1}
+    assert sum(r["winner"] == r["color"] for r in records) > 120
+
+
+async def test_challenges_outside_the_filter_are_declined(server: RunningServer) -> None:
+    only_fast_casual_tictactoe = ChallengeFilter(frozenset({"tictactoe"}), rated=False, max_initial_ms=120_000)
+    async with (
+        running_bot(server, "picky-bot", RandomBrain, accept=only_fast_casual_tictactoe) as picky,
+        running_bot(server, "asking-bot", RandomBrain) as asking,
+    ):
+        refused = [
+            ("tictactoe4", CLOCK, False),
+            ("tictactoe", {"initial_ms": 600_000}, False),
+            ("tictactoe", CLOCK, True),
+        ]
+        for game, clock, rated in refused:
+            await asking.challenge("picky-bot", game, clock, rated=rated)
+        await asking.challenge("picky-bot", "tictactoe", CLOCK)
+        records = await asyncio.wait_for(asking.wait_finished(1), 30)
+        assert records[0]["game"] == "tictactoe" and not records[0]["rated"]
+        assert len(picky.finished) + len(picky.games) == 1
+        with pytest.raises(ChallengeRefused, match="unknown_player"):
+            await asking.challenge("nobody", "tictactoe", CLOCK)
+
+
+class StuckBrain(Brain):
+    """Thinks far longer than any clock allows."""
+
+    name = "stuck"
+
+    @classmethod
+    def plays(cls, game: Game) -> bool:
+        return True
+
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        import time
+
+        time.sleep(30)
+        return ThinkResult(random_move(request.position(), np.random.default_rng(0)))
+
+
+async def test_a_search_slower_than_the_clock_still_moves_in_time(server: RunningServer) -> None:
+    fast_clock = {"initial_ms": 2_000, "increment_ms": 0}
+    async with (
+        running_bot(server, "stuck-bot", StuckBrain) as stuck,
+        running_bot(server, "random-bot", RandomBrain) as rand,
+    ):
+        await rand.challenge("stuck-bot", "tictactoe", fast_clock, color="second")
+        (record,) = await asyncio.wait_for(stuck.wait_finished(1), 60)
+    assert record["reason"] != "timeout"
+    assert record["decisions"] and all(d["source"].startswith("fallback") for d in record["decisions"])
+    assert sum(d["used"] for d in record["decisions"]) < 2.0
+
+
+class Opponent:
+    """A plain protocol client for the restart test: it challenges, plays random moves, reports."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.backlog: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in self.ws:
+                self.backlog.append(msgpack.unpackb(frame, raw=False))
+                self.arrived.set()
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send(msgpack.packb(message))
+
+    async def expect(
+        self, kinds: str | tuple[str, ...], where: Callable[[dict[str, Any]], bool] = bool, **fields: Any
+    ) -> dict[str, Any]:
+        """The first message so far (or to come) of one of ``kinds`` with these field values, ``where`` true."""
+        kinds = (kinds,) if isinstance(kinds, str) else kinds
+        async with asyncio.timeout(60):
+            while True:
+                for i, message in enumerate(self.backlog):
+                    if (
+                        message["type"] in kinds
+                        and all(message.get(k) == v for k, v in fields.items())
+                        and where(message)
+                    ):
+                        return self.backlog.pop(i)
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+def start_bot_process(server: RunningServer, token: str, log_file: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ARBITER_TOKEN": token}
+    command = [
+        sys.executable,
+        "-m",
+        "arbiter.cli",
+        "bot",
+        "perfect",
+        "--server",
+        server.url,
+        "--workers",
+        "1",
+        "--games",
+        "tictactoe4",
+        "--game-log",
+        str(log_file),
+        "--log-level",
+        "warning",
+    ]
+    return subprocess.Popen(command, env=env)
+
+
+async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServer, tmp_path: Path) -> None:
+    store = server.hub.store
+    token = await store.add_player("perfect-bot", "bot")
+    opponent_token = await store.add_player("tester", "human")
+    log_file = tmp_path / "games.jsonl"
+    async with connect(server.url, compression=None) as ws:
+        me = Opponent(ws)
+        await me.send(type="hello", id=1, protocol=1, client="tests/1", token=opponent_token)
+        await me.expect("welcome")
+        await me.send(type="subscribe", id=2)
+        await me.expect("lobby_state")
+        first = start_bot_process(server, token, log_file)
+        try:
+            await me.expect(
+                "presence", where=lambda m: m["player"]["name"] == "perfect-bot" and not m["player"]["away"]
+            )
+            await me.send(type="challenge", id=3, to="perfect-bot", game="tictactoe4", clock=CLOCK, color="first")
+            start = await me.expect("match_start")
+            match = start["match"]
+            state = create_game("tictactoe4").new_state()
+            rng = np.random.default_rng(4)
+            killed = None
+            while True:
+                if state.to_move == 0 and not state.is_terminal:  # our turn: we move first
+                    move = state.game.encode_move(random_move(state, rng))
+                    await me.send(type="move", id=10 + state.ply, match=match, ply=state.ply, move=move)
+                event = await me.expect(("moved", "end"), match=match)
+                if event["type"] == "end":
+                    break
+                state.play(state.game.decode_move(event["move"]))
+                if killed is None and event["by"] == 1 and state.ply >= 4:
+                    first.send_signal(signal.SIGKILL)  # right after its second move
+                    first.wait()
+                    killed = state.ply
+                    await me.expect("player_left", match=match, color=1)
+                    second = start_bot_process(server, token, log_file)
+                    first = second
+            assert killed is not None
+            assert event["reason"] in ("line", "board_full")
+            assert event["winner"] in (None, 1)  # perfect, even restarted, does not lose
+        finally:
+            first.send_signal(signal.SIGTERM)
+            first.wait(timeout=30)
+    (record,) = [line for line in log_file.read_text().splitlines()]
+    assert '"resyncs": 1' in record  # the second process learnt the game from the server's resync
