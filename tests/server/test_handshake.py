@@ -7,10 +7,12 @@ import json
 import urllib.request
 
 import msgpack
+import pytest
 from wsclient import Client
 
 from arbiter.engine import describe_games
 from arbiter.protocol import PROTOCOL_VERSION, CloseCode
+from arbiter.server import ServerConfig
 
 
 async def test_guest_gets_unique_name_games_and_limits(connect, server):
@@ -82,8 +84,8 @@ async def test_second_hello_is_an_error_and_changes_nothing(connect):
     assert (await client.request("ping"))["type"] == "pong"
 
 
+@pytest.mark.parametrize("config", [ServerConfig(port=0, hello_timeout_s=0.2)])
 async def test_hello_timeout_closes(server):
-    server.hub.config.__dict__["hello_timeout_s"] = 0.2  # frozen dataclass: only this test's server
     client = await Client.connect(server.url, hello=False)
     assert (await client.wait_closed())[0] == CloseCode.HANDSHAKE_TIMEOUT
 
