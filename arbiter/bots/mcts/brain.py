@@ -174,7 +174,8 @@ class MctsBrain(Brain):
             if now >= start + (deadline - start) * part:
                 return total
             rate = done / max(now - began, 1e-6)
-            chunk = int(min(max(rate * CHUNK_SECONDS, 16), 1_000_000))
+            left = start + (deadline - start) * part - now
+            chunk = int(min(max(rate * min(CHUNK_SECONDS, left / 2), 16), 1_000_000))
 
     # --- trees kept between moves -------------------------------------------------------------
     def _tree_for(self, request: ThinkRequest, position: State, settings: Settings) -> tuple[Tree, bool]:
@@ -237,6 +238,7 @@ class MctsBrain(Brain):
             move = base.move
         elif chosen.action in listed:
             base, move = results[0], listed[chosen.action]
+            base = ThinkResult(move, {**base.info, "steps": [chosen.action]})
         else:  # no worker can spell out a whole move starting with the action: take the most visited answer
             base = max(results, key=lambda r: visits_of_first(r) or r.info["simulations"])
             move = base.move
