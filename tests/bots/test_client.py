@@ -16,17 +16,22 @@ from typing import Any
 import msgpack
 import numpy as np
 import pytest
+from click.testing import CliRunner
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
-from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter, ChallengeRefused
+from arbiter.bots.client import BotClient, BotFatal, BotSettings, ChallengeFilter, ChallengeRefused
 from arbiter.bots.perfect import PerfectBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.bots.random_bot import RandomBrain, random_move
+from arbiter.cli import main
 from arbiter.engine import Game, create_game
+from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.ladder import LadderConfig
 from arbiter.store.memory import MemoryStore
+from arbiter.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -101,6 +106,21 @@ async def test_perfect_never_loses_200_games_to_random_through_the_server(server
     assert not lost
     assert {r["color"] for r in records} == {0, 1}
     assert sum(r["winner"] == r["color"] for r in records) > 120
+
+
+async def test_bots_on_the_ladder_are_paired_into_rated_games(tmp_path: Path) -> None:
+    config = ServerConfig(port=0, ladder=LadderConfig(window=5000.0, rematch_after_s=0.0, retry_s=0.05, seed=1))
+    async with run_server(config, SqliteStore(tmp_path / "arbiter.db")) as server:
+        ladder = {"games": ("tictactoe",), "ladder": True, "max_matches": 2}
+        async with (
+            running_bot(server, "perfect-bot", PerfectBrain, **ladder) as perfect,
+            running_bot(server, "random-bot", RandomBrain, **ladder),
+        ):
+            records = await asyncio.wait_for(perfect.wait_finished(6), 60)
+    assert all(r["rated"] and r["game"] == "tictactoe" for r in records)
+    assert {r["color"] for r in records} == {0, 1}  # the ladder alternates colours
+    assert all(r["winner"] in (None, r["color"]) for r in records)
+    assert any(r["rating_changes"] for r in records)
 
 
 async def test_challenges_outside_the_filter_are_declined(server: RunningServer) -> None:
@@ -256,3 +276,93 @@ async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServ
             first.wait(timeout=30)
     (record,) = [line for line in log_file.read_text().splitlines()]
     assert '"resyncs": 1' in record  # the second process learnt the game from the server's resync
+
+
+async def opponent_for(server: RunningServer, name: str) -> Opponent:
+    token = await server.hub.store.add_player(name, "human")
+    ws = await connect(server.url, compression=None)
+    opponent = Opponent(ws)
+    await opponent.send(type="hello", id=1, protocol=1, client="tests/1", token=token)
+    await opponent.expect("welcome")
+    return opponent
+
+
+async def test_a_dropped_connection_reconnects_resyncs_and_finishes(server: RunningServer) -> None:
+    async with running_bot(server, "perfect-bot", PerfectBrain, backoff_initial=0.05) as perfect:
+        me = await opponent_for(server, "tester")
+        await me.send(type="challenge", id=2, to="perfect-bot", game="tictactoe4", clock=CLOCK, color="first")
+        match = (await me.expect("match_start"))["match"]
+        state = create_game("tictactoe4").new_state()
+        rng = np.random.default_rng(9)
+        dropped = False
+        while True:
+            if state.to_move == 0 and not state.is_terminal:
+                move = state.game.encode_move(random_move(state, rng))
+                await me.send(type="move", id=10 + state.ply, match=match, ply=state.ply, move=move)
+            event = await me.expect(("moved", "end"), match=match)
+            if event["type"] == "end":
+                break
+            state.play(state.game.decode_move(event["move"]))
+            if not dropped and event["by"] == 1:  # cut the bot off the server right after its first move
+                server.hub.roster.get("perfect-bot").session.close(CloseCode.GOING_AWAY, "test")
+                await me.expect("player_left", match=match, color=1)
+                dropped = True
+        await me.ws.close()
+        (record,) = await asyncio.wait_for(perfect.wait_finished(1), 30)
+    assert event["reason"] in ("line", "board_full") and event["winner"] in (None, 1)
+    assert perfect.connections == 2 and record["resyncs"] == 1
+    assert record["moves"] == [state.game.encode_move(m) for m in state.moves()]
+
+
+async def test_a_refused_token_stops_the_bot_instead_of_retrying(server: RunningServer) -> None:
+    async with BrainPool(RandomBrain, workers=1) as pool:
+        client = BotClient(server.url, "not-a-token", pool, BotSettings(("tictactoe",), ChallengeFilter(frozenset())))
+        with pytest.raises(BotFatal, match="auth_failed"):
+            await asyncio.wait_for(client.run(), 10)
+        assert client.connections == 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["bot"], "name a bot"),
+        (["bot", "nobody", "--server", "ws://x/", "--token", "t"], "unknown bot"),
+        (["bot", "perfect", "--token", "t"], "needs --server"),
+        (["bot", "perfect", "--server", "http://x/", "--token", "t"], "ws://"),
+        (["bot", "perfect", "--server", "ws://x/", "--token", "t", "--games", "gomoku"], "does not play gomoku"),
+        (["bot", "perfect", "--server", "ws://x/", "--token", "t", "--level", "7"], "levels 1 to 1"),
+        (["bot", "perfect", "--server", "ws://x/", "--token", "t", "--workers", "0"], "--workers"),
+    ],
+)
+def test_bad_bot_arguments_are_one_line_and_exit_2(arguments: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, arguments, env={"ARBITER_TOKEN": ""})
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_an_unreachable_server_is_retried_until_stopped() -> None:
+    """No server at the address: the bot keeps retrying with back-off; SIGTERM ends it with no trace."""
+    bot = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arbiter.cli",
+            "bot",
+            "random",
+            "--server",
+            "ws://127.0.0.1:9/",
+            "--workers",
+            "1",
+            "--log-level",
+            "warning",
+        ],
+        env={**os.environ, "ARBITER_TOKEN": "t"},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines = [bot.stderr.readline(), bot.stderr.readline()]  # two failed attempts, then we stop it
+    bot.send_signal(signal.SIGTERM)
+    rest = bot.communicate(timeout=30)[1]
+    assert bot.returncode == 0
+    assert all('"connection lost"' in line for line in lines)
+    assert "Traceback" not in rest
