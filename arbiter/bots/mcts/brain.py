@@ -7,9 +7,12 @@ the solver proved a win.
 
 The tree is kept between moves, one per match in the worker process that thinks for that match
 (the pool keeps a match on one worker): the next request's move list is checked against the
-moves the tree was grown for, the new moves are followed down the tree, and the search goes on
-from the subtree that was reached. With root parallelism every worker searches the same request
-with its own seed, and ``merge`` adds up the visits of each first action.
+moves the tree was grown for, the new moves — the bot's own, then the opponent's reply — are
+followed down the tree, and the search goes on from the subtree that was reached (a reply the
+search never expanded starts a fresh tree). With root parallelism every worker searches the same
+request with its own seed and keeps its own tree, and ``merge`` adds up the visits of each first
+action; since a tree is kept rooted where it was searched, the merged move is found in every
+worker's tree even when it was not that worker's own choice.
 
 A paper soccer move is a whole turn of steps. The tree works step by step: after choosing the
 first step from the search, the bot re-roots at it and, while the same player is still to move,
@@ -34,7 +37,17 @@ import numpy as np
 from arbiter.engine import Game, State, create_game, game_names
 
 from ..brain import Brain, ThinkRequest, ThinkResult
-from .tree import POLICY_LIGHT, POLICY_RANDOM, PROVEN_NAMES, UNKNOWN, ChildStats, Tree, best_child, seed_random
+from .tree import (
+    DONE,
+    POLICY_LIGHT,
+    POLICY_RANDOM,
+    PROVEN_NAMES,
+    UNKNOWN,
+    ChildStats,
+    Tree,
+    best_child,
+    seed_random,
+)
 
 POLICIES = {"light": POLICY_LIGHT, "random": POLICY_RANDOM}
 TIME_SHARE = 0.92  # of the budget: the rest covers replaying the moves and answering
@@ -90,8 +103,12 @@ class Settings:
 
 @dataclass
 class _MatchTree:
+    """A match's tree, rooted where the bot last searched: ``moves`` (wire) then ``steps`` (the
+    actions of the bot's own unfinished turn before its last step, paper soccer only)."""
+
     game: Game
-    moves: list[Any]  # the wire moves from the start position to the tree's root
+    moves: list[Any]
+    steps: list[int]
     tree: Tree
 
 
@@ -134,12 +151,13 @@ class MctsBrain(Brain):
             chosen = best_child(children)
             steps.append(chosen.action)
             trial.play_action(chosen.action)
-            tree.advance(chosen.action)
             if trial.is_terminal or trial.to_move != me:
                 break
-        move = trial.moves()[-1]
-        wire = position.game.encode_move(move)
-        self._remember(request.match_id, _MatchTree(position.game, [*request.moves, wire], tree))
+            tree.advance(chosen.action)
+        wire = position.game.encode_move(trial.moves()[-1])
+        # Kept rooted before the last step: with root parallelism the move played may be another
+        # worker's, and it is then still found among the root's children.
+        self._remember(request.match_id, _MatchTree(position.game, list(request.moves), steps[:-1], tree))
         info = {
             "simulations": simulations,
             "nodes": tree.used,
@@ -168,7 +186,7 @@ class MctsBrain(Brain):
             done, why = tree.search(chunk, exploration=settings.exploration, solver=solve, policy=settings.policy)
             total += done
             now = time.perf_counter()
-            if why != 0:  # the root is proven: nothing left to learn
+            if why != DONE:  # the root is proven: nothing left to learn
                 return total
             part = share if share < 1.0 else (FIRST_STEP_SHARE if tree.turns_continue else 1.0)
             if now >= start + (deadline - start) * part:
@@ -185,12 +203,18 @@ class MctsBrain(Brain):
         known = len(entry.moves) if entry else 0
         if entry is None or entry.game != position.game or request.moves[:known] != entry.moves:
             return Tree(position, max_nodes=settings.max_nodes), False
+        actions = [
+            action
+            for wire in request.moves[known:]
+            for action in position._move_to_actions(position.game.decode_move(wire))
+        ]
+        if actions[: len(entry.steps)] != entry.steps:  # another turn than the one the tree went into
+            return Tree(position, max_nodes=settings.max_nodes), False
         tree = entry.tree
         tree.max_nodes = settings.max_nodes
         kept = True
-        for wire in request.moves[known:]:
-            for action in tree.position._move_to_actions(position.game.decode_move(wire)):
-                kept = tree.advance(action) and kept
+        for action in actions[len(entry.steps) :]:
+            kept = tree.advance(action) and kept
         if not np.array_equal(tree.position.s, position.s):
             return Tree(position, max_nodes=settings.max_nodes), False
         return tree, kept and tree.used > 1

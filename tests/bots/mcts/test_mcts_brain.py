@@ -9,6 +9,7 @@ import pytest
 
 from arbiter.bots.brain import ThinkRequest, ThinkResult
 from arbiter.bots.mcts.brain import MctsBrain, MctsOptionError
+from arbiter.bots.pool import BrainPool
 from arbiter.bots.registry import brain_class
 from arbiter.engine import State, create_game, game_names
 
@@ -252,3 +253,23 @@ def test_merge_trusts_a_proof_from_any_worker() -> None:
 
 def test_warm_up_runs_every_game() -> None:
     MctsBrain().warm_up()
+
+
+async def test_root_parallelism_over_the_warm_pool() -> None:
+    """Two worker processes search each decision with their own seeds and trees; merge adds up."""
+    async with BrainPool(MctsBrain, workers=2, options={"simulations": 3000}) as pool:
+        moves: list = []
+        state = create_game("gomoku10").new_state()
+        for turn in range(4):
+            answers = await pool.think_all(request("gomoku10", moves, seed=10 * turn))
+            assert len(answers) == 2
+            assert answers[0].info["root"] != answers[1].info["root"]  # different seeds, different searches
+            if turn >= 2:  # each worker kept its own tree of the match from its previous decision
+                assert all(answer.info["reused"] for answer in answers)
+            merged = MctsBrain.merge(answers)
+            assert merged.info["workers"] == 2
+            assert merged.info["simulations"] == sum(a.info["simulations"] for a in answers)
+            state.play(state.game.decode_move(merged.move))
+            moves.append(merged.move)
+        merged = await pool.think_merged(request("gomoku10", moves))
+        assert merged.info["workers"] == 2
