@@ -1,10 +1,10 @@
 """The time manager: how long a brain may think about one move, and when the move must be on its way.
 
 The server charges a move from when it sends the turn to when the move arrives, so every move
-also pays one network round trip. The plan therefore keeps a margin of ``lag_factor`` round trips
-plus a fixed ``safety`` off the clock, spreads what is left over the moves the game may still
-need, adds most of the increment, and never gives more than a fixed share of what is left to a
-single move. Two figures come out: the ``budget`` handed to the brain, and a later ``deadline``
+also pays one network round trip. The plan therefore keeps ``lag_factor`` round trips for each
+move still to come plus a fixed ``safety`` off the clock, spreads what is left over those moves,
+adds most of the increment, and never gives more than a fixed share of what is left to a single
+move. Two figures come out: the ``budget`` handed to the brain, and a later ``deadline``
 (``overrun`` budgets, never past the usable time) by which the client sends *some* legal move
 whatever the brain is doing — so a slow or stuck search never flags in normal conditions, and
 one stuck move does not spend the time the next moves need.
@@ -47,15 +47,16 @@ class TimeManager:
         """The plan for a move with ``remaining_ms`` on the clock when the turn was sent.
 
         ``latency`` is the measured round trip in seconds; ``moves_left`` the most moves this side
-        can still have to make (None: unknown).
+        can still have to make (None: unknown). Every move to come is owed its round trips, so
+        they are kept off the time this move may use.
         """
-        margin = self.safety + self.lag_factor * max(0.0, latency)
-        usable = remaining_ms / 1000.0 - margin
+        lag = self.lag_factor * max(0.0, latency)
+        to_go = self.moves_to_go if moves_left is None else max(1, min(moves_left, self.moves_to_go))
+        usable = remaining_ms / 1000.0 - self.safety - lag * to_go
         if move_limit_ms is not None:
-            usable = min(usable, move_limit_ms / 1000.0 - margin)
+            usable = min(usable, move_limit_ms / 1000.0 - self.safety - lag)
         if usable <= self.min_budget:
             return TimePlan(self.min_budget, max(0.0, usable))
-        to_go = self.moves_to_go if moves_left is None else max(1, min(moves_left, self.moves_to_go))
         share = usable / to_go + self.increment_share * increment_ms / 1000.0
         budget = max(self.min_budget, min(share, usable * self.max_share if to_go > 1 else usable * 0.9))
         return TimePlan(budget, min(usable, self.overrun * budget))
