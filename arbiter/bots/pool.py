@@ -152,6 +152,7 @@ class BrainPool:
         self._affinity: dict[str, int] = {}
         self._job_ids = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._replacing: set[asyncio.Task[None]] = set()
         self._closed = False
         self.parent_warm_seconds = 0.0
 
@@ -397,11 +398,15 @@ class BrainPool:
             worker.dead_for_good = True
             self._fail_all(worker, WorkerCrashed(f"worker {worker.index} died while warming up"))
             return
-        self._loop.create_task(self._replace(worker, process))
+        task = self._loop.create_task(self._replace(worker, process))
+        self._replacing.add(task)
+        task.add_done_callback(self._replacing.discard)
 
     async def _replace(self, worker: _Worker, process: Any) -> None:
         while process.exitcode is None:  # reap it; the pipe closes just before the exit
             await asyncio.sleep(0.005)
+        if self._closed:
+            return
         worker.restarts += 1
         self._launch(worker)
         try:

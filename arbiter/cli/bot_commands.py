@@ -6,11 +6,14 @@ import asyncio
 import signal
 import sys
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .errors import fail
+
+if TYPE_CHECKING:
+    from arbiter.bots.perfect import LineSolver
 
 POJ_SIDE = 4
 
@@ -54,7 +57,7 @@ def parse_puzzles(lines: Iterable[str]) -> list[list[str]]:
     return boards
 
 
-def winning_square(solver, rows: list[str]) -> str:
+def winning_square(solver: LineSolver, rows: list[str]) -> str:
     """``(r,c)`` of the first square (row-major) from which x, to move, forces a win; else ``#####``.
 
     A board that already holds a line is over, so no move can win it.
