@@ -84,6 +84,16 @@ def player_list(db: Path) -> None:
         click.echo(f"{p.name:<{width}}  {p.kind:<5}  {created}  {'revoked' if p.revoked else 'active'}")
 
 
+@player.command("token")
+@click.argument("name")
+@DB_OPTION
+def player_token(name: str, db: Path) -> None:
+    """Issue NAME a new token (the old one stops working; a revoked player is let back in)."""
+    token = run_with_store(db, lambda store: store.reissue_token(name))
+    click.echo(f"new token for {name!r} (shown once, store it now):", err=True)
+    click.echo(token)
+
+
 @player.command("revoke")
 @click.argument("name")
 @DB_OPTION

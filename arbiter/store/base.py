@@ -135,6 +135,11 @@ class Store(ABC):
     async def list_players(self) -> list[Player]: ...
 
     @abstractmethod
+    async def reissue_token(self, name: str) -> str:
+        """Replace the player's token with a new one (lifting any revocation); return it once.
+        UnknownPlayer if there is none. The old token stops working at once."""
+
+    @abstractmethod
     async def revoke_player(self, name: str) -> None:
         """Revoke the player's token. UnknownPlayer if there is none."""
 

@@ -92,6 +92,17 @@ class MemoryStore(Store):
     async def list_players(self) -> list[Player]:
         return sorted(self._players.values(), key=lambda p: p.name)
 
+    async def reissue_token(self, name: str) -> str:
+        player = self._players.get(name)
+        if player is None:
+            raise UnknownPlayer(f"no player named {name!r}")
+        self._by_digest.pop(self._digests[name], None)
+        token = secrets.token_urlsafe(32)
+        self._digests[name] = token_digest(token)
+        self._by_digest[self._digests[name]] = name
+        self._players[name] = Player(player.id, player.name, player.kind, player.created)
+        return token
+
     async def revoke_player(self, name: str) -> None:
         player = self._players.get(name)
         if player is None:

@@ -206,6 +206,22 @@ class SqliteStore(Store):
 
         return await self._call(rows)
 
+    async def reissue_token(self, name: str) -> str:
+        selector = secrets.token_urlsafe(9)
+        secret = secrets.token_urlsafe(32)
+
+        def replace(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                updated = conn.execute(
+                    "UPDATE players SET token_selector = ?, token_hash = ?, revoked = NULL WHERE name = ?",
+                    (selector, _hash_secret(secret), name),
+                ).rowcount
+                if not updated:
+                    raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._call(replace)
+        return f"{TOKEN_PREFIX}{selector}.{secret}"
+
     async def revoke_player(self, name: str) -> None:
         def revoke(conn: sqlite3.Connection) -> None:
             with _transaction(conn):

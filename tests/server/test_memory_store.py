@@ -25,6 +25,11 @@ async def test_players_and_tokens():
     assert (await store.get_player("robo")).revoked
     with pytest.raises(UnknownPlayer):
         await store.revoke_player("nobody")
+    fresh = await store.reissue_token("robo")
+    assert (await store.authenticate(fresh)).name == "robo"
+    assert await store.authenticate(token) is None
+    with pytest.raises(UnknownPlayer):
+        await store.reissue_token("nobody")
     await store.close()
 
 

@@ -122,3 +122,13 @@ def test_export_and_leaderboard(tmp_path: Path) -> None:
     assert lines[1].split()[:2] == ["1", "alice"] and lines[2].split()[:2] == ["2", "bob"]
     assert "?" in lines[1]  # one game: provisional
     assert "no rated games" in arbiter("leaderboard", "paper_soccer", "--db", str(db)).stderr
+
+
+def test_player_token_issues_a_new_token(tmp_path: Path) -> None:
+    db = str(tmp_path / "a.db")
+    first = arbiter("player", "add", "alice", "--kind", "bot", "--db", db).stdout.strip()
+    second = arbiter("player", "token", "alice", "--db", db)
+    assert second.exit_code == 0 and second.stdout.strip().startswith("arb_")
+    assert second.stdout.strip() != first
+    missing = arbiter("player", "token", "nobody", "--db", db)
+    assert missing.exit_code == 2 and "no player named 'nobody'" in missing.stderr

@@ -180,3 +180,15 @@ async def test_closed_store_refuses_calls(tmp_path: Path) -> None:
     store.record_move("m", MoveRecord(0, [0, 0], 1))  # logged, never raised into a game loop
     with pytest.raises(StoreError, match="not open"):
         await store.list_players()
+
+
+async def test_reissued_token_replaces_the_old_and_lifts_a_revocation(store: SqliteStore) -> None:
+    old = await store.add_player("alice", "bot")
+    await store.revoke_player("alice")
+    new = await store.reissue_token("alice")
+    assert new != old
+    assert await store.authenticate(old) is None
+    player = await store.authenticate(new)
+    assert player is not None and (player.name, player.revoked) == ("alice", False)
+    with pytest.raises(UnknownPlayer):
+        await store.reissue_token("nobody")
