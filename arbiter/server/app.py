@@ -32,6 +32,7 @@ from .hub import Hub
 from .recovery import resolve_interrupted
 from .session import serve_connection
 from .warmup import warm_games
+from .web_routes import WebClient
 
 log = logging.getLogger("arbiter.server")
 
@@ -73,6 +74,7 @@ async def run_server(
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     hub.ladder.add_routes(routes)
+    WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
 
     async def handler(connection: ServerConnection) -> None:
         await serve_connection(hub, connection)

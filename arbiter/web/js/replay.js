@@ -1,0 +1,174 @@
+// Finished games: a list to pick from, and a replay that steps through a game move by move (a
+// paper soccer turn is replayed step by step), with the move list, the clock use and the result.
+
+import { createBoard, moveText } from "./boards.js";
+import { describeResult, describeRules, errorText, fill, formatClock, h } from "./ui.js";
+
+async function fetchJson(url) {
+  let response;
+  try {
+    response = await fetch(url, { cache: "no-store" });
+  } catch {
+    throw new Error("the server cannot be reached");
+  }
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error || `the server answered ${response.status}`);
+  return body;
+}
+
+function failure(text) {
+  return h("div", { class: "panel error", role: "alert" }, text);
+}
+
+export function mountReplayList(root, ctx) {
+  const filter = h(
+    "select",
+    { id: "replay-game", "aria-label": "game" },
+    h("option", { value: "" }, "every game"),
+    ctx.games.map((g) => h("option", { value: g.name }, g.name)),
+  );
+  const list = h("ul", { class: "list games", id: "finished-games" }, h("li", { class: "empty" }, "Loading…"));
+  let alive = true;
+
+  async function load() {
+    const query = filter.value ? `?game=${encodeURIComponent(filter.value)}` : "";
+    try {
+      const { games } = await fetchJson(`/games.json${query}`);
+      if (!alive) return;
+      fill(
+        list,
+        games.length
+          ? games.map((g) =>
+              h(
+                "li",
+                { "data-match": g.match },
+                h("span", { class: "what" }, h("b", {}, g.game), " ", describeRules(ctx.game(g.game), g.params)),
+                h("span", { class: "who" }, `${g.players[0]} vs ${g.players[1]}`),
+                h("span", { class: "muted" }, `${describeResult(g.result, g.reason)} · ${g.plies} moves`),
+                h("span", { class: "muted" }, new Date(g.ended * 1000).toLocaleString()),
+                h("a", { class: "button small", href: `#/replay/${g.match}` }, "Replay"),
+              ),
+            )
+          : h("li", { class: "empty" }, "No finished games yet."),
+      );
+    } catch (error) {
+      if (alive) fill(list, h("li", { class: "empty error" }, `The games did not load: ${errorText(error)}`));
+    }
+  }
+
+  filter.addEventListener("change", load);
+  root.append(h("section", { class: "card wide" }, h("div", { class: "card-head" }, h("h2", {}, "Finished games"), filter), list));
+  load();
+  return {
+    unmount() {
+      alive = false;
+    },
+  };
+}
+
+export function mountReplay(root, ctx, matchId) {
+  const holder = h("div", { class: "replay" }, h("p", { class: "loading" }, "Loading the game…"));
+  root.append(holder);
+  let alive = true;
+  let keys = null;
+
+  fetchJson(`/game.json?match=${encodeURIComponent(matchId)}`).then(
+    (game) => alive && show(game),
+    (error) => alive && fill(holder, failure(`This game cannot be replayed: ${errorText(error)}`)),
+  );
+
+  function show(game) {
+    const info = ctx.game(game.game);
+    if (!info) {
+      fill(holder, failure(`This server no longer hosts ${game.game}.`));
+      return;
+    }
+    const moves = game.moves.map((m) => m.move);
+    const board = createBoard(info.family, game.params, { hint: () => {} });
+    let ply = moves.length;
+    let busy = Promise.resolve();
+
+    const counter = h("span", { class: "ply", id: "replay-ply" });
+    const slider = h("input", { type: "range", min: 0, max: moves.length, value: ply, "aria-label": "move" });
+    const list = h(
+      "ol",
+      { class: "moves replay-moves" },
+      moves.map((move, i) =>
+        h(
+          "li",
+          { class: `move p${i % 2}`, "data-ply": i, onclick: () => go(i + 1) },
+          h("span", {}, moveText(info.family, game.params, move)),
+          h("small", { class: "muted" }, formatClock(game.moves[i].elapsed_ms)),
+        ),
+      ),
+    );
+    const button = (label, title, target) =>
+      h("button", { class: "small", title, "aria-label": title, onclick: () => go(target()) }, label);
+    const controls = h(
+      "div",
+      { class: "replay-controls" },
+      button("⏮", "first position", () => 0),
+      button("◀", "previous move", () => ply - 1),
+      counter,
+      button("▶", "next move", () => ply + 1),
+      button("⏭", "final position", () => moves.length),
+    );
+
+    function render() {
+      counter.textContent = `${ply} / ${moves.length}`;
+      slider.value = ply;
+      for (const item of list.children) item.classList.toggle("current", Number(item.dataset.ply) === ply - 1);
+      const current = list.children[ply - 1];
+      if (current) current.scrollIntoView({ block: "nearest" });
+      board.setOver(ply === moves.length);
+    }
+
+    function go(target) {
+      const next = Math.max(0, Math.min(moves.length, target));
+      busy = busy.then(async () => {
+        if (next === ply + 1) await board.push(moves[ply], { animate: true });
+        else if (next !== ply) board.reset(moves.slice(0, next));
+        ply = next;
+        render();
+      });
+    }
+
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    keys = (event) => {
+      if (event.target.closest && event.target.closest("input, select, textarea")) return;
+      if (event.key === "ArrowRight") go(ply + 1);
+      else if (event.key === "ArrowLeft") go(ply - 1);
+      else if (event.key === "Home") go(0);
+      else if (event.key === "End") go(moves.length);
+    };
+    document.addEventListener("keydown", keys);
+
+    board.reset(moves);
+    const names = game.players.map((name, color) => h("span", { class: `player p${color}` }, h("span", { class: `side-mark p${color}` }), name));
+    fill(
+      holder,
+      h(
+        "div",
+        { class: "match replaying", "data-match": matchId },
+        h("div", { class: "board-col" }, h("div", { class: "board-holder", "data-family": info.family }, board.el), controls, slider),
+        h(
+          "aside",
+          { class: "side card" },
+          h("h2", { class: "match-title" }, game.game, " ", h("small", { class: "muted" }, describeRules(info, game.params))),
+          h("p", { class: "players" }, names[0], " vs ", names[1]),
+          h("div", { class: "result", id: "result" }, h("strong", {}, describeResult(game.result, game.reason))),
+          h("h3", {}, "Moves"),
+          list,
+        ),
+      ),
+    );
+    render();
+  }
+
+  return {
+    unmount() {
+      alive = false;
+      if (keys) document.removeEventListener("keydown", keys);
+    },
+  };
+}

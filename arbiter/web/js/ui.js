@@ -1,0 +1,119 @@
+// Small DOM helpers shared by every view: element builders, notices, and text formatting.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function build(element, attrs, children) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      element.addEventListener(key.slice(2), value);
+    } else if (key === "text") {
+      element.textContent = value;
+    } else {
+      element.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return element;
+}
+
+/** An HTML element: h("button", {class: "primary", onclick}, "Play"). */
+export function h(tag, attrs, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+/** Replace an element's children (arrays are flattened, null and false skipped). */
+export function fill(element, ...children) {
+  element.replaceChildren();
+  return build(element, {}, children);
+}
+
+/** An SVG element, with the same conventions as h(). */
+export function s(tag, attrs, ...children) {
+  return build(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+/** Show a short message at the top of the page; errors stay until dismissed or replaced. */
+export function notify(text, kind = "info", { timeoutMs, actions = [] } = {}) {
+  const area = document.getElementById("notices");
+  const close = () => note.remove();
+  const note = h(
+    "div",
+    { class: `notice ${kind}`, role: kind === "error" ? "alert" : "status" },
+    h("span", { class: "notice-text" }, text),
+    actions.map(({ label, run }) =>
+      h("button", { class: "small", onclick: () => { close(); run(); } }, label),
+    ),
+    h("button", { class: "notice-close", "aria-label": "dismiss", onclick: close }, "×"),
+  );
+  area.append(note);
+  while (area.children.length > 4) area.firstElementChild.remove();
+  const wait = timeoutMs ?? (kind === "error" ? 12000 : 6000);
+  if (wait > 0) setTimeout(close, wait);
+  return close;
+}
+
+/** A clock reading: h:mm:ss, m:ss, or s.t under ten seconds. */
+export function formatClock(ms) {
+  const clamped = Math.max(0, ms);
+  if (clamped < 10000) return (Math.floor(clamped / 100) / 10).toFixed(1);
+  const total = Math.floor(clamped / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/** A time control as people say it: "5+3", "30 s/move". */
+export function describeClock(clock) {
+  const minutes = clock.initial_ms / 60000;
+  const initial = minutes >= 1 ? `${+minutes.toFixed(2)} min` : `${clock.initial_ms / 1000} s`;
+  const increment = clock.increment_ms ? ` + ${clock.increment_ms / 1000} s` : "";
+  const limit = clock.move_limit_ms ? `, ${clock.move_limit_ms / 1000} s/move` : "";
+  return initial + increment + limit;
+}
+
+/** The rule parameters a game's name does not already say: a preset's extras that differ from the default. */
+export function describeRules(game, params) {
+  if (!game || !Object.keys(game.fixed).length) return describeParams(params);
+  const defaults = Object.fromEntries(game.params.map((p) => [p.name, p.default]));
+  const extra = Object.entries(params || {}).filter(([key, value]) => !(key in game.fixed) && defaults[key] !== value);
+  return describeParams(Object.fromEntries(extra));
+}
+
+/** Parameters as "m=3 k=3". */
+export function describeParams(params) {
+  return Object.entries(params || {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(" ");
+}
+
+const REASONS = {
+  line: "a line",
+  goal: "a goal",
+  stuck: "the ball got stuck",
+  board_full: "the board is full",
+  repetition: "repetition",
+  move_limit: "the move limit",
+  resign: "resignation",
+  timeout: "time ran out",
+  draw_agreed: "agreement",
+  abort: "aborted",
+  abandoned: "a player left",
+};
+
+/** "0-1 · time ran out" for a result and its reason. */
+export function describeResult(result, reason) {
+  const why = REASONS[reason] || reason;
+  if (result === null || result === undefined) return `No result · ${why}`;
+  const score = result === "1/2-1/2" ? "½–½" : result.replace("-", "–");
+  return `${score} · ${why}`;
+}
+
+/** The message an error gives people: the server's own words when it sent some. */
+export function errorText(error) {
+  return error && error.message ? error.message : String(error);
+}

@@ -1,0 +1,127 @@
+"""The browser suite's arena: a real server on 127.0.0.1 (ephemeral port, SQLite file), the real
+``random`` bot as its own process (``arbiter bot random``), and Debian's Chromium driven by
+Playwright. Each test module shares one arena and one browser; each test gets a fresh browser
+context, so every test is a new guest with its own storage. Test modules run in one event loop
+each (``pytestmark = pytest.mark.asyncio(loop_scope="module")``), the loop the arena lives in.
+
+Chromium is never downloaded: Playwright launches /usr/bin/chromium (``make install-test`` installs
+it with apt), with a fresh temporary profile per launch. Page errors fail the test that caused them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.web_routes import find_msgpack_esm, node_modules_candidates
+from arbiter.store.sqlite import SqliteStore
+
+playwright_api = pytest.importorskip("playwright.async_api")
+
+CHROMIUM = Path(os.environ.get("ARBITER_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+BOT_NAME = "random"
+TIMEOUT_MS = 15_000
+
+
+@dataclass
+class Arena:
+    server: RunningServer
+    store: SqliteStore
+    bot: str  # the name of the random bot, online for the whole module
+
+    @property
+    def url(self) -> str:
+        return self.server.http_url + "/"
+
+
+async def wait_online(server: RunningServer, name: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Until the player ``name`` is connected (its process started, warmed its pool and said hello)."""
+    async with asyncio.timeout(timeout):
+        while True:
+            player = server.hub.roster.get(name)
+            if player is not None and player.connected:
+                return
+            if process.poll() is not None:
+                raise RuntimeError(f"the bot process exited with {process.returncode}")
+            await asyncio.sleep(0.05)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena]:
+    if find_msgpack_esm(node_modules_candidates()) is None:
+        pytest.fail("@msgpack/msgpack is not installed: run `npm ci` (make install-test does it)")
+    store = SqliteStore(tmp_path_factory.mktemp("arena") / "arena.db")
+    async with run_server(ServerConfig(port=0, reconnect_grace_s=30.0), store) as server:
+        token = await store.add_player(BOT_NAME, "bot")
+        arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
+        command = [arbiter, "bot", BOT_NAME, "--server", server.url, "--token", token, "--workers", "1",
+                   "--log-level", "warning"]  # fmt: skip
+        process = subprocess.Popen(command)
+        try:
+            await wait_online(server, BOT_NAME, process)
+            yield Arena(server, store, BOT_NAME)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
+            except TimeoutError:
+                process.kill()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[object]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (make install-test)")
+    async with playwright_api.async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        await launched.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def new_page(browser: object, arena: Arena) -> AsyncIterator[object]:
+    """``await new_page(**context_options)``: a page in a fresh context (a new guest); errors on it fail the test."""
+    contexts = []
+    errors: list[str] = []
+
+    async def open_page(**options: object) -> object:
+        context = await browser.new_context(viewport=options.pop("viewport", {"width": 1100, "height": 860}), **options)
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = await context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(arena.url)
+        await page.wait_for_selector("#status[data-state=open]")
+        return page
+
+    yield open_page
+    for context in contexts:
+        await context.close()
+    assert not errors, f"the page raised: {errors}"
+
+
+def screenshot_path(name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS / f"{name}.png"
