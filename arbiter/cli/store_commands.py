@@ -94,6 +94,23 @@ def player_token(name: str, db: Path) -> None:
     click.echo(token)
 
 
+@player.command("ensure")
+@click.argument("name")
+@click.option("--kind", type=click.Choice(["bot", "human"]), required=True, help="What the player is.")
+@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where the token is kept (read if it still logs in, else written, mode 0600).")
+@DB_OPTION
+def player_ensure(name: str, kind: str, token_file: Path, db: Path) -> None:
+    """Make sure NAME exists and TOKEN_FILE holds a token that logs in as NAME (for unattended bots)."""
+    from arbiter.store.token_files import ensure_token_file
+
+    try:
+        run_with_store(db, lambda store: ensure_token_file(store, name, kind, token_file), create=True)  # type: ignore[arg-type]
+    except OSError as error:
+        fail(f"cannot write the token file {token_file}: {error.strerror}")
+    click.echo(f"{name!r} is ready; its token is in {token_file}", err=True)
+
+
 @player.command("revoke")
 @click.argument("name")
 @DB_OPTION

@@ -132,3 +132,19 @@ def test_player_token_issues_a_new_token(tmp_path: Path) -> None:
     assert second.stdout.strip() != first
     missing = arbiter("player", "token", "nobody", "--db", db)
     assert missing.exit_code == 2 and "no player named 'nobody'" in missing.stderr
+
+
+def test_player_ensure_is_idempotent_and_repairs_a_lost_token(tmp_path: Path) -> None:
+    db, token_file = str(tmp_path / "a.db"), tmp_path / "tokens" / "bot.token"
+    first = arbiter("player", "ensure", "robo", "--kind", "bot", "--token-file", str(token_file), "--db", db)
+    assert first.exit_code == 0, first.output
+    token = token_file.read_text().strip()
+    assert token.startswith("arb_") and oct(token_file.stat().st_mode & 0o777) == "0o600"
+    again = arbiter("player", "ensure", "robo", "--kind", "bot", "--token-file", str(token_file), "--db", db)
+    assert again.exit_code == 0 and token_file.read_text().strip() == token  # kept: it still logs in
+    token_file.write_text("arb_stale.token\n")
+    arbiter("player", "ensure", "robo", "--kind", "bot", "--token-file", str(token_file), "--db", db)
+    repaired = token_file.read_text().strip()
+    assert repaired not in (token, "arb_stale.token")
+    clash = arbiter("player", "ensure", "robo", "--kind", "human", "--token-file", str(token_file), "--db", db)
+    assert clash.exit_code == 2 and "registered as a bot" in clash.stderr
