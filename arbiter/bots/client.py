@@ -229,7 +229,10 @@ class BotClient:
         watcher = asyncio.get_running_loop().create_task(self._watch(ws, stop, stop_now))
         try:
             async for frame in ws:
-                self._dispatch(msgpack.unpackb(frame, raw=False))
+                try:
+                    self._dispatch(msgpack.unpackb(frame, raw=False))
+                except Exception:  # a message this client does not understand must not end its other games
+                    log.exception("could not handle a server message")
         except ConnectionClosed:
             pass
         finally:
@@ -268,10 +271,11 @@ class BotClient:
         limits = reply.get("limits", {})
         self._pacer = SendPacer(0.8 * limits.get("rate_per_s", 100.0), 0.5 * limits.get("rate_burst", 100.0))
         resumed = set(reply.get("resumed", []))
-        for match_id in [m for m in self.games if m not in resumed]:
-            log.info("match ended while away", extra={"match": match_id})
-            self._drop(match_id)
         log.info("connected", extra={"server": self.url, "player": self.name, "resumed": sorted(resumed)})
+        ended_away = [m for m in self.games if m not in resumed]
+        if ended_away:
+            # Their ends, kept by the server, come right after welcome; a ping's pong comes after them.
+            await self._request(ws, {"type": "ping"}, lambda _: self._drop_ended_away(ended_away))
         with contextlib.suppress(TimeoutError, ConnectionClosed):
             await asyncio.wait_for(await ws.ping(), 5)  # a first round-trip figure for the time manager
         if self.settings.ladder and not self._draining:
@@ -521,6 +525,12 @@ class BotClient:
         live = self.games.get(message["match"])
         if live is not None and message.get("by") != live.color:
             self._send_soon({"type": "decline_draw", "match": live.id}, _ignore)
+
+    def _drop_ended_away(self, match_ids: list[str]) -> None:
+        for match_id in match_ids:
+            if match_id in self.games:
+                log.warning("match ended while away; its end was not received", extra={"match": match_id})
+                self._drop(match_id)
 
     def _drop(self, match_id: str) -> None:
         live = self.games.pop(match_id, None)

@@ -366,3 +366,19 @@ def test_an_unreachable_server_is_retried_until_stopped() -> None:
     assert bot.returncode == 0
     assert all('"connection lost"' in line for line in lines)
     assert "Traceback" not in rest
+
+
+async def test_a_match_that_ends_while_away_is_still_logged(server: RunningServer) -> None:
+    async with running_bot(server, "perfect-bot", PerfectBrain, backoff_initial=1.0) as perfect:
+        me = await opponent_for(server, "tester")
+        await me.send(type="challenge", id=2, to="perfect-bot", game="tictactoe", clock=CLOCK, color="second")
+        match = (await me.expect("match_start"))["match"]
+        await me.expect("moved", match=match, by=0)  # the bot opened; now it is our turn
+        server.hub.roster.get("perfect-bot").session.close(CloseCode.GOING_AWAY, "test")
+        await me.expect("player_left", match=match)
+        await me.send(type="resign", id=3, match=match)  # ends while the bot is away (it waits >= 0.5 s)
+        await me.expect("end", match=match)
+        (record,) = await asyncio.wait_for(perfect.wait_finished(1), 30)
+        await me.ws.close()
+    assert record["reason"] == "resign" and record["winner"] == record["color"] == 0
+    assert perfect.connections == 2 and not perfect.games
