@@ -9,12 +9,21 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
-from arbiter.bots.pool import BrainPool, PoolClosed, ThinkFailed, ThinkTimeout, WorkerCrashed
+from arbiter.bots.pool import (
+    BrainPool,
+    PoolClosed,
+    PoolError,
+    ThinkFailed,
+    ThinkTimeout,
+    WorkerCrashed,
+    check_numba_cache,
+)
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import Game
 
@@ -212,3 +221,17 @@ async def test_forkserver_workers_warm_up_before_ready() -> None:
         assert pool.parent_warm_seconds == 0
         result = await pool.think(ThinkRequest("m", "ttt3d", {}, [], 1.0))
         assert len(result.move) == 3
+
+
+async def test_an_unwritable_numba_cache_folder_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(not_a_folder))
+    pool = BrainPool(ProbeBrain, workers=1)
+    with pytest.raises(PoolError, match=r"NUMBA_CACHE_DIR=.* is not a writable folder"):
+        await pool.start()
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "made" / "here"))
+    assert check_numba_cache() == str(tmp_path / "made" / "here")
+    assert (tmp_path / "made" / "here").is_dir()
