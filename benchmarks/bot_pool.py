@@ -76,12 +76,24 @@ def in_process_rate(count: int, playouts_each: int) -> float:
     return count / (time.perf_counter() - began)
 
 
-async def pool_rate(workers: int, count: int, playouts_each: int) -> float:
+async def pool_rate(workers: int, count: int, playouts_each: int) -> tuple[float, float]:
+    """(searches per second, worker CPU seconds per search) through a pool of ``workers``.
+
+    The CPU figure (read once the workers are reaped) shows whether a shortfall in scaling is the
+    pool's or the machine's: on a busy machine the workers wait for a core, not for each other.
+    """
+    cpu_before = _children_cpu()
     async with BrainPool(PlayoutBrain, workers=workers) as pool:
         await asyncio.gather(*(pool.think(r) for r in requests(workers, 2)))  # every worker answered once
         began = time.perf_counter()
         await asyncio.gather(*(pool.think(r) for r in requests(count, playouts_each)))
-        return count / (time.perf_counter() - began)
+        rate = count / (time.perf_counter() - began)
+    return rate, (_children_cpu() - cpu_before) / count
+
+
+def _children_cpu() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 async def first_move_seconds(env: dict[str, str]) -> float:
@@ -152,12 +164,15 @@ def main() -> None:
 
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
     base = in_process_rate(args.searches, args.playouts)
-    one = asyncio.run(pool_rate(1, args.searches, args.playouts))
-    two = asyncio.run(pool_rate(2, args.searches, args.playouts))
+    one, one_cpu = asyncio.run(pool_rate(1, args.searches, args.playouts))
+    two, two_cpu = asyncio.run(pool_rate(2, args.searches, args.playouts))
     print(f"searches/s ({args.playouts} gomoku playouts each, {args.searches} searches):")
     print(f"  in process, no pool : {base:8.2f}")
-    print(f"  pool, 1 worker      : {one:8.2f}  ({one / base:.2f}x the in-process baseline)")
-    print(f"  pool, 2 workers     : {two:8.2f}  ({two / one:.2f}x one worker; target >= 1.8x)")
+    print(f"  pool, 1 worker      : {one:8.2f}  ({one / base:.2f}x the in-process baseline; "
+          f"{1000 * one_cpu:.1f} ms CPU per search)")  # fmt: skip
+    print(f"  pool, 2 workers     : {two:8.2f}  ({two / one:.2f}x one worker, target >= 1.8x; "
+          f"{1000 * two_cpu:.1f} ms CPU per search)")  # fmt: skip
+    print(f"  load average after  : {os.getloadavg()[0]:.2f}")
 
     median_first_move(1, fresh_cache=False)  # fill the configured cache
     cold = median_first_move(max(1, args.runs // 2), fresh_cache=True)
