@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -232,6 +233,8 @@ def start_bot_process(server: RunningServer, token: str, log_file: Path) -> subp
 
 
 async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServer, tmp_path: Path) -> None:
+    """Two matches at once; the bot process is SIGKILLed after its second move in the first one,
+    started again while we move, and finishes both from the server's resync."""
     store = server.hub.store
     token = await store.add_player("perfect-bot", "bot")
     opponent_token = await store.add_player("tester", "human")
@@ -242,40 +245,50 @@ async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServ
         await me.expect("welcome")
         await me.send(type="subscribe", id=2)
         await me.expect("lobby_state")
-        first = start_bot_process(server, token, log_file)
+        bot = start_bot_process(server, token, log_file)
         try:
             await me.expect(
                 "presence", where=lambda m: m["player"]["name"] == "perfect-bot" and not m["player"]["away"]
             )
-            await me.send(type="challenge", id=3, to="perfect-bot", game="tictactoe4", clock=CLOCK, color="first")
-            start = await me.expect("match_start")
-            match = start["match"]
-            state = create_game("tictactoe4").new_state()
+            states = {}
+            for request_id in (3, 4):
+                await me.send(
+                    type="challenge", id=request_id, to="perfect-bot", game="tictactoe4", clock=CLOCK, color="first"
+                )
+                states[(await me.expect("match_start"))["match"]] = create_game("tictactoe4").new_state()
+            first_match = next(iter(states))
             rng = np.random.default_rng(4)
-            killed = None
-            while True:
-                if state.to_move == 0 and not state.is_terminal:  # our turn: we move first
-                    move = state.game.encode_move(random_move(state, rng))
-                    await me.send(type="move", id=10 + state.ply, match=match, ply=state.ply, move=move)
-                event = await me.expect(("moved", "end"), match=match)
+            ends = {}
+            killed_at = None
+            for match, state in states.items():  # we move first in both
+                move = state.game.encode_move(random_move(state, rng))
+                await me.send(type="move", id=100, match=match, ply=0, move=move)
+            while len(ends) < len(states):
+                event = await me.expect(("moved", "end"), where=lambda m: m.get("match") in states)
+                match, state = event["match"], states[event["match"]]
                 if event["type"] == "end":
-                    break
+                    ends[match] = event
+                    continue
                 state.play(state.game.decode_move(event["move"]))
-                if killed is None and event["by"] == 1 and state.ply >= 4:
-                    first.send_signal(signal.SIGKILL)  # right after its second move
-                    first.wait()
-                    killed = state.ply
+                if event["by"] == 1 and killed_at is None and match == first_match and state.ply >= 4:
+                    bot.send_signal(signal.SIGKILL)  # right after its second move in the first match
+                    bot.wait()
+                    killed_at = state.ply
                     await me.expect("player_left", match=match, color=1)
-                    second = start_bot_process(server, token, log_file)
-                    first = second
-            assert killed is not None
-            assert event["reason"] in ("line", "board_full")
-            assert event["winner"] in (None, 1)  # perfect, even restarted, does not lose
+                    bot = start_bot_process(server, token, log_file)
+                if state.to_move == 0 and not state.is_terminal:
+                    move = state.game.encode_move(random_move(state, rng))
+                    await me.send(type="move", id=100 + state.ply, match=match, ply=state.ply, move=move)
+            assert killed_at is not None
+            for end in ends.values():
+                assert end["reason"] in ("line", "board_full")
+                assert end["winner"] in (None, 1)  # perfect, even restarted, does not lose
         finally:
-            first.send_signal(signal.SIGTERM)
-            first.wait(timeout=30)
-    (record,) = [line for line in log_file.read_text().splitlines()]
-    assert '"resyncs": 1' in record  # the second process learnt the game from the server's resync
+            bot.send_signal(signal.SIGTERM)
+            bot.wait(timeout=30)
+    records = [json.loads(line) for line in log_file.read_text().splitlines()]
+    assert sorted(r["match"] for r in records) == sorted(states)
+    assert all(r["resyncs"] == 1 for r in records)  # the second process learnt both games from the resync
 
 
 async def opponent_for(server: RunningServer, name: str) -> Opponent:
