@@ -1,0 +1,134 @@
+"""In-process series between brains on m,n,k games: strength checks without a server.
+
+Games come in pairs: each opening (a few random stones near the centre, seeded) is played twice
+with the colours swapped, so neither side profits from a lucky opening or from moving first.
+Every move goes through ``Brain.think`` with a ThinkRequest, exactly as the bot runtime calls it,
+and is checked by the engine (an illegal move raises). The measured side is the first contender:
+its score is (wins + draws / 2) / games.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from arbiter.engine import Game, IllegalMove, Move, create_game
+
+from ..brain import Brain, ThinkRequest
+
+
+@dataclass
+class Contender:
+    """A brain with the budget (seconds) and options it gets for every move."""
+
+    label: str
+    brain: Brain
+    budget: float = 1.0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GameRecord:
+    winner: int | None  # 0 = the first player, 1 = the second, None = draw
+    moves: list[Move]
+    think_seconds: tuple[list[float], list[float]]
+
+
+@dataclass
+class Tally:
+    """The first contender's results in a series."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    wins_as_first: int = 0
+    wins_as_second: int = 0
+    think_seconds: list[float] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
+
+
+def random_opening(game: Game, stones: int, rng: random.Random) -> list[Move]:
+    """``stones`` random moves in the 5×5 square around the centre (fewer on small boards)."""
+    m, n = game.params["m"], game.params["n"]
+    square = [(x, y) for x in range(m) for y in range(n) if abs(x - m // 2) <= 2 and abs(y - n // 2) <= 2]
+    state = game.new_state()
+    for cell in rng.sample(square, min(stones, len(square))):
+        state.play(cell)
+        if state.is_terminal:
+            state.undo()
+            break
+    return state.moves()
+
+
+def play_game(game: Game, first: Contender, second: Contender, opening: list[Move], seed: int) -> GameRecord:
+    """One game from ``opening``; each side thinks with its own budget and options."""
+    state = game.new_state()
+    for move in opening:
+        state.play(move)
+    seconds: tuple[list[float], list[float]] = ([], [])
+    players = (first, second)
+    while not state.is_terminal:
+        side = state.to_move
+        player = players[side]
+        request = ThinkRequest(
+            match_id=f"arena-{seed}",
+            game=game.name,
+            params=dict(game.params),
+            moves=[game.encode_move(m) for m in state.moves()],
+            budget=player.budget,
+            seed=seed * 2 + side,
+            options=player.options,
+        )
+        result = player.brain.think(request)
+        try:
+            state.play(game.decode_move(result.move))
+        except IllegalMove as error:
+            raise IllegalMove(f"{player.label} played an illegal move {result.move}: {error}") from None
+        seconds[side].append(float(result.info.get("seconds", 0.0)))
+    outcome = state.outcome
+    return GameRecord(outcome.winner if outcome else None, state.moves(), seconds)
+
+
+def series(
+    game: Game | str,
+    a: Contender,
+    b: Contender,
+    pairs: int,
+    *,
+    seed: int = 0,
+    opening_stones: int = 2,
+) -> Tally:
+    """``pairs`` openings, each played with a first then with b first; a's tally."""
+    if isinstance(game, str):
+        game = create_game(game)
+    rng = random.Random(seed)
+    tally = Tally()
+    for pair in range(pairs):
+        opening = random_opening(game, opening_stones, rng)
+        for a_moves_first in (True, False):
+            game_seed = seed * 100_003 + pair * 2 + int(a_moves_first)
+            first, second = (a, b) if a_moves_first else (b, a)
+            record = play_game(game, first, second, opening, game_seed)
+            a_side = 0 if a_moves_first else 1
+            if record.winner is None:
+                tally.draws += 1
+            elif record.winner == a_side:
+                tally.wins += 1
+                if a_moves_first:
+                    tally.wins_as_first += 1
+                else:
+                    tally.wins_as_second += 1
+            else:
+                tally.losses += 1
+            tally.think_seconds.extend(record.think_seconds[a_side])
+            tally.lengths.append(len(record.moves))
+    return tally
