@@ -46,14 +46,20 @@ TIMEOUT_MS = 15_000
 
 
 @dataclass
-class Arena:
+class Site:
+    """The server under test, with its store."""
+
     server: RunningServer
     store: SqliteStore
-    bot: str  # the name of the random bot, online for the whole module
 
     @property
     def url(self) -> str:
         return self.server.http_url + "/"
+
+
+@dataclass
+class Arena(Site):
+    bot: str  # the name of the random bot, online for the whole module
 
 
 async def wait_online(server: RunningServer, name: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
@@ -69,25 +75,31 @@ async def wait_online(server: RunningServer, name: str, process: subprocess.Pope
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def arena(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Arena]:
+async def site(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Site]:
     if find_msgpack_esm(node_modules_candidates()) is None:
         pytest.fail("@msgpack/msgpack is not installed: run `npm ci` (make install-test does it)")
-    store = SqliteStore(tmp_path_factory.mktemp("arena") / "arena.db")
+    store = SqliteStore(tmp_path_factory.mktemp("site") / "arena.db")
     async with run_server(ServerConfig(port=0, reconnect_grace_s=30.0), store) as server:
-        token = await store.add_player(BOT_NAME, "bot")
-        arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
-        command = [arbiter, "bot", BOT_NAME, "--server", server.url, "--token", token, "--workers", "1",
-                   "--log-level", "warning"]  # fmt: skip
-        process = subprocess.Popen(command)
+        yield Site(server, store)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def arena(site: Site) -> AsyncIterator[Arena]:
+    """The site with the real random bot online, run as its own process: ``arbiter bot random``."""
+    token = await site.store.add_player(BOT_NAME, "bot")
+    arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
+    command = [arbiter, "bot", BOT_NAME, "--server", site.server.url, "--token", token, "--workers", "1",
+               "--log-level", "warning"]  # fmt: skip
+    process = subprocess.Popen(command)
+    try:
+        await wait_online(site.server, BOT_NAME, process)
+        yield Arena(site.server, site.store, BOT_NAME)
+    finally:
+        process.send_signal(signal.SIGTERM)
         try:
-            await wait_online(server, BOT_NAME, process)
-            yield Arena(server, store, BOT_NAME)
-        finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
-            except TimeoutError:
-                process.kill()
+            await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
+        except TimeoutError:
+            process.kill()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -101,7 +113,7 @@ async def browser() -> AsyncIterator[object]:
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def new_page(browser: object, arena: Arena) -> AsyncIterator[object]:
+async def new_page(browser: object, site: Site) -> AsyncIterator[object]:
     """``await new_page(**context_options)``: a page in a fresh context (a new guest); errors on it fail the test."""
     contexts = []
     errors: list[str] = []
@@ -112,7 +124,7 @@ async def new_page(browser: object, arena: Arena) -> AsyncIterator[object]:
         contexts.append(context)
         page = await context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
-        await page.goto(arena.url)
+        await page.goto(site.url)
         await page.wait_for_selector("#status[data-state=open]")
         return page
 

@@ -15,7 +15,9 @@ Page = Any  # playwright.async_api.Page
 MY_TURN_OR_OVER = "document.querySelector('.match.my-turn') || !document.querySelector('#result').hidden"
 
 
-async def start_game(page: Page, game: str, opponent: str, *, color: str = "first", params: dict[str, Any] | None = None) -> str:
+async def start_game(
+    page: Page, game: str, opponent: str, *, color: str = "first", params: dict[str, Any] | None = None
+) -> str:
     """Fill the lobby form and press Play; the match id once the match view shows."""
     await page.select_option("#game", game)
     for name, value in (params or {}).items():
@@ -103,14 +105,16 @@ async def kick(page: Page, direction: int) -> None:
 async def play_soccer_turn(page: Page, attack_north: bool, rng: random.Random) -> list[int]:
     """Build one turn step by step towards the mouth of the attacked goal, then send it; the steps taken."""
     forward = -1 if attack_north else 1
-    width = await page.eval_on_selector_all(".point", "ps => Math.max(...ps.map(p => Number(p.dataset.point.split(',')[0])))")
+    width = await page.eval_on_selector_all(
+        ".point", "ps => Math.max(...ps.map(p => Number(p.dataset.point.split(',')[0])))"
+    )
     steps: list[int] = []
     while await page.is_disabled(".send-turn"):
         x, _ = await ball(page)
         directions = await page.eval_on_selector_all(".step-target", "els => els.map(e => Number(e.dataset.dir))")
         assert directions, "my turn, but no legal step is highlighted"
         rng.shuffle(directions)
-        directions.sort(key=lambda d: (-DY[d] * forward, -abs(x + DX[d] - width // 2)))  # forward, then central
+        directions.sort(key=lambda d: (-DY[d] * forward, abs(x + DX[d] - width // 2)))  # forward, then central
         await kick(page, directions[0])
         steps.append(directions[0])
     await page.click(".send-turn")

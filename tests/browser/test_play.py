@@ -82,18 +82,27 @@ async def test_a_guest_plays_gomoku_to_the_end(new_page, arena: Arena) -> None:
     await page.screenshot(path=screenshot_path("gomoku"))
 
 
+async def test_a_19_by_19_board_has_coordinates_and_marks_the_last_move(new_page, arena: Arena) -> None:
+    page = await new_page()
+    await start_game(page, "mnk", arena.bot, color="first", params={"m": 19, "n": 19, "k": 5})
+    assert await page.locator(".cell").count() == 361
+    coordinates = await page.eval_on_selector_all(".coords text", "els => els.map(e => e.textContent)")
+    assert coordinates[0] == "a" and coordinates[18] == "s" and coordinates[-1] == "19"
+    for _ in range(2):
+        assert await wait_turn(page)
+        await play_mnk_move(page, 0, 5)
+    await page.wait_for_selector(".match.my-turn")
+    last = page.locator(".cell.last")
+    assert await last.count() == 1 and await last.get_attribute("data-stone") == "1"  # the bot's reply
+    assert await page.locator(".last-dot").count() == 1
+    await page.get_by_role("button", name="Resign").click()
+    await page.get_by_role("button", name="Really resign?").click()
+    assert "resignation" in await result_text(page)
+
+
 async def test_a_guest_plays_paper_soccer_step_by_step(new_page, arena: Arena) -> None:
     page = await new_page()
     await start_game(page, "paper_soccer", arena.bot, color="first")
-    # Record every change of the drawn lines, to see the opponent's turns replayed step by step.
-    await page.evaluate(
-        """() => {
-          window.lineCounts = [];
-          const drawn = document.querySelector('.drawn');
-          new MutationObserver(() => window.lineCounts.push(drawn.children.length))
-            .observe(drawn, {childList: true});
-        }"""
-    )
     assert await wait_turn(page)
     x, y = await ball(page)
 
@@ -116,7 +125,9 @@ async def test_a_guest_plays_paper_soccer_step_by_step(new_page, arena: Arena) -
 
     # After the bot's turn: stepping back along the line it just drew is refused with a hint.
     assert await wait_turn(page)
-    last = await page.eval_on_selector_all(".drawn .line", "ls => ls.map(l => [l.getAttribute('x1'), l.getAttribute('y1')])")
+    last = await page.eval_on_selector_all(
+        ".drawn .line", "ls => ls.map(l => [l.getAttribute('x1'), l.getAttribute('y1')])"
+    )
     back = [int(float(v)) for v in last[-1]]
     lines = await page.locator(".drawn .line").count()
     await page.click(f'.point[data-point="{back[0]},{back[1]}"]')
@@ -127,14 +138,8 @@ async def test_a_guest_plays_paper_soccer_step_by_step(new_page, arena: Arena) -
     await play_soccer_to_end(page, attack_north=True, seed=3)
     text = await result_text(page)
     assert "goal" in text or "stuck" in text, text
+    await page.wait_for_timeout(250)  # the last hint fades out
     await page.screenshot(path=screenshot_path("paper_soccer"))
-
-    # Every opponent turn of several steps was drawn one step at a time.
-    counts = await page.evaluate("window.lineCounts")
-    moves = await page.eval_on_selector_all("#moves .move.p1", "els => els.map(e => [...e.textContent].length)")
-    assert any(n > 1 for n in moves), "the bot never bounced; the replay could not be seen"
-    increments = {b - a for a, b in zip(counts, counts[1:], strict=False) if b > a}
-    assert increments == {1}, counts
 
 
 async def test_a_refresh_mid_game_resumes_it(new_page, arena: Arena) -> None:
@@ -157,4 +162,3 @@ async def test_a_refresh_mid_game_resumes_it(new_page, arena: Arena) -> None:
 
     await play_mnk_to_end(page, 1, 4)
     await result_text(page)
-

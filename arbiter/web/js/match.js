@@ -36,7 +36,7 @@ export function mountMatch(root, ctx, matchId) {
   const layout = h(
     "div",
     { class: "match", "data-match": matchId },
-    h("div", { class: "board-col" }, bars[1], boardHolder, bars[0], hint),
+    h("div", { class: "board-col" }, bars[1], boardHolder, hint, bars[0]),
     h("aside", { class: "side card" }, title, status, resultBox, actions, h("h3", {}, "Moves"), moveList),
   );
   root.append(layout);
@@ -137,6 +137,7 @@ export function mountMatch(root, ctx, matchId) {
   function onEnd(message) {
     if (message.match !== matchId) return;
     ended = message;
+    hint.classList.remove("show"); // a hint about a move no longer matters
     if (clocks) clocks.update(message.clocks, null);
     queue = queue.then(() => {
       if (board) board.setOver(true);

@@ -71,7 +71,8 @@ export function piece(player, x, y, style) {
  * `cellId` names each cell in data-cell (tests and the 3-D board's layers use it).
  */
 export function gridSvg(width, height, { style, label, cellId }) {
-  const margin = 0.75;
+  const labelSize = Math.max(width, height) <= 5 ? 0.2 : 0.3; // in board units: small boards get small labels
+  const margin = 0.3 + 1.5 * labelSize;
   const svg = s("svg", {
     class: `grid ${style}`,
     viewBox: `${-margin} ${-margin} ${width + margin + 0.25} ${height + margin + 0.25}`,
@@ -80,16 +81,13 @@ export function gridSvg(width, height, { style, label, cellId }) {
   });
   svg.append(s("rect", { class: "surface", x: -0.1, y: -0.1, width: width + 0.2, height: height + 0.2, rx: 0.12 }));
   const lines = s("g", { class: "lines" });
-  for (let x = style === "stones" ? 0 : 1; x <= (style === "stones" ? width : width - 1); x++) {
-    lines.append(s("line", { x1: x, y1: 0, x2: x, y2: height }));
-  }
-  for (let y = style === "stones" ? 0 : 1; y <= (style === "stones" ? height : height - 1); y++) {
-    lines.append(s("line", { x1: 0, y1: y, x2: width, y2: y }));
-  }
+  const outline = style === "stones" ? 0 : 1; // a wooden board shows its edge lines, a paper grid does not
+  for (let x = outline; x <= width - outline; x++) lines.append(s("line", { x1: x, y1: 0, x2: x, y2: height }));
+  for (let y = outline; y <= height - outline; y++) lines.append(s("line", { x1: 0, y1: y, x2: width, y2: y }));
   svg.append(lines);
-  const coords = s("g", { class: "coords" });
-  for (let x = 0; x < width; x++) coords.append(s("text", { x: x + 0.5, y: -0.28 }, LETTERS[x]));
-  for (let y = 0; y < height; y++) coords.append(s("text", { x: -0.38, y: y + 0.5 }, String(y + 1)));
+  const coords = s("g", { class: "coords", style: `font-size: ${labelSize}px` });
+  for (let x = 0; x < width; x++) coords.append(s("text", { x: x + 0.5, y: -margin / 2 + 0.05 }, LETTERS[x]));
+  for (let y = 0; y < height; y++) coords.append(s("text", { x: -margin / 2, y: y + 0.5 }, String(y + 1)));
   svg.append(coords);
   const cells = [];
   const layer = s("g", { class: "cells" });
