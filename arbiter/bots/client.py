@@ -49,6 +49,7 @@ log = logging.getLogger("arbiter.bots")
 FATAL_ERRORS = {"auth_failed", "protocol_version"}
 CLOSE_REPLACED = 4003
 MAX_INCOMING_BYTES = 4 * 1024 * 1024  # a resync of a long paper-soccer match is the largest message
+HEALTH_INTERVAL = 10.0
 
 
 class BotFatal(RuntimeError):
@@ -93,6 +94,7 @@ class BotSettings:
     max_matches: int = 8  # live matches at once (challenges beyond it are declined)
     client_name: str = f"arbiter-bot/{__version__}"
     game_log: Path | None = None
+    health_file: Path | None = None  # touched every HEALTH_INTERVAL s while connected (container health checks)
     timeman: TimeManager = field(default_factory=TimeManager)
     backoff_initial: float = 0.25
     backoff_max: float = 15.0
@@ -226,7 +228,9 @@ class BotClient:
         await self._handshake(ws)
         self._ws = ws
         self.connected.set()
-        watcher = asyncio.get_running_loop().create_task(self._watch(ws, stop, stop_now))
+        loop = asyncio.get_running_loop()
+        watcher = loop.create_task(self._watch(ws, stop, stop_now))
+        heartbeat = loop.create_task(self._heartbeat()) if self.settings.health_file is not None else None
         try:
             async for frame in ws:
                 try:
@@ -237,6 +241,8 @@ class BotClient:
             pass
         finally:
             watcher.cancel()
+            if heartbeat is not None:
+                heartbeat.cancel()
             self.connected.clear()
             self._ws = None
             self._replies.clear()
@@ -285,6 +291,17 @@ class BotClient:
                     {"type": "ladder_join", "game": game, "max_matches": self.settings.max_matches},
                     self._on_ladder_reply,
                 )
+
+    async def _heartbeat(self) -> None:
+        """Touch the health file while connected: its age says whether the bot is online and its loop alive."""
+        path = self.settings.health_file
+        assert path is not None
+        while True:
+            try:
+                path.touch()
+            except OSError as error:
+                log.warning("cannot touch the health file", extra={"path": str(path), "error": str(error)})
+            await asyncio.sleep(HEALTH_INTERVAL)
 
     async def _watch(self, ws: ClientConnection, stop: asyncio.Event, stop_now: asyncio.Event) -> None:
         """Turn ``stop`` into a drain (no new matches; close once the live ones end) and ``stop_now`` into a close."""

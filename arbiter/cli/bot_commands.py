@@ -95,6 +95,7 @@ def winning_move() -> None:
 @click.option("--list", "list_bots", is_flag=True, help="List the bots and the games each plays, then exit.")
 @click.option("--server", metavar="URL", help="The server's websocket address, e.g. ws://127.0.0.1:8765/.")
 @click.option("--token", envvar="ARBITER_TOKEN", metavar="TOKEN", help="The bot's token (or $ARBITER_TOKEN).")
+@click.option("--token-file", type=click.Path(dir_okay=False), help="Read the token from this file instead.")
 @click.option("--games", metavar="G1,G2", help="Games to play (default: every game the bot plays).")
 @click.option("--ladder", is_flag=True, help="Join the ladder queue of each game.")
 @click.option("--workers", type=click.IntRange(1, 256), help="Worker processes (default: the number of cores).")
@@ -117,13 +118,23 @@ def winning_move() -> None:
 @click.option("--max-initial-ms", type=click.IntRange(1), help="Refuse clocks with more initial time.")
 @click.option("--game-log", type=click.Path(dir_okay=False), help="Append each finished game to this JSON-lines file.")
 @click.option(
-    "--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True
+    "--health-file",
+    type=click.Path(dir_okay=False),
+    help="Touch this file every 10 s while connected (for container health checks).",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="info",
+    envvar="ARBITER_LOG_LEVEL",
+    show_default=True,
 )
 def bot(
     name: str | None,
     list_bots: bool,
     server: str | None,
     token: str | None,
+    token_file: str | None,
     games: str | None,
     ladder: bool,
     workers: int | None,
@@ -133,6 +144,7 @@ def bot(
     min_initial_ms: int,
     max_initial_ms: int | None,
     game_log: str | None,
+    health_file: str | None,
     log_level: str,
 ) -> None:
     """Run the bot NAME on a server: accept challenges, join the ladder, play many matches at once.
@@ -153,8 +165,10 @@ def bot(
         cls = brain_class(name)
     except UnknownBot as error:
         fail(str(error))
+    if token_file is not None:
+        token = _read_token(token_file)
     if not server or not token:
-        fail("running a bot needs --server URL and --token TOKEN")
+        fail("running a bot needs --server URL and --token TOKEN (or --token-file, or $ARBITER_TOKEN)")
     if not server.startswith(("ws://", "wss://")):
         fail(f"--server must be a ws:// or wss:// address, not {server!r}")
     playable = games_played(cls)
@@ -182,8 +196,21 @@ def bot(
         ladder=ladder,
         max_matches=max_matches,
         game_log=None if game_log is None else Path(game_log),
+        health_file=None if health_file is None else Path(health_file),
     )
     asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level))
+
+
+def _read_token(path: str) -> str:
+    """The first line of a token file (as ``arbiter player ensure --token-file`` writes it)."""
+    try:
+        with open(path, encoding="utf-8") as source:
+            token = source.readline().strip()
+    except OSError as error:
+        fail(f"cannot read the token file {path!r}: {error.strerror or error}")
+    if not token:
+        fail(f"the token file {path!r} is empty")
+    return token
 
 
 async def _run_bot(cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None) -> None:

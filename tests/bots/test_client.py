@@ -210,33 +210,20 @@ class Opponent:
                 await self.arrived.wait()
 
 
-def start_bot_process(server: RunningServer, token: str, log_file: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "ARBITER_TOKEN": token}
-    command = [
-        sys.executable,
-        "-m",
-        "arbiter.cli",
-        "bot",
-        "perfect",
-        "--server",
-        server.url,
-        "--workers",
-        "1",
-        "--games",
-        "tictactoe4",
-        "--game-log",
-        str(log_file),
-        "--log-level",
-        "warning",
-    ]
-    return subprocess.Popen(command, env=env)
+def start_bot_process(server: RunningServer, token_file: Path, log_file: Path) -> subprocess.Popen[bytes]:
+    """``arbiter bot perfect`` as its own process, as a container runs it (token and health files)."""
+    command = [sys.executable, "-m", "arbiter.cli", "bot", "perfect", "--server", server.url, "--workers", "1",
+               "--games", "tictactoe4", "--token-file", str(token_file), "--game-log", str(log_file),
+               "--health-file", str(log_file.with_suffix(".alive"))]  # fmt: skip
+    return subprocess.Popen(command, env={**os.environ, "ARBITER_LOG_LEVEL": "warning"})
 
 
 async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServer, tmp_path: Path) -> None:
     """Two matches at once; the bot process is SIGKILLed after its second move in the first one,
     started again while we move, and finishes both from the server's resync."""
     store = server.hub.store
-    token = await store.add_player("perfect-bot", "bot")
+    token_file = tmp_path / "perfect-bot.token"
+    token_file.write_text(await store.add_player("perfect-bot", "bot") + "\n")
     opponent_token = await store.add_player("tester", "human")
     log_file = tmp_path / "games.jsonl"
     async with connect(server.url, compression=None) as ws:
@@ -245,7 +232,7 @@ async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServ
         await me.expect("welcome")
         await me.send(type="subscribe", id=2)
         await me.expect("lobby_state")
-        bot = start_bot_process(server, token, log_file)
+        bot = start_bot_process(server, token_file, log_file)
         try:
             await me.expect(
                 "presence", where=lambda m: m["player"]["name"] == "perfect-bot" and not m["player"]["away"]
@@ -275,11 +262,12 @@ async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServ
                     bot.wait()
                     killed_at = state.ply
                     await me.expect("player_left", match=match, color=1)
-                    bot = start_bot_process(server, token, log_file)
+                    bot = start_bot_process(server, token_file, log_file)
                 if state.to_move == 0 and not state.is_terminal:
                     move = state.game.encode_move(random_move(state, rng))
                     await me.send(type="move", id=100 + state.ply, match=match, ply=state.ply, move=move)
             assert killed_at is not None
+            assert log_file.with_suffix(".alive").exists()  # touched while connected
             for end in ends.values():
                 assert end["reason"] in ("line", "board_full")
                 assert end["winner"] in (None, 1)  # perfect, even restarted, does not lose
@@ -345,6 +333,7 @@ async def test_a_refused_token_stops_the_bot_instead_of_retrying(server: Running
         (["bot", "perfect", "--server", "ws://x/", "--token", "t", "--games", "gomoku"], "does not play gomoku"),
         (["bot", "perfect", "--server", "ws://x/", "--token", "t", "--level", "7"], "levels 1 to 1"),
         (["bot", "perfect", "--server", "ws://x/", "--token", "t", "--workers", "0"], "--workers"),
+        (["bot", "perfect", "--server", "ws://x/", "--token-file", "/nonexistent/t"], "cannot read the token file"),
     ],
 )
 def test_bad_bot_arguments_are_one_line_and_exit_2(arguments: list[str], message: str) -> None:
