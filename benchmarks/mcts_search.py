@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from arbiter.bots.mcts.brain import Settings
 from arbiter.bots.mcts.tree import POLICY_LIGHT, Tree, seed_random
 from arbiter.engine import create_game
 from arbiter.engine.ops import playouts
@@ -49,7 +50,7 @@ def mcts_per_second(name: str, seconds: float, solver: bool, seed: int = 1) -> f
     done, batch = 0, 256
     began = time.perf_counter()
     while (elapsed := time.perf_counter() - began) < seconds:
-        ran, _ = tree.search(batch, exploration=1.0, solver=solver, policy=POLICY_LIGHT)
+        ran, _ = tree.search(batch, exploration=Settings().exploration, solver=solver, policy=POLICY_LIGHT)
         done += ran
         if ran < batch:  # the solver proved the root
             break

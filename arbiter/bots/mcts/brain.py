@@ -20,7 +20,7 @@ searches on (with part of the remaining time) and chooses the next step, until t
 or the game ends.
 
 Options (constructor keywords, or a request's ``options``, which take precedence):
-``exploration`` (UCT constant, default 1.0), ``simulations`` (search exactly until each root has
+``exploration`` (UCT constant, default 0.3), ``simulations`` (search exactly until each root has
 this many visits instead of using the clock), ``policy`` (``"light"`` or ``"random"`` playouts),
 ``solver`` (bool, default true), ``max_nodes`` (arena size cap, default 2,000,000 nodes).
 """
@@ -65,7 +65,7 @@ class MctsOptionError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    exploration: float = 1.0
+    exploration: float = 0.3
     simulations: int | None = None
     policy: int = POLICY_LIGHT
     solver: bool = True
