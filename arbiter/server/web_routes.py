@@ -92,16 +92,23 @@ def load_files(root: Path, prefix: str) -> dict[str, StaticFile]:
     return files
 
 
-def missing_library_page(searched: list[Path]) -> str:
-    places = "".join(f"<li><code>{html.escape(str(p / MSGPACK_ESM))}</code></li>" for p in searched)
+def unavailable_page(heading: str, body_html: str) -> str:
+    """A small page saying why the browser client cannot start (the server itself runs on)."""
     return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Arbiter: client library missing</title>"
+        "<!doctype html><html><head><meta charset='utf-8'><title>Arbiter: browser client unavailable</title>"
         "<meta name='viewport' content='width=device-width,initial-scale=1'>"
         "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:40em;line-height:1.5}</style></head>"
-        "<body><h1>The browser client is not installed</h1>"
+        f"<body><h1>{html.escape(heading)}</h1>{body_html}</body></html>\n"
+    )
+
+
+def missing_library_page(searched: list[Path]) -> str:
+    places = "".join(f"<li><code>{html.escape(str(p / MSGPACK_ESM))}</code></li>" for p in searched)
+    return unavailable_page(
+        "The browser client is not installed",
         "<p>The server runs, but the page needs its msgpack library, <code>@msgpack/msgpack</code>, "
         f"from npm. To install it, {html.escape(INSTALL_HINT)}, then restart the server.</p>"
-        f"<p>Looked in:</p><ul>{places}</ul></body></html>\n"
+        f"<p>Looked in:</p><ul>{places}</ul>",
     )
 
 
@@ -113,16 +120,19 @@ class WebClient:
         searched = node_modules_candidates() if node_modules is None else node_modules
         self.files = load_files(web_root, "/")
         index = self.files.get("/index.html")
+        self.library = find_msgpack_esm(searched)
+        self.missing_page: str | None = None
         if index is None:
-            raise FileNotFoundError(f"the browser client's index.html is missing from {web_root}")
-        library = find_msgpack_esm(searched)
-        self.library = library
-        if library is None:
+            log.error("browser client disabled: its files are missing from %s", web_root)
+            self.missing_page = unavailable_page(
+                "The browser client is missing",
+                f"<p>This installation has no client files in <code>{html.escape(str(web_root))}</code>.</p>",
+            )
+        elif self.library is None:
             log.error("browser client disabled: @msgpack/msgpack is not installed; %s", INSTALL_HINT)
-            self.missing_page: str | None = missing_library_page(searched)
+            self.missing_page = missing_library_page(searched)
         else:
-            self.missing_page = None
-            self.files.update(load_files(library, VENDOR_PREFIX))
+            self.files.update(load_files(self.library, VENDOR_PREFIX))
             self.files["/"] = index
 
     def add_routes(self, routes: HttpRoutes) -> None:

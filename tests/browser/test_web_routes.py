@@ -76,6 +76,14 @@ async def test_a_missing_library_gets_a_page_saying_how_to_install_it(server: Ru
     assert status == 503
 
 
+async def test_missing_client_files_do_not_stop_the_server(server: RunningServer, tmp_path: Path) -> None:
+    WebClient(server.hub.store, web_root=tmp_path / "web").add_routes(server.routes)
+    status, _, body = await get(server, "/")
+    assert status == 503 and b"no client files" in body
+    status, _, body = await get(server, "/healthz")
+    assert status == 200 and json.loads(body)["status"] == "ok"
+
+
 async def test_finished_games_are_listed_and_served_with_their_moves(server: RunningServer) -> None:
     store = server.hub.store
     clock = {"initial_ms": 60_000, "increment_ms": 0, "move_limit_ms": None}
