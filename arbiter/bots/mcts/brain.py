@@ -55,7 +55,8 @@ TIME_MARGIN = 0.003  # seconds kept back from every budget
 FIRST_STEP_SHARE = 0.6  # of the move's time for a turn's first step, when turns have several steps
 LATER_STEP_SHARE = 0.5  # of the remaining time for each later step of a turn
 CHUNK_SECONDS = 0.004  # the clock is read between kernel calls of about this length
-MAX_TREES = 32  # matches whose trees a worker keeps (least recently used dropped first)
+MAX_TREES = 64  # matches whose trees a worker keeps (least recently used dropped first) ...
+MAX_KEPT_NODES = 4_000_000  # ... and the node slots they may hold in all (58 bytes each)
 ROOT_MOVES_LISTED = 8  # root children whose wire move is written into info for merge()
 
 
@@ -222,7 +223,9 @@ class MctsBrain(Brain):
     def _remember(self, match_id: str, entry: _MatchTree) -> None:
         self._trees[match_id] = entry
         self._trees.move_to_end(match_id)
-        while len(self._trees) > MAX_TREES:
+        while len(self._trees) > 1 and (
+            len(self._trees) > MAX_TREES or sum(e.tree.capacity for e in self._trees.values()) > MAX_KEPT_NODES
+        ):
             self._trees.popitem(last=False)
 
     def forget(self, match_id: str) -> None:

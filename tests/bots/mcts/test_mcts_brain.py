@@ -8,7 +8,9 @@ import time
 import pytest
 
 from arbiter.bots.brain import ThinkRequest, ThinkResult
+from arbiter.bots.mcts import brain as mcts_brain
 from arbiter.bots.mcts.brain import MctsBrain, MctsOptionError
+from arbiter.bots.mcts.tree import INITIAL_CAPACITY
 from arbiter.bots.pool import BrainPool
 from arbiter.bots.registry import brain_class
 from arbiter.engine import State, create_game, game_names
@@ -273,3 +275,14 @@ async def test_root_parallelism_over_the_warm_pool() -> None:
             moves.append(merged.move)
         merged = await pool.think_merged(request("gomoku10", moves))
         assert merged.info["workers"] == 2
+
+
+def test_kept_trees_are_bounded_by_their_nodes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mcts_brain, "MAX_KEPT_NODES", 2 * INITIAL_CAPACITY)
+    brain = MctsBrain(simulations=200)
+    for match in ("a", "b", "c"):
+        brain.think(request("tictactoe", [], match=match))
+    assert list(brain._trees) == ["b", "c"]  # the least recently used went first
+    brain.think(request("tictactoe", [], match="b"))
+    brain.think(request("tictactoe", [], match="d"))
+    assert list(brain._trees) == ["b", "d"]
