@@ -182,6 +182,8 @@ class BrainPool:
         if self._closed:
             return
         self._closed = True
+        for task in self._replacing:
+            task.cancel()
         for worker in self._workers:
             busy = worker.current is not None
             self._fail_all(worker, PoolClosed("the pool was closed"))
