@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "arbiter.cli.store_commands",
     "arbiter.cli.server_commands",
     "arbiter.cli.bot_commands",
+    "arbiter.cli.series_commands",
 ]
 
 
