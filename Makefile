@@ -17,13 +17,19 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-install-test: install
+# npm brings the browser client's msgpack library; Debian brings Chromium and docker-compose.
+node_modules/.installed: package.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+install-test: install node_modules/.installed
+	scripts/install-system-deps
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install
 	$(BIN)/arbiter warm
 
-run: install warm
+run: install node_modules/.installed warm
 	$(BIN)/arbiter serve
 
 test: install-test warm
