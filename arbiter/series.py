@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import math
 import zlib
 from collections import Counter
@@ -205,6 +206,7 @@ class GameOutcome:
     plies: int = 0
     fallbacks: tuple[int, int] = (0, 0)  # moves the clients sent without the brain's answer (A, B)
     error: str | None = None
+    moves_hash: int | None = None  # of the move list: equal hashes with equal colours are the same game
 
 
 @dataclass
@@ -230,6 +232,10 @@ class SeriesResult:
 
     def reasons(self) -> Counter[str]:
         return Counter(o.reason for o in self.outcomes)
+
+    def distinct_games(self) -> int:
+        """Games played that no earlier game repeated move for move (bots that never vary repeat games)."""
+        return len({(o.a_color, o.moves_hash) for o in self.outcomes if o.moves_hash is not None})
 
     def as_json(self) -> dict[str, Any]:
         config = self.config
@@ -268,6 +274,7 @@ class SeriesResult:
             "elo_margin": None if found is None else found.elo_margin,
             "by_color": {side: dataclasses.asdict(self.tally(color)) for side, color in (("first", 0), ("second", 1))},
             "reasons": dict(self.reasons()),
+            "distinct_games": self.distinct_games(),
             "fallbacks": [sum(o.fallbacks[0] for o in self.outcomes), sum(o.fallbacks[1] for o in self.outcomes)],
             "errors": [{"game": o.number, "error": o.error} for o in self.outcomes if o.error],
             "stopped": self.stopped,
@@ -308,6 +315,11 @@ class SeriesResult:
         lines.append(
             f"unscored games: {unscored}; moves sent without the brain's answer: A {fallbacks[0]}, B {fallbacks[1]}"
         )
+        started = sum(1 for o in self.outcomes if o.moves_hash is not None)
+        if self.distinct_games() < started:
+            lines.append(
+                f"distinct games: {self.distinct_games()} of {started} (repeated games are not independent samples)"
+            )
         for outcome in self.outcomes:
             if outcome.error:
                 lines.append(f"game {outcome.number + 1}: {outcome.error}")
@@ -565,6 +577,7 @@ def outcome_of(
         plies=len(record["moves"]),
         fallbacks=(_fallbacks(record_a), _fallbacks(record_b)),
         error=error,
+        moves_hash=zlib.crc32(json.dumps(record["moves"]).encode()),
     )
 
 

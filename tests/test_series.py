@@ -233,9 +233,17 @@ async def test_the_same_bot_on_both_sides_and_the_same_seed_replays_the_series()
     first = await run_series(config)
     again = await run_series(config)
     assert first.names == ("random-1-A", "random-B")
-    assert [(o.a_points, o.plies) for o in first.outcomes] == [(o.a_points, o.plies) for o in again.outcomes]
+    assert [(o.a_points, o.moves_hash) for o in first.outcomes] == [(o.a_points, o.moves_hash) for o in again.outcomes]
+    assert first.distinct_games() == 6
     other = await run_series(SeriesConfig(config.a, config.b, "tictactoe", 6, CLOCK, seed=12))
-    assert [o.plies for o in other.outcomes] != [o.plies for o in first.outcomes]
+    assert [o.moves_hash for o in other.outcomes] != [o.moves_hash for o in first.outcomes]
+
+
+async def test_bots_that_never_vary_are_reported_as_repeating_their_games() -> None:
+    config = SeriesConfig(SeriesPlayer(PerfectBrain), SeriesPlayer(PerfectBrain), "tictactoe", 4, CLOCK)
+    result = await run_series(config)
+    assert result.tally() == Tally(draws=4) and result.distinct_games() == 2  # one game per colour, replayed
+    assert "distinct games: 2 of 4 (repeated games are not independent samples)" in result.summary_lines()
 
 
 async def test_a_series_survives_timeouts_and_a_failing_brain() -> None:
