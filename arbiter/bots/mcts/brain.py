@@ -149,7 +149,7 @@ class MctsBrain(Brain):
             if not steps:
                 first = children
                 root_proven = tree.root_proven
-            chosen = best_child(children)
+            chosen = best_child(children, settled=tree.root_proven != UNKNOWN)
             steps.append(chosen.action)
             trial.play_action(chosen.action)
             if trial.is_terminal or trial.to_move != me:

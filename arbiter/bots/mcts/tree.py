@@ -370,17 +370,22 @@ class ChildStats:
         return self.value / self.visits if self.visits else 0.0
 
 
-def best_child(children: Sequence[ChildStats]) -> ChildStats:
+def best_child(children: Sequence[ChildStats], *, settled: bool = False) -> ChildStats:
     """The move to play: a proven win if there is one, else the most visited child not proven
     lost (all of them if every child is lost), ties to the higher mean.
 
     Visits, not the mean, decide: a child with few visits may have a high mean by luck, while the
-    search spends its visits on the children it keeps finding best.
+    search spends its visits on the children it keeps finding best. Once the root is ``settled``
+    (proven: every child's exact value is known) visits say nothing more, and among the children
+    of the best value the one with the highest mean is taken: against a fallible opponent it is
+    the draw most likely to become a win, or the loss most likely to be saved.
     """
     if not children:
         raise ValueError("the root has no children yet: run at least one simulation")
     wins = [c for c in children if c.proven == WIN]
     candidates = wins or [c for c in children if c.proven != LOSS] or list(children)
+    if settled and not wins:
+        return max(candidates, key=lambda c: (c.mean, c.visits))
     return max(candidates, key=lambda c: (c.visits, c.mean))
 
 
