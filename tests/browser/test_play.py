@@ -48,7 +48,7 @@ async def test_a_guest_plays_tic_tac_toe_against_the_bot_by_touch(new_page, aren
     assert made >= 3 and len(stones) == await moves_shown(page)
     assert await page.locator(".cell.last").count() == 1
     assert await page.locator(".clock.running").count() == 0  # both clocks stopped at the end
-    await page.screenshot(path=screenshot_path("tictactoe"))
+    await page.screenshot(path=screenshot_path("tictactoe"), full_page=True)
 
 
 async def test_an_occupied_cell_shows_a_hint_and_changes_nothing(new_page, arena: Arena) -> None:
@@ -68,6 +68,13 @@ async def test_an_occupied_cell_shows_a_hint_and_changes_nothing(new_page, arena
     await play_mnk_to_end(page, 0, 3)
     await result_text(page)
 
+    first_match = page.url
+    await page.get_by_role("button", name="Play again").click()  # a rematch, sides swapped
+    await page.wait_for_function(f"location.href !== {first_match!r} && !!document.querySelector('.cell')")
+    await page.wait_for_function("document.querySelector('#result').hidden")
+    assert await page.inner_text(".player-bar:last-child .name .you") == "you"
+    assert await page.locator('.player-bar[data-color="1"] .you').count() == 1  # now second
+
 
 async def test_a_guest_plays_gomoku_to_the_end(new_page, arena: Arena) -> None:
     page = await new_page()
@@ -79,7 +86,7 @@ async def test_a_guest_plays_gomoku_to_the_end(new_page, arena: Arena) -> None:
     assert await page.locator(".win-line").count() == 1
     coordinates = await page.eval_on_selector_all(".coords text", "els => els.map(e => e.textContent)")
     assert coordinates[:3] == ["a", "b", "c"] and "15" in coordinates
-    await page.screenshot(path=screenshot_path("gomoku"))
+    await page.screenshot(path=screenshot_path("gomoku"), full_page=True)
 
 
 async def test_a_19_by_19_board_has_coordinates_and_marks_the_last_move(new_page, arena: Arena) -> None:
@@ -135,11 +142,15 @@ async def test_a_guest_plays_paper_soccer_step_by_step(new_page, arena: Arena) -
     assert "already drawn" in await page.inner_text("#hint")
     assert await page.locator(".drawn .line").count() == lines
 
+    await play_soccer_turn(page, attack_north=True, rng=rng)  # a legal step clears the hint
+    if await wait_turn(page):
+        assert await page.locator("#hint.show").count() == 0
+        assert await page.locator(".step-target").count() > 0
+        await page.wait_for_timeout(250)  # the hint has faded out
+    await page.screenshot(path=screenshot_path("paper_soccer"), full_page=True)
     await play_soccer_to_end(page, attack_north=True, seed=3)
     text = await result_text(page)
     assert "goal" in text or "stuck" in text, text
-    await page.wait_for_timeout(250)  # the last hint fades out
-    await page.screenshot(path=screenshot_path("paper_soccer"))
 
 
 async def test_a_refresh_mid_game_resumes_it(new_page, arena: Arena) -> None:

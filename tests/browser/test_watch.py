@@ -51,7 +51,7 @@ async def test_a_guest_watches_a_bot_versus_bot_game_then_replays_it(new_page, a
     await mcts_bot.challenge(arena.bot, "gomoku", WATCHED_CLOCK, color="first")
     row = page.locator("#live-games li", has_text="mcts vs random")
     await row.wait_for()
-    await page.screenshot(path=screenshot_path("lobby"))
+    await page.screenshot(path=screenshot_path("lobby"), full_page=True)
     await row.get_by_role("link", name="Watch").click()
 
     await page.wait_for_selector(".match .board-holder svg")
@@ -141,7 +141,7 @@ async def test_vanishing_marks_the_stone_about_to_go(new_page, arena: Arena) -> 
     assert "vanishes" in await page.inner_text("#hint")
     assert await cells(page) == before
     await page.wait_for_timeout(250)  # the hint fades in
-    await page.screenshot(path=screenshot_path("vanishing"))
+    await page.screenshot(path=screenshot_path("vanishing"), full_page=True)
 
     x, y = quiet_cell(before)
     await page.click(f'.cell[data-cell="{x},{y}"]')
@@ -188,7 +188,7 @@ async def test_the_cube_is_drawn_as_layers_with_draw_offers_and_a_finish(new_pag
         assert await page.locator(".cell.win").count() == 3
     moves = await page.eval_on_selector_all("#moves .move", "els => els.map(e => e.textContent)")
     assert all(m[-2] == ":" and m[-1] in "123" for m in moves), moves  # "b2:2": the cell, then its layer
-    await page.screenshot(path=screenshot_path("ttt3d"))
+    await page.screenshot(path=screenshot_path("ttt3d"), full_page=True)
 
 
 async def test_abort_before_the_first_move(new_page, arena: Arena) -> None:

@@ -128,7 +128,10 @@ conn.on("challenge_offered", ({ challenge }) => {
   notify(`${challenge.from} challenges you to ${game}.`, "info", {
     timeoutMs: challenge.expires_ms,
     actions: [
-      { label: "Accept", run: () => conn.request("accept", { challenge: challenge.id }).catch((e) => notify(errorText(e), "error")) },
+      {
+        label: "Accept",
+        run: () => conn.request("accept", { challenge: challenge.id }).catch((e) => notify(errorText(e), "error")),
+      },
       { label: "Decline", run: () => conn.request("decline", { challenge: challenge.id }).catch(() => {}) },
     ],
   });

@@ -156,7 +156,8 @@ export class Connection {
     } else if (error.code === "auth_failed" && this._usedToken === "account") {
       storageSet(localStorage, TOKEN_KEY, null);
       this._attempt = 0;
-      this._emit("error", new ServerError(error.code, `The server refused your token (${error.message}); playing as a guest.`));
+      const text = `The server refused your token (${error.message}); playing as a guest.`;
+      this._emit("error", new ServerError(error.code, text));
     } else {
       this._emit("error", error);
     }

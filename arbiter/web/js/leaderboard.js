@@ -3,6 +3,8 @@
 
 import { errorText, fill, h } from "./ui.js";
 
+const COLUMNS = ["#", "player", "rating", "RD", "games", "W", "D", "L"];
+
 export function mountLeaderboard(root, ctx, gameName) {
   const game = ctx.game(gameName) ? gameName : ctx.games[0].name;
   const select = h(
@@ -41,7 +43,7 @@ export function mountLeaderboard(root, ctx, gameName) {
         h(
           "table",
           { class: "table", id: "leaderboard" },
-          h("thead", {}, h("tr", {}, ["#", "player", "rating", "RD", "games", "W", "D", "L"].map((c) => h("th", {}, c)))),
+          h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", {}, c)))),
           h(
             "tbody",
             {},

@@ -69,7 +69,8 @@ export function mountLobby(root, ctx) {
         else if (p.choices) {
           input = h("select", { name }, p.choices.map((c) => h("option", { value: c, selected: c === p.default }, c)));
         } else input = h("input", { type: "number", name, value: p.default, min: p.min, max: p.max, required: true });
-        return h("label", { class: p.type === "bool" ? "check" : null, title: p.doc }, p.name, input, h("small", {}, p.doc));
+        const kind = p.type === "bool" ? "check" : null;
+        return h("label", { class: kind, title: p.doc }, p.name, input, h("small", {}, p.doc));
       }),
     );
   }
@@ -124,7 +125,9 @@ export function mountLobby(root, ctx) {
       class: "small",
       onclick: () => conn.request("cancel", { challenge: challenge.id }).catch((e) => notify(errorText(e), "error")),
     }, "Cancel");
-    const text = challenge.to ? `Waiting for ${challenge.to} to accept…` : "Your seek is open: waiting for an opponent…";
+    const text = challenge.to
+      ? `Waiting for ${challenge.to} to accept…`
+      : "Your seek is open: waiting for an opponent…";
     fill(waitBox, h("span", { class: "spinner", "aria-hidden": "true" }), h("span", {}, text), cancel);
     waitBox.hidden = false;
     waiting = {
@@ -160,7 +163,11 @@ export function mountLobby(root, ctx) {
               h("span", { class: "what" }, h("b", {}, m.game), " ", describeRules(ctx.game(m.game), m.params)),
               h("span", { class: "who" }, `${m.players[0]} vs ${m.players[1]}`),
               h("span", { class: "muted" }, describeClock(m.clock)),
-              h("a", { class: `button small${mine ? " primary" : ""}`, href: `#/match/${m.match}` }, mine ? "Resume" : "Watch"),
+              h(
+                "a",
+                { class: `button small${mine ? " primary" : ""}`, href: `#/match/${m.match}` },
+                mine ? "Resume" : "Watch",
+              ),
             );
           })
         : empty("No games are being played right now."),
@@ -214,7 +221,8 @@ export function mountLobby(root, ctx) {
           "li",
           { "data-player": p.name },
           h("span", { class: "who" }, h("b", {}, p.name), p.name === me ? h("small", {}, " (you)") : null,
-            p.guest ? h("small", { class: "muted" }, " guest") : null, p.away ? h("small", { class: "muted" }, " away") : null),
+            p.guest ? h("small", { class: "muted" }, " guest") : null,
+            p.away ? h("small", { class: "muted" }, " away") : null),
           h("span", { class: "muted" }, p.playing ? `playing ${p.playing}` : "idle"),
           p.name === me || p.away
             ? null
@@ -289,7 +297,12 @@ export function mountLobby(root, ctx) {
               if (token) conn.setAccountToken(token);
             },
           },
-          h("input", { name: "token", type: "password", placeholder: "token from `arbiter player add`", autocomplete: "off" }),
+          h("input", {
+            name: "token",
+            type: "password",
+            placeholder: "token from `arbiter player add`",
+            autocomplete: "off",
+          }),
           h("button", { class: "small", type: "submit" }, "Sign in"),
         )
       : h("button", { class: "small", onclick: () => conn.setAccountToken(null) }, "Sign out"),

@@ -20,6 +20,7 @@ export function mountMatch(root, ctx, matchId) {
   let queue = Promise.resolve(); // moves are put on the board in order, opponent turns animated
   let replaying = 0; // moves still being put on the board
   let queueGeneration = 0; // a full state starts a new queue
+  let moveInFlight = false; // my move is sent and its `moved` not back yet
   let ended = null; // the end message once the match is over
   let away = null; // {color, until} while a player is disconnected
   let awayTimer = null;
@@ -41,10 +42,15 @@ export function mountMatch(root, ctx, matchId) {
   );
   root.append(layout);
 
+  /** Say why a click did nothing; an empty text clears the last hint (a legal move was made). */
   function showHint(text) {
+    clearTimeout(hintTimer);
+    if (!text) {
+      hint.classList.remove("show");
+      return;
+    }
     hint.textContent = text;
     hint.classList.add("show");
-    clearTimeout(hintTimer);
     hintTimer = setTimeout(() => hint.classList.remove("show"), HINT_MS);
   }
 
@@ -148,11 +154,19 @@ export function mountMatch(root, ctx, matchId) {
 
   function sendMove(move) {
     const ply = state.moves.length;
+    moveInFlight = true;
+    refresh();
     return conn
-      .request("move", { match: matchId, ply, move }, { until: (m) => m.type === "moved" && m.match === matchId && m.ply === ply })
+      .request("move", { match: matchId, ply, move }, {
+        until: (m) => m.type === "moved" && m.match === matchId && m.ply === ply,
+      })
       .catch((error) => {
         if (error.code === "stale_ply" || error.code === "not_your_turn") resync();
         throw error;
+      })
+      .finally(() => {
+        moveInFlight = false;
+        refresh();
       });
   }
 
@@ -214,8 +228,11 @@ export function mountMatch(root, ctx, matchId) {
     for (let ply = 0; ply < state.moves.length; ply += 2) {
       const cells = [ply, ply + 1]
         .filter((p) => p < state.moves.length)
-        .map((p) => h("span", { class: `move p${p % 2}${p === state.moves.length - 1 ? " current" : ""}`, "data-ply": p },
-          moveText(info.family, state.params, state.moves[p])));
+        .map((p) => {
+          const current = p === state.moves.length - 1 ? " current" : "";
+          return h("span", { class: `move p${p % 2}${current}`, "data-ply": p },
+            moveText(info.family, state.params, state.moves[p]));
+        });
       rows.push(h("li", {}, cells));
     }
     fill(moveList, ...rows);
@@ -228,7 +245,7 @@ export function mountMatch(root, ctx, matchId) {
     const over = Boolean(ended);
     const myTurn = !over && playing() && state.to_move === me && replaying === 0;
     if (board) board.setTurn(myTurn);
-    layout.classList.toggle("my-turn", myTurn);
+    layout.classList.toggle("my-turn", myTurn && !moveInFlight); // waiting for my move's echo is not my turn
     for (const bar of bars) {
       const color = Number(bar.dataset.color);
       bar.classList.toggle("to-move", !over && state.to_move === color);

@@ -8,6 +8,7 @@
 //   new Board(params, {hint, perspective}) · board.el · board.reset(moves)
 //   board.push(move, {animate}) → Promise · board.setTurn(bool) · board.setOver(bool)
 //   board.onMove = (move) => Promise (set by a player's view; a click calls it with the move)
+//   options.hint(text) says why a click did nothing; hint("") after a legal click clears it
 
 import { fill, s } from "./ui.js";
 
@@ -196,6 +197,7 @@ export class MnkBoard {
       return;
     }
     this.pending = [x, y];
+    this.hint("");
     this.draw();
     this.onMove([x, y]).catch((error) => {
       this.pending = null;

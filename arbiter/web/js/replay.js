@@ -57,7 +57,8 @@ export function mountReplayList(root, ctx) {
   }
 
   filter.addEventListener("change", load);
-  root.append(h("section", { class: "card wide" }, h("div", { class: "card-head" }, h("h2", {}, "Finished games"), filter), list));
+  const head = h("div", { class: "card-head" }, h("h2", {}, "Finished games"), filter);
+  root.append(h("section", { class: "card wide" }, head, list));
   load();
   return {
     unmount() {
@@ -144,17 +145,26 @@ export function mountReplay(root, ctx, matchId) {
     document.addEventListener("keydown", keys);
 
     board.reset(moves);
-    const names = game.players.map((name, color) => h("span", { class: `player p${color}` }, h("span", { class: `side-mark p${color}` }), name));
+    const names = game.players.map((name, color) =>
+      h("span", { class: `player p${color}` }, h("span", { class: `side-mark p${color}` }), name),
+    );
     fill(
       holder,
       h(
         "div",
         { class: "match replaying", "data-match": matchId },
-        h("div", { class: "board-col" }, h("div", { class: "board-holder", "data-family": info.family }, board.el), controls, slider),
+        h(
+          "div",
+          { class: "board-col" },
+          h("div", { class: "board-holder", "data-family": info.family }, board.el),
+          controls,
+          slider,
+        ),
         h(
           "aside",
           { class: "side card" },
-          h("h2", { class: "match-title" }, game.game, " ", h("small", { class: "muted" }, describeRules(info, game.params))),
+          h("h2", { class: "match-title" }, game.game, " ",
+            h("small", { class: "muted" }, describeRules(info, game.params))),
           h("p", { class: "players" }, names[0], " vs ", names[1]),
           h("div", { class: "result", id: "result" }, h("strong", {}, describeResult(game.result, game.reason))),
           h("h3", {}, "Moves"),

@@ -164,6 +164,7 @@ export class Board {
     if (why) return this.hint(why);
     this.field.play(d);
     this.pending.push(d);
+    this.hint("");
     this.draw();
   }
 

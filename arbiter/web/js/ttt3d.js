@@ -83,6 +83,7 @@ export class Board {
       return;
     }
     this.pending = cell;
+    this.hint("");
     this.draw();
     this.onMove(cell).catch((error) => {
       this.pending = null;
