@@ -300,3 +300,31 @@ async def test_the_opponent_s_soccer_turn_is_replayed_step_by_step(new_page) -> 
     await first.get_by_role("button", name="Resign").click()
     await first.get_by_role("button", name="Really resign?").click()
     assert "You won" in await result_text(second)
+
+
+async def test_signing_in_with_a_token_and_out_again(new_page, arena: Arena) -> None:
+    token = await arena.store.add_player("alice", "human")
+    page = await new_page()
+    guest = await page.inner_text("#me .who")
+    await page.reload()  # a guest without a game is forgotten at once: a new guest, no error shown
+    await page.wait_for_selector("#status[data-state=open]")
+    assert (await page.inner_text("#me .who")).startswith("guest-") and await page.inner_text("#me .who") != guest
+    assert await page.locator(".notice.error").count() == 0
+
+    await page.click(".account summary")
+    await page.fill('.account input[name="token"]', token)
+    await page.click('.account button[type="submit"]')
+    await page.wait_for_function("document.querySelector('#me .who').textContent === 'alice'")
+    await page.wait_for_selector('#people [data-player="alice"]:has-text("(you)")')
+    await page.reload()  # the account is remembered
+    await page.wait_for_function("document.querySelector('#me .who').textContent === 'alice'")
+
+    await page.click(".account summary")
+    await page.get_by_role("button", name="Sign out").click()
+    await page.wait_for_function("document.querySelector('#me .who').textContent.startsWith('guest-')")
+
+    await page.click(".account summary")
+    await page.fill('.account input[name="token"]', "not-a-token")
+    await page.click('.account button[type="submit"]')
+    await page.locator(".notice.error", has_text="refused your token").wait_for()
+    await page.wait_for_function("document.querySelector('#me .who').textContent.startsWith('guest-')")

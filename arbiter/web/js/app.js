@@ -66,15 +66,19 @@ function render() {
 
 window.addEventListener("hashchange", render);
 
+let shownAs = null; // the player the views were drawn for
 conn.on("welcome", (welcome) => {
-  const first = ctx.games.length === 0;
   ctx.games = welcome.games;
   const me = welcome.player;
   fill(meBadge, h("span", { class: `who ${me.kind}` }, me.name), me.guest ? h("small", {}, " guest") : null);
-  if (first) {
-    if (welcome.resumed.length && route().name === "") ctx.navigate(`#/match/${welcome.resumed[0]}`);
-    render();
+  if (shownAs === me.name) return; // the same player reconnected: each view resyncs itself
+  const first = shownAs === null;
+  shownAs = me.name;
+  if (first && welcome.resumed.length && route().name === "") {
+    ctx.navigate(`#/match/${welcome.resumed[0]}`); // back to the game in progress; hashchange renders it
+    return;
   }
+  render(); // first welcome, or another identity (signed in or out, or a new guest)
 });
 
 let countdown = null;

@@ -328,8 +328,7 @@ export function mountLobby(root, ctx) {
 
   return {
     unmount() {
-      for (const off of offs) off();
-      if (waiting) conn.request("cancel", { challenge: waiting.id }).catch(() => {});
+      for (const off of offs) off(); // an open seek stays open: it is listed with Cancel on return
       conn.request("unsubscribe").catch(() => {});
     },
   };
