@@ -1,39 +1,51 @@
-# The two commands of the README: `make run` (install, then serve with the default bots) and
-# `make test` (install everything the tests need, then run the whole suite).
+# The two commands of the README: `make run` (install, then start the server with the default
+# bots) and `make test` (install everything the tests need, then run the whole suite).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
-.PHONY: install install-test run test warm clean
+.PHONY: system-deps system-deps-test install install-test warm run test lint clean
+
+# Debian packages: Node.js and npm for the browser client's library; for the tests also
+# Chromium (browser tests) and docker-compose (validates docker-compose.yml). Only what is missing.
+system-deps:
+	scripts/install-system-deps
+system-deps-test:
+	scripts/install-system-deps --test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-install: $(VENV)/.installed
-
-# npm brings the browser client's msgpack library; Debian brings Chromium and docker-compose.
-node_modules/.installed: package.json
+node_modules/.installed: package.json package-lock.json | system-deps
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install-test: install node_modules/.installed
-	scripts/install-system-deps
+install: $(VENV)/.installed node_modules/.installed
+
+install-test: system-deps-test install $(VENV)/.installed-test
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install
 	$(BIN)/arbiter warm
 
-run: install node_modules/.installed warm
-	$(BIN)/arbiter serve
+run: install warm
+	$(BIN)/arbiter up
 
-test: install-test warm
+lint: install-test
+	$(BIN)/ruff check arbiter tests benchmarks
+
+test: install-test warm lint
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) .numba_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .numba_cache .pytest_cache .hypothesis

@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "arbiter.cli.server_commands",
     "arbiter.cli.bot_commands",
     "arbiter.cli.series_commands",
+    "arbiter.cli.up_commands",
 ]
 
 

@@ -1,0 +1,84 @@
+"""`arbiter up`: the real server and the three default bots as processes, then a clean stop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from wsclient import Client
+
+DEFAULT_ACCOUNTS = {"alphabeta", "mcts", "minimax"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def read_until_up(process: asyncio.subprocess.Process) -> dict:
+    assert process.stdout is not None
+    async with asyncio.timeout(120):
+        while True:
+            line = await process.stdout.readline()
+            assert line, "arbiter up exited before it was up"
+            if line.startswith(b"{") and b"arbiter is up" in line:
+                return json.loads(line)
+
+
+async def lobby_players(url: str) -> dict[str, dict]:
+    client = await Client.connect(url)
+    try:
+        return {p["name"]: p for p in (await client.request("lobby"))["players"]}
+    finally:
+        await client.close()
+
+
+@pytest.mark.slow
+async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"),
+        "--workers", "1", stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        announced = await read_until_up(process)
+        assert announced["open"] == f"http://127.0.0.1:{port}/"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            assert response.status == 200
+        async with asyncio.timeout(90):  # each bot warms its pool before it logs in
+            while not DEFAULT_ACCOUNTS <= set(players := await lobby_players(f"ws://127.0.0.1:{port}/")):
+                await asyncio.sleep(0.5)
+        assert all(players[name]["kind"] == "bot" for name in DEFAULT_ACCOUNTS)
+        tokens = sorted(p.name for p in (tmp_path / "data" / "tokens").iterdir())
+        assert tokens == sorted(f"{name}.token" for name in DEFAULT_ACCOUNTS)
+        process.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(60):
+            assert await process.wait() == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_up_names_a_port_in_use(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"),
+            "--no-bots", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        async with asyncio.timeout(60):
+            _, stderr = await process.communicate()
+    assert process.returncode != 0
+    assert b"in use" in stderr
