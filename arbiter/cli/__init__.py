@@ -19,7 +19,10 @@ COMMAND_MODULES = [
 ]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Every option also reads ARBITER_<COMMAND>_<OPTION> (e.g. ARBITER_SERVE_PORT); flags win over the
+# environment, the environment over defaults. docs/CONFIGURATION.md lists them all.
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ARBITER",
+                               "show_default": True})
 @click.version_option(__version__, prog_name="arbiter")
 def main() -> None:
     """Arbiter: match server, bots and tools for two-player board games."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -132,3 +133,16 @@ def test_cli_perft_prints_the_count_last() -> None:
     result = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "tictactoe", "9"],
                             capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "127872"
+
+
+def test_cli_options_read_their_environment_variable() -> None:
+    env = {**os.environ, "ARBITER_PERFT_PARAMS": "m=3 n=3 k=3"}
+    result = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1"], capture_output=True,
+                            text=True, env=env)
+    assert result.returncode == 0 and result.stdout.strip() == "9"
+    flag_wins = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1", "-p", "m=4", "-p", "n=4",
+                                "-p", "k=4"], capture_output=True, text=True, env=env)
+    assert flag_wins.stdout.strip() == "16"
+    bad = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1"], capture_output=True, text=True,
+                         env={**env, "ARBITER_PERFT_PARAMS": "k=99"})
+    assert bad.returncode == 2 and "'k'" in bad.stderr
