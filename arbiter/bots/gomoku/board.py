@@ -31,6 +31,7 @@ from .geometry import (
     G_NEAR,
     G_NEAR_N,
     G_NEAR_STRIDE,
+    G_ORDER,
     G_WCELLS,
     G_WEIGHTS,
     G_WENDS,
@@ -51,7 +52,7 @@ S_SET_LEN = 8  # 4 slots, one per set row
 # Offset slots of s's regions.
 (
     S_BOARD,  # [cells]: 0 empty, 1 first player, 2 second player
-    S_WIN,  # [windows, 4]: stones of player 0, of player 1, code of player 0, code of player 1
+    S_WIN,  # [windows, WIN_STRIDE]: see the W_* fields
     S_SETS,  # [4, windows]: the window lists
     S_SET_POS,  # [4, windows]: index of a window in its list, -1 when absent
     S_NEAR,  # [cells]: stones within the candidate radius
@@ -62,6 +63,11 @@ S_SET_LEN = 8  # 4 slots, one per set row
     S_PARTNER,  # [cells]: scratch, used with the stamps
 ) = range(12, 22)
 S_HEADER = 22
+# Fields of a window's record in the S_WIN region.
+W_COUNT = 0  # 2 fields: stones of player 0, of player 1
+W_CODE = 2  # 2 fields: -1 if dead for that player, else its stones
+W_ORDER = 4  # 2 fields: the window's share of a move's ordering score, for player 0 / 1 to move
+WIN_STRIDE = 8
 
 
 def new_tracks(g: np.ndarray) -> np.ndarray:
@@ -72,7 +78,7 @@ def new_tracks(g: np.ndarray) -> np.ndarray:
         S_HEADER,
         [
             (S_BOARD, cells, 0),
-            (S_WIN, windows * 4, 0),
+            (S_WIN, windows * WIN_STRIDE, 0),
             (S_SETS, 4 * windows, 0),
             (S_SET_POS, 4 * windows, -1),
             (S_NEAR, cells, 0),
@@ -117,6 +123,7 @@ def _update(g, s, c, p, sign):
     exact = g[G_EXACT]
     windows = g[G_WINDOWS]
     weights = g[G_WEIGHTS]
+    order = g[G_ORDER]
     wends = g[G_WENDS]
     board = s[S_BOARD]
     win = s[S_WIN]
@@ -127,12 +134,13 @@ def _update(g, s, c, p, sign):
     for i in range(through + bordering):
         if i < through:
             w = g[first + i]
-            s[win + 4 * w + p] += sign
+            s[win + WIN_STRIDE * w + W_COUNT + p] += sign
         else:
             w = g[g[G_CEND] + c * g[G_END_STRIDE] + i - through]
-        at = win + 4 * w
+        at = win + WIN_STRIDE * w
+        changed = False
         for q in range(2):
-            old = s[at + 2 + q]
+            old = s[at + W_CODE + q]
             if i < through and q == p:
                 new = old + sign if old >= 0 else -1
             elif i < through and sign > 0:
@@ -141,7 +149,7 @@ def _update(g, s, c, p, sign):
                 continue  # a removal never spoils the other player's window
             else:
                 # recompute: the opponent's window after a removal, or a bordered window
-                new = s[at + q] if s[at + 1 - q] == 0 else -1
+                new = s[at + W_COUNT + q] if s[at + W_COUNT + 1 - q] == 0 else -1
                 if new >= 0 and exact:
                     e0 = g[wends + 2 * w]
                     e1 = g[wends + 2 * w + 1]
@@ -149,7 +157,8 @@ def _update(g, s, c, p, sign):
                         new = -1  # filling it would make an overline, which does not win
             if new == old:
                 continue
-            s[at + 2 + q] = new
+            changed = True
+            s[at + W_CODE + q] = new
             if old > 0:
                 s[S_EVAL + 2 * EVAL_MOVER + q] -= g[weights + EVAL_MOVER * (k + 1) + old]
                 s[S_EVAL + 2 * EVAL_WAITER + q] -= g[weights + EVAL_WAITER * (k + 1) + old]
@@ -164,6 +173,11 @@ def _update(g, s, c, p, sign):
                     _set_toggle(s, FOURS + q, w, windows, True)
                 elif new == k - 2:
                     _set_toggle(s, THREES + q, w, windows, True)
+        if changed:  # what a stone here is worth to each side to move (patterns.order_table)
+            code0 = s[at + W_CODE] + 1
+            code1 = s[at + W_CODE + 1] + 1
+            s[at + W_ORDER] = g[order + code0 * (k + 2) + code1]
+            s[at + W_ORDER + 1] = g[order + code1 * (k + 2) + code0]
     near = g[G_NEAR] + c * g[G_NEAR_STRIDE]
     near_stones = s[S_NEAR]
     cand_pos = s[S_CAND_POS]
@@ -373,7 +387,8 @@ class Board:
 
     def window_codes(self) -> np.ndarray:
         """[windows, 2]: each window's cached code per player (-1 dead, else stones)."""
-        return region(self.s, S_WIN, int(self.g[G_WINDOWS]) * 4).reshape(-1, 4)[:, 2:]
+        records = region(self.s, S_WIN, int(self.g[G_WINDOWS]) * WIN_STRIDE).reshape(-1, WIN_STRIDE)
+        return records[:, W_CODE : W_CODE + 2]
 
     def set_windows(self, row: int) -> list[int]:
         """The windows in one set row (FOURS + p or THREES + p), sorted."""

@@ -8,8 +8,8 @@ level  player
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      4 plies, with the VCF threat search at the root (own forced wins, defence)
-4      6 plies, VCF at the root and at the horizon
-5      full strength: iterative deepening under the clock, every feature (the default)
+4      6 plies, VCF at the root, the 20 best quiet moves at non-PV nodes
+5      full strength: like 4, deepened under the clock (the default)
 =====  =====================================================================================
 
 Options (constructor keywords, or a request's ``options``, which take precedence): ``depth``
@@ -34,7 +34,7 @@ TIME_SHARE = 0.85  # of the budget: the rest covers replaying the moves and answ
 TIME_MARGIN = 0.005  # seconds kept back from every budget
 VCF_NODES_PER_SECOND = 200_000  # root threat-search budget, scaled by the time for the move
 VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
-LEAF_VCF_NODES = 40  # per horizon node: cheap probes for short forced wins
+WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 4 and 5)
 
 
 class GomokuOptionError(ValueError):
@@ -50,7 +50,7 @@ class Settings:
     time: float | None = None
     nodes: int = 0
     root_vcf: bool = True
-    leaf_vcf: bool = True
+    width: int = WIDTH
 
     @classmethod
     def parse(cls, level: int, options: dict[str, Any]) -> Settings:
@@ -89,14 +89,14 @@ class Settings:
             node_limit=self.nodes,
             time_limit=seconds,
             root_vcf=vcf_budget if self.root_vcf else 0,
-            leaf_vcf=LEAF_VCF_NODES if self.leaf_vcf else 0,
+            width=self.width,
         )
 
 
 LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
-    2: Settings(depth=2, root_vcf=False, leaf_vcf=False),
-    3: Settings(depth=4, leaf_vcf=False),
+    2: Settings(depth=2, root_vcf=False, width=0),
+    3: Settings(depth=4, width=0),
     4: Settings(depth=6),
     5: Settings(),
 }
@@ -166,5 +166,5 @@ class GomokuBrain(Brain):
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)
         searcher.set_position([40, 41, 31, 32, 49])
-        searcher.think(SearchConfig(max_depth=3, root_vcf=500, leaf_vcf=20))
+        searcher.think(SearchConfig(max_depth=3, root_vcf=500))
         self._searchers.clear()

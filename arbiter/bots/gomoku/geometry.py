@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 
 from .layout import allocate, region
-from .patterns import window_weights
+from .patterns import order_table, window_weights
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 NEAR_RADIUS = 2  # candidate moves: empty cells within this many steps of a stone along a line
@@ -34,8 +34,9 @@ G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS, G_CW_STRIDE, G_NEAR_STRIDE, G_END_ST
     G_NEAR_N,  # [cells]
     G_ZOB,  # [2, cells]: hash key of a stone of each player on each cell
     G_WEIGHTS,  # [4, k+1]: patterns.window_weights
-) = range(9, 19)
-G_HEADER = 19
+    G_ORDER,  # [k+2, k+2]: patterns.order_table, by the window's codes (+1) for the mover and the other
+) = range(9, 20)
+G_HEADER = 20
 
 
 @lru_cache(maxsize=16)
@@ -80,6 +81,7 @@ def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
             (G_NEAR_N, cells, 0),
             (G_ZOB, 2 * cells, 0),
             (G_WEIGHTS, 4 * (k + 1), 0),
+            (G_ORDER, (k + 2) ** 2, 0),
         ],
     )
     g[[G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS]] = [m, n, k, int(exact), cells, windows]
@@ -93,6 +95,7 @@ def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
     keys = np.random.default_rng(0x676F6D6F6B75).integers(info.min, info.max, size=2 * cells, dtype=np.int64)
     region(g, G_ZOB, 2 * cells)[:] = keys
     region(g, G_WEIGHTS, 4 * (k + 1))[:] = window_weights(k).ravel()
+    region(g, G_ORDER, (k + 2) ** 2)[:] = order_table(k).ravel()
     g.setflags(write=False)
     return g
 

@@ -40,3 +40,19 @@ def window_weights(k: int) -> np.ndarray:
         for stones in range(1, k):
             table[row, stones] = by_missing[min(k - stones, len(by_missing) - 1)]
     return table
+
+
+def order_table(k: int) -> np.ndarray:
+    """[mover's code + 1, other's code + 1]: a window's share of the ordering score of a move in it.
+
+    A code is -1 for a window dead to that player, else its stones there; the share is what the
+    stone adds to the mover's window plus what it spoils of the other's.
+    """
+    weights = window_weights(k)
+    table = np.zeros((k + 2, k + 2), dtype=np.int64)
+    for mover in range(-1, k + 1):
+        for other in range(-1, k + 1):
+            own = weights[ORDER_OWN, mover] if mover >= 0 else 0
+            spoil = weights[ORDER_BLOCK, other] if other >= 0 else 0
+            table[mover + 1, other + 1] = own + spoil
+    return table

@@ -5,8 +5,9 @@ moves only near stones, the end of the game read from the last move (here: the s
 which change only around the last stone), and the pattern score of a move as its ordering.
 Around it: a transposition table with bound flags, principal-variation search, killer and
 history ordering, late-move reductions, forced-move extensions (a four must be blocked, so a
-node facing one has a single reply and costs no depth), exact static rules (a side that can make
-two fours at once wins) and optional VCF probes at the horizon.
+node facing one has a single reply and costs no depth), and an exact static rule: a side to move
+that can make two fours at once has won. (VCF probes at the horizon were tried and dropped: at
+equal time they lost about 70% of games against this search without them.)
 
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline
 and a node limit every 1024 nodes and unwinds at once when either is passed.
@@ -33,6 +34,8 @@ from .board import (
     S_STONES,
     S_WIN,
     THREES,
+    W_ORDER,
+    WIN_STRIDE,
     double_threat,
     evaluate,
     four_moves,
@@ -40,10 +43,10 @@ from .board import (
     unmake,
     winning_cells,
 )
-from .geometry import G_CELLS, G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K, G_WCELLS, G_WEIGHTS, G_WINDOWS
+from .geometry import G_CELLS, G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K, G_WCELLS, G_WINDOWS
 from .layout import allocate
-from .patterns import EVAL_MOVER, EVAL_WAITER, ORDER_BLOCK, ORDER_OWN
-from .vcf import ARRAY, GEOMETRY, V_ABORTED, V_LINE_LEN, V_NODE_LIMIT, V_NODES, vcf
+from .patterns import EVAL_MOVER, EVAL_WAITER
+from .vcf import ARRAY, GEOMETRY
 
 WIN = 1_000_000_000
 MATE_BOUND = WIN - 100_000  # scores beyond this are wins (or losses) in a known number of plies
@@ -60,20 +63,17 @@ EMPTY, LOWER, UPPER, EXACT = range(4)
     C_GENERATION,  # of the transposition table's entries, 5 bits
     C_SELDEPTH,
     C_WIDTH,  # moves kept at non-PV nodes beyond the tactical ones, 0: all
-    C_LEAF_VCF,  # node budget of a VCF probe at the horizon, 0: none
-    C_VCF_NODES,
     C_DEADLINE_NS,  # time.perf_counter_ns() to stop at, 0: none
     C_TT_MASK,
     C_CELLS,
-) = range(11)
+) = range(9)
 # Offset slots of w's regions.
-W_TT_KEYS, W_TT_DATA, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(11, 17)
-W_HEADER = 17
+W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(9, 14)
+W_HEADER = 14
 
 TACTICAL = 6_000  # ordering scores from here up: fours made, threes blocked; never pruned or reduced
 KILLER_BONUS = (4_000, 3_000)
 HISTORY_CAP = 2_000
-LEAF_VCF_FOURS = 6
 
 
 def new_work(cells: int, tt_bits: int) -> np.ndarray:
@@ -81,8 +81,7 @@ def new_work(cells: int, tt_bits: int) -> np.ndarray:
     w = allocate(
         W_HEADER,
         [
-            (W_TT_KEYS, 1 << tt_bits, 0),
-            (W_TT_DATA, 1 << tt_bits, 0),
+            (W_TT, 2 << tt_bits, 0),  # entries of two words, side by side: key, packed data
             (W_KILLERS, MAX_PLY * 2, -1),
             (W_HISTORY, 2 * cells, 0),
             (W_MOVES, MAX_PLY * cells, 0),
@@ -135,27 +134,27 @@ def _score_from_tt(score, ply):
 @njit(cache=True)
 def tt_store(w, key, depth, bound, score, move, ply):
     """Keep an entry unless the slot holds a deeper one of the same search for another position."""
-    slot = key & w[C_TT_MASK]
-    old = w[w[W_TT_DATA] + slot]
+    slot = w[W_TT] + 2 * (key & w[C_TT_MASK])
+    old = w[slot + 1]
     old_depth = (old >> 48) & 0xFF
     old_generation = (old >> 58) & 0x1F
     generation = w[C_GENERATION] & 0x1F
-    if w[w[W_TT_KEYS] + slot] == key or old_generation != generation or depth + 1 >= old_depth:
+    if w[slot] == key or old_generation != generation or depth + 1 >= old_depth:
         packed = (_score_to_tt(score, ply) + (1 << 31)) & 0xFFFFFFFF
         packed |= (move + 1) << 32
         packed |= min(depth + 1, 255) << 48
         packed |= bound << 56
         packed |= generation << 58
-        w[w[W_TT_KEYS] + slot] = key
-        w[w[W_TT_DATA] + slot] = packed
+        w[slot] = key
+        w[slot + 1] = packed
 
 
 def tt_move(w: np.ndarray, key: int) -> int:
     """The stored best move for the position with hash ``key``, or -1 (Python side: PV display)."""
-    slot = key & int(w[C_TT_MASK])
-    if int(w[int(w[W_TT_KEYS]) + slot]) != key:
+    slot = int(w[W_TT]) + 2 * (key & int(w[C_TT_MASK]))
+    if int(w[slot]) != key:
         return -1
-    return ((int(w[int(w[W_TT_DATA]) + slot]) >> 32) & 0xFFFF) - 1
+    return ((int(w[slot + 1]) >> 32) & 0xFFFF) - 1
 
 
 # --- move generation --------------------------------------------------------------------------
@@ -198,23 +197,14 @@ def generate(g, s, w, p, ply):
     k0 = w[w[W_KILLERS] + 2 * ply]
     k1 = w[w[W_KILLERS] + 2 * ply + 1]
     history = w[W_HISTORY] + p * cells
-    weights = g[G_WEIGHTS]
-    own_row = weights + ORDER_OWN * (k + 1)
-    block_row = weights + ORDER_BLOCK * (k + 1)
-    win = s[S_WIN]
+    order = s[S_WIN] + W_ORDER + p
     stride = g[G_CW_STRIDE]
     for i in range(count):
         c = w[moves + i]
         score = 0
         first = g[G_CWIN] + c * stride
         for t in range(g[g[G_CWIN_N] + c]):
-            ww = win + 4 * g[first + t]
-            own = s[ww + 2 + p]
-            if own >= 0:
-                score += g[own_row + own]
-            theirs = s[ww + 2 + o]
-            if theirs >= 0:
-                score += g[block_row + theirs]
+            score += s[order + WIN_STRIDE * g[first + t]]
         if c == k0:
             score += KILLER_BONUS[0]
         elif c == k1:
@@ -226,24 +216,11 @@ def generate(g, s, w, p, ply):
 # --- the search -------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _leaf_vcf(g, s, w, v, p):
-    budget = w[C_LEAF_VCF]
-    if budget <= 0 or s[S_SET_LEN + THREES + p] == 0:
-        return 0
-    v[V_NODES] = 0
-    v[V_NODE_LIMIT] = budget
-    v[V_ABORTED] = 0
-    found = vcf(g, s, v, p, LEAF_VCF_FOURS, 0)
-    w[C_VCF_NODES] += v[V_NODES]
-    return found
-
-
-_NEGAMAX = types.int64(GEOMETRY, ARRAY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64, types.int64)
+_NEGAMAX = types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64, types.int64)
 
 
 @njit(_NEGAMAX, cache=True)
-def negamax(g, s, w, v, depth, alpha, beta, ply, p):
+def negamax(g, s, w, depth, alpha, beta, ply, p):
     """The value of the position for ``p`` to move, searched ``depth`` plies within (alpha, beta)."""
     w[C_NODES] += 1
     if (w[C_NODES] & 1023) == 0:
@@ -265,21 +242,19 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
         if ply >= MAX_PLY - 2:
             return evaluate(s, p)
         make(g, s, w[moves], p)  # the only reply: forced, so it costs no depth
-        value = -negamax(g, s, w, v, depth, -beta, -alpha, ply + 1, o)
+        value = -negamax(g, s, w, depth, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         return value
     if s[S_SET_LEN + THREES + p] >= 2 and double_threat(g, s, p) >= 0:
         return WIN - ply - 3  # an open (or double) four now, a five after any reply
     if depth <= 0 or ply >= MAX_PLY - 2:
-        if w[C_LEAF_VCF] > 0 and _leaf_vcf(g, s, w, v, p):
-            return WIN - ply - v[V_LINE_LEN]
         return s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + o]  # board.evaluate, inlined
 
     key = s[S_HASH]
-    slot = key & w[C_TT_MASK]
+    slot = w[W_TT] + 2 * (key & w[C_TT_MASK])
     hash_move = -1
-    if w[w[W_TT_KEYS] + slot] == key:
-        data = w[w[W_TT_DATA] + slot]
+    if w[slot] == key:
+        data = w[slot + 1]
         hash_move = ((data >> 32) & 0xFFFF) - 1
         if ((data >> 48) & 0xFF) - 1 >= depth:
             score = _score_from_tt((data & 0xFFFFFFFF) - (1 << 31), ply)
@@ -293,7 +268,7 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
     if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0:
         # The table's move first, before paying for move generation: it often cuts at once.
         make(g, s, hash_move, p)
-        best = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+        best = -negamax(g, s, w, depth - 1, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         if w[C_ABORTED]:
             return 0
@@ -326,14 +301,14 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
             break
         make(g, s, c, p)
         if searched == 0:
-            value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+            value = -negamax(g, s, w, depth - 1, -beta, -alpha, ply + 1, o)
         else:
             reduced = depth >= 3 and searched >= 3 and quiet and not restricted
-            value = -negamax(g, s, w, v, depth - 2 if reduced else depth - 1, -alpha - 1, -alpha, ply + 1, o)
+            value = -negamax(g, s, w, depth - 2 if reduced else depth - 1, -alpha - 1, -alpha, ply + 1, o)
             if reduced and value > alpha:
-                value = -negamax(g, s, w, v, depth - 1, -alpha - 1, -alpha, ply + 1, o)
+                value = -negamax(g, s, w, depth - 1, -alpha - 1, -alpha, ply + 1, o)
             if alpha < value < beta:
-                value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+                value = -negamax(g, s, w, depth - 1, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         searched += 1
         if w[C_ABORTED]:
@@ -362,7 +337,7 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
 
 
 @njit(cache=True)
-def search_root(g, s, w, v, root, values, count, depth, p):
+def search_root(g, s, w, root, values, count, depth, p):
     """Search each root move to ``depth`` (PVS, full window); returns the best index, -1 if aborted first.
 
     ``values`` gets each finished move's value (exact for the best, a bound for the rest).
@@ -375,11 +350,11 @@ def search_root(g, s, w, v, root, values, count, depth, p):
     for i in range(count):
         make(g, s, root[i], p)
         if i == 0:
-            value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, 1, o)
+            value = -negamax(g, s, w, depth - 1, -beta, -alpha, 1, o)
         else:
-            value = -negamax(g, s, w, v, depth - 1, -alpha - 1, -alpha, 1, o)
+            value = -negamax(g, s, w, depth - 1, -alpha - 1, -alpha, 1, o)
             if alpha < value < beta:
-                value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, 1, o)
+                value = -negamax(g, s, w, depth - 1, -beta, -alpha, 1, o)
         unmake(g, s)
         if w[C_ABORTED]:
             break

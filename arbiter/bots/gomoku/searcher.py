@@ -20,11 +20,9 @@ from .search import (
     C_ABORTED,
     C_DEADLINE_NS,
     C_GENERATION,
-    C_LEAF_VCF,
     C_NODE_LIMIT,
     C_NODES,
     C_SELDEPTH,
-    C_VCF_NODES,
     C_WIDTH,
     MATE_BOUND,
     MAX_PLY,
@@ -51,9 +49,9 @@ class SearchConfig:
     node_limit: int = 0
     time_limit: float | None = None  # seconds for this move
     width: int = 0  # moves searched at non-PV nodes beyond the tactical ones; 0 = all
-    leaf_vcf: int = 0  # node budget of a VCF probe at each horizon node; 0 = none
     root_vcf: int = 0  # node budget of each VCF search at the root (own win, opponent's threat); 0 = none
     vcf_fours: int = MAX_FOURS
+    soft_time_share: float = SOFT_TIME_SHARE  # 1.0: deepen until the deadline cuts an iteration short
 
 
 @dataclass
@@ -148,16 +146,15 @@ class Searcher:
         return (safe or moves), vcf_nodes
 
     def _search(self, config: SearchConfig, seed: int, p: int, start: int, deadline: int) -> SearchResult:
-        g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
+        g, s, w = self.board.g, self.board.s, self.work
         moves, vcf_nodes = self._root_moves(config, seed, p)
         if len(moves) == 1:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
-        w[[C_NODES, C_ABORTED, C_SELDEPTH, C_VCF_NODES]] = 0
+        w[[C_NODES, C_ABORTED, C_SELDEPTH]] = 0
         w[C_GENERATION] = self._generation
         w[C_NODE_LIMIT] = config.node_limit
         w[C_WIDTH] = config.width
-        w[C_LEAF_VCF] = config.leaf_vcf
         w[C_DEADLINE_NS] = deadline
         region(w, W_KILLERS, 2 * MAX_PLY)[:] = -1
         region(w, W_HISTORY, 2 * self.board.cells)[:] //= 8
@@ -165,7 +162,7 @@ class Searcher:
         values = np.zeros(len(moves), dtype=np.int64)
         result = SearchResult(moves[0], 0, vcf_nodes=vcf_nodes)
         for depth in range(1, config.max_depth + 1):
-            best = int(search_root(g, s, w, v, root, values, len(moves), depth, p))
+            best = int(search_root(g, s, w, root, values, len(moves), depth, p))
             aborted = bool(w[C_ABORTED])
             if best >= 0:
                 result.cell = int(root[best])
@@ -180,10 +177,9 @@ class Searcher:
             result.seldepth = int(w[C_SELDEPTH])
             if abs(result.score) > MATE_BOUND and WIN - abs(result.score) <= depth:
                 break  # a forced result inside the horizon: deeper search cannot change it
-            if deadline and time.perf_counter_ns() - start > SOFT_TIME_SHARE * (deadline - start):
+            if deadline and time.perf_counter_ns() - start > config.soft_time_share * (deadline - start):
                 break
         result.nodes = int(w[C_NODES])
-        result.vcf_nodes += int(w[C_VCF_NODES])
         result.pv = self._principal_variation(result.cell, result.depth)
         return result
 

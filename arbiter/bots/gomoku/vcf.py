@@ -15,7 +15,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from .board import FOURS, S_HASH, S_SET_LEN, S_WIN, THREES, four_moves, make, unmake, winning_cells
+from .board import (
+    FOURS,
+    S_HASH,
+    S_SET_LEN,
+    S_WIN,
+    THREES,
+    W_CODE,
+    WIN_STRIDE,
+    four_moves,
+    make,
+    unmake,
+    winning_cells,
+)
 from .geometry import G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K
 from .layout import allocate
 
@@ -61,7 +73,7 @@ def makes_four(g, s, c, p):
     first = g[G_CWIN] + c * g[G_CW_STRIDE]
     win = s[S_WIN]
     for i in range(g[g[G_CWIN_N] + c]):  # noqa: SIM110 - a plain loop compiles to tight numba code
-        if s[win + 4 * g[first + i] + 2 + p] == k - 2:
+        if s[win + WIN_STRIDE * g[first + i] + W_CODE + p] == k - 2:
             return True
     return False
 
