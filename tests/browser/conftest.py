@@ -17,13 +17,13 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from browser_arena import Arena, Site, wait_online
 
-from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server import ServerConfig, run_server
 from arbiter.server.web_routes import find_msgpack_esm, node_modules_candidates
 from arbiter.store.sqlite import SqliteStore
 
@@ -40,38 +40,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 BOT_NAME = "random"
-TIMEOUT_MS = 15_000
-
-
-@dataclass
-class Site:
-    """The server under test, with its store."""
-
-    server: RunningServer
-    store: SqliteStore
-
-    @property
-    def url(self) -> str:
-        return self.server.http_url + "/"
-
-
-@dataclass
-class Arena(Site):
-    bot: str  # the name of the random bot, online for the whole module
-
-
-async def wait_online(server: RunningServer, name: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    """Until the player ``name`` is connected (its process started, warmed its pool and said hello)."""
-    async with asyncio.timeout(timeout):
-        while True:
-            player = server.hub.roster.get(name)
-            if player is not None and player.connected:
-                return
-            if process.poll() is not None:
-                raise RuntimeError(f"the bot process exited with {process.returncode}")
-            await asyncio.sleep(0.05)
+TIMEOUT_MS = 30_000  # per action; generous, because the machine running the suite may be busy
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -112,10 +82,30 @@ async def browser() -> AsyncIterator[object]:
         await launched.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """Keep each phase's report on the test item, so a fixture can tell whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+DESCRIBE_PAGE = """() => ({
+  url: location.href,
+  status: document.querySelector('#status')?.textContent,
+  me: document.querySelector('#me')?.textContent,
+  hint: document.querySelector('#hint')?.textContent,
+  match: document.querySelector('#match-status')?.textContent,
+  notices: [...document.querySelectorAll('.notice')].map((n) => n.textContent),
+})"""
+
+
 @pytest_asyncio.fixture(loop_scope="module")
-async def new_page(browser: object, site: Site) -> AsyncIterator[object]:
-    """``await new_page(**context_options)``: a page in a fresh context (a new guest); errors on it fail the test."""
+async def new_page(browser: object, site: Site, request: pytest.FixtureRequest) -> AsyncIterator[object]:
+    """``await new_page(**context_options)``: a page in a fresh context (a new guest); errors on it fail the test.
+    When the test fails, what each page showed is printed with the failure."""
     contexts = []
+    pages = []
     errors: list[str] = []
 
     async def open_page(**options: object) -> object:
@@ -123,17 +113,17 @@ async def new_page(browser: object, site: Site) -> AsyncIterator[object]:
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
         page = await context.new_page()
+        pages.append(page)
         page.on("pageerror", lambda error: errors.append(str(error)))
         await page.goto(site.url)
         await page.wait_for_selector("#status[data-state=open]")
         return page
 
     yield open_page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        for number, page in enumerate(pages):
+            print(f"page {number}:", await page.evaluate(DESCRIBE_PAGE))
     for context in contexts:
         await context.close()
     assert not errors, f"the page raised: {errors}"
-
-
-def screenshot_path(name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS / f"{name}.png"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import Arena, screenshot_path
+from browser_arena import Arena, screenshot_path
 from guest import (
     ball,
     cells,

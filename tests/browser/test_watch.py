@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from conftest import Arena, screenshot_path
+from browser_arena import Arena, screenshot_path
 from guest import cells, moves_shown, play_mnk_move, start_game, wait_turn
 
 from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
