@@ -12,6 +12,7 @@ unfinished in the store (like after a crash); the store's restart rule resolves 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -78,6 +79,11 @@ async def run_server(
 
     async def handler(connection: ServerConnection) -> None:
         await serve_connection(hub, connection)
+
+    # What is loaded by now (numba, the engine, the games) lives as long as the process: keep it out
+    # of the collector's full passes, each of which would otherwise stall every match for ~100 ms.
+    gc.collect()
+    gc.freeze()
 
     websocket_server = await serve(
         handler,

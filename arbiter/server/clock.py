@@ -100,23 +100,27 @@ class Alarm:
 
     ``now`` must be on the same scale as the deadlines; the timer is scheduled ``deadline - now()``
     seconds ahead on the event loop, and if it fires before ``now()`` reaches the deadline (another
-    time source, or timer granularity) it simply re-arms.
+    time source, timer granularity, or a deadline moved later) it simply re-arms. Moving a deadline
+    later keeps the armed timer (one early wake-up instead of a cancel and a new timer per move).
     """
 
-    __slots__ = ("_callback", "_deadline", "_handle", "_now")
+    __slots__ = ("_armed_for", "_callback", "_deadline", "_handle", "_now")
 
     def __init__(self, callback: Callable[[], None], *, now: Callable[[], float] = time.monotonic) -> None:
         self._callback = callback
         self._now = now
         self._handle: asyncio.TimerHandle | None = None
         self._deadline = 0.0
+        self._armed_for = 0.0
 
     def set(self, deadline: float) -> None:
         """Ring at ``deadline`` (replacing any earlier setting)."""
-        if self._handle is not None:
-            self._handle.cancel()
         self._deadline = deadline
-        self._handle = asyncio.get_running_loop().call_later(max(0.0, deadline - self._now()), self._ring)
+        if self._handle is not None:
+            if self._armed_for <= deadline:
+                return  # the armed timer fires first and re-arms for the new deadline
+            self._handle.cancel()
+        self._arm()
 
     def cancel(self) -> None:
         if self._handle is not None:
@@ -127,9 +131,13 @@ class Alarm:
     def armed(self) -> bool:
         return self._handle is not None
 
+    def _arm(self) -> None:
+        self._armed_for = self._deadline
+        self._handle = asyncio.get_running_loop().call_later(max(0.0, self._deadline - self._now()), self._ring)
+
     def _ring(self) -> None:
         if self._now() < self._deadline:
-            self._handle = asyncio.get_running_loop().call_later(self._deadline - self._now(), self._ring)
+            self._arm()
             return
         self._handle = None
         self._callback()

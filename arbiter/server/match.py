@@ -45,7 +45,7 @@ class Result:
         return cls(None, None, reason)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built on every move, and a frozen __init__ costs twice as much
 class MovePlayed:
     """A move the match accepted: what every player and spectator is told."""
 

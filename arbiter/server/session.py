@@ -38,7 +38,7 @@ class Transport(Protocol):
 
 
 class Session:
-    __slots__ = ("bucket", "closing", "hub", "player", "spectating", "transport")
+    __slots__ = ("bucket", "closing", "hub", "max_frame_bytes", "player", "spectating", "transport")
 
     def __init__(self, hub: Hub, transport: Transport) -> None:
         self.hub = hub
@@ -47,6 +47,7 @@ class Session:
         self.spectating: set[str] = set()
         self.closing = False
         config = hub.config
+        self.max_frame_bytes = config.max_frame_bytes
         self.bucket = TokenBucket(config.rate_per_s, config.rate_burst, config.flood_tolerance, hub.now())
 
     # --- output --------------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ class Session:
             return None
         request = None
         try:
-            request = parse(decode(frame, max_bytes=self.hub.config.max_frame_bytes))
+            request = parse(decode(frame, max_bytes=self.max_frame_bytes))
             handler = self.hub.handlers.get(type(request))
             if handler is None:
                 raise ProtocolError(ErrorCode.ALREADY_GREETED, "hello was already accepted on this connection")

@@ -61,36 +61,41 @@ def test_shapeless_request_still_echoes_its_id():
     assert caught.value.re == "r1"
 
 
-@settings(max_examples=3000, derandomize=True, deadline=None)
-@given(st.binary(max_size=64))
-def test_random_bytes_decode_or_refuse(frame):
-    try:
-        message = decode(frame)
-    except ProtocolError as error:
-        assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
-    else:
-        assert type(message) is dict and type(message["type"]) is str
+# Each example is a batch of frames: thousands of frames for a fraction of hypothesis' per-example cost.
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.lists(st.binary(max_size=64), min_size=1, max_size=10))
+def test_random_bytes_decode_or_refuse(frames):
+    for frame in frames:
+        try:
+            message = decode(frame)
+        except ProtocolError as error:
+            assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
+        else:
+            assert type(message) is dict and type(message["type"]) is str
 
 
-@settings(max_examples=1500, derandomize=True, deadline=None)
-@given(st.one_of(values, st.dictionaries(st.sampled_from(["type", "id", "x"]), values, max_size=3)))
-def test_random_values_decode_or_refuse(value):
-    frame = msgpack.packb(value)
-    try:
-        message = decode(frame)
-    except ProtocolError as error:
-        assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP, ErrorCode.FRAME_TOO_LARGE)
-    else:
-        assert message == value and type(message["type"]) is str
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(
+    st.lists(st.one_of(values, st.dictionaries(st.sampled_from(["type", "id", "x"]), values, max_size=3)), max_size=8)
+)
+def test_random_values_decode_or_refuse(batch):
+    for value in batch:
+        try:
+            message = decode(msgpack.packb(value))
+        except ProtocolError as error:
+            assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP, ErrorCode.FRAME_TOO_LARGE)
+        else:
+            assert message == value and type(message["type"]) is str
 
 
-@settings(max_examples=1000, derandomize=True, deadline=None)
-@given(st.binary(min_size=1, max_size=40), st.integers(min_value=0, max_value=39))
-def test_corrupted_valid_frames(noise, at):
-    frame = bytearray(encode({"type": "move", "id": 1, "match": "abc", "ply": 0, "move": [1, 2]}))
-    at %= len(frame)
-    frame[at : at + len(noise)] = noise
-    try:
-        decode(bytes(frame))
-    except ProtocolError as error:
-        assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.tuples(st.binary(min_size=1, max_size=40), st.integers(min_value=0, max_value=39)), max_size=8))
+def test_corrupted_valid_frames(corruptions):
+    for noise, at in corruptions:
+        frame = bytearray(encode({"type": "move", "id": 1, "match": "abc", "ply": 0, "move": [1, 2]}))
+        at %= len(frame)
+        frame[at : at + len(noise)] = noise
+        try:
+            decode(bytes(frame))
+        except ProtocolError as error:
+            assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)

@@ -204,3 +204,15 @@ def test_token_bucket_refills():
         bucket.take(0.0)
     assert bucket.take(0.05) is Verdict.DROP  # still in debt
     assert bucket.take(0.5) is Verdict.ALLOW  # paid back
+
+
+async def test_alarm_moved_later_rings_at_the_new_deadline():
+    loop = asyncio.get_running_loop()
+    rung = asyncio.Event()
+    times = []
+    alarm = Alarm(lambda: (times.append(loop.time()), rung.set()), now=loop.time)
+    start = loop.time()
+    alarm.set(start + 0.01)
+    alarm.set(start + 0.05)  # later: the armed timer stays, wakes early and re-arms
+    await asyncio.wait_for(rung.wait(), 2)
+    assert len(times) == 1 and times[0] >= start + 0.05
