@@ -4,6 +4,7 @@ way to wait for a bot to come online, and where screenshots go."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,10 @@ from pathlib import Path
 from arbiter.server import RunningServer
 from arbiter.store.sqlite import SqliteStore
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# Every run saves each board's screenshot under test-artifacts/ (ignored by git); to refresh the
+# pictures the docs and README show: ARBITER_SCREENSHOTS=docs/screenshots make test
+SCREENSHOTS = Path(os.environ.get("ARBITER_SCREENSHOTS", Path(__file__).resolve().parents[2] / "test-artifacts"
+                                  / "screenshots")).resolve()
 
 
 @dataclass
