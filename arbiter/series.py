@@ -37,9 +37,12 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
+import numpy as np
+
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
 from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter, ChallengeRefused
 from arbiter.bots.pool import BrainPool, PoolError
+from arbiter.bots.random_bot import random_move
 from arbiter.bots.timeman import TimeManager
 from arbiter.engine import create_game
 
@@ -188,6 +191,7 @@ class SeriesConfig:
     clock: Mapping[str, Any]  # the protocol's clock map: initial_ms, increment_ms, move_limit_ms
     params: Mapping[str, Any] = field(default_factory=dict)  # only the parameters that differ from the game's
     seed: int = 0
+    opening_plies: int = 0  # random plies that open each pair of games (see ``opening``)
     server: str | None = None  # an existing server's ws:// address; None starts a private one
     db: Path | None = None  # the private server's SQLite file; None keeps the games in memory
     game_log: Path | None = None  # A's finished games, one JSON line each
@@ -260,6 +264,7 @@ class SeriesResult:
             "params": _full_params(config),
             "clock": dict(config.clock),
             "seed": config.seed,
+            "opening_plies": config.opening_plies,
             "games": config.games,
             "played": len(self.outcomes),
             "scored": tally.games,
@@ -291,6 +296,8 @@ class SeriesResult:
             f"{config.game} ({params}), clock {clock}, {len(self.outcomes)} of {config.games} games, "
             f"seed {config.seed}",
         ]
+        if config.opening_plies:
+            lines.append(f"each pair of games opens with the same {config.opening_plies} random plies, colours swapped")
         tally = self.tally()
         found = self.estimate()
         if found is None:
@@ -353,17 +360,37 @@ class SeriesError(RuntimeError):
     """The series cannot go on: a bot refused or stopped, the server unreachable, games not starting."""
 
 
+def opening(game: str, params: Mapping[str, Any], seed: int, pair: int, plies: int) -> list[Any]:
+    """The random opening of games ``2·pair`` and ``2·pair + 1``: ``plies`` wire moves, the game still on.
+
+    Bots that never vary their play (fixed-depth searches) would otherwise repeat one game per
+    colour all series long; starting each pair of games from its own random position, once with
+    each colour, gives independent samples while keeping the pair fair to both sides.
+    """
+    rules = create_game(game, params)
+    rng = np.random.default_rng([seed, pair])
+    while True:
+        state = rules.new_state()
+        for _ in range(plies):
+            if state.is_terminal:
+                break
+            state.play(random_move(state, rng))
+        if not state.is_terminal:
+            return [rules.encode_move(move) for move in state.moves()]
+
+
 class SeriesClient(BotClient):
     """A bot client that tells the series how each challenge closed and each match ended.
 
     It also seeds every decision from the series seed, the game's number and the ply (instead of
     the server's random match id), so a series of fixed-budget bots is replayed exactly by
-    running it again with the same seed.
+    running it again with the same seed; and it plays the series' random opening moves itself.
     """
 
-    def __init__(self, url: str, token: str, pool: BrainPool, settings: BotSettings, *, seed: int) -> None:
+    def __init__(self, url: str, token: str, pool: BrainPool, settings: BotSettings, *, config: SeriesConfig) -> None:
         super().__init__(url, token, pool, settings)
-        self.seed = seed
+        self.config = config
+        self._openings: dict[int, list[Any]] = {}
         self._closures: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._results: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self._numbers: dict[str, int] = {}
@@ -394,7 +421,16 @@ class SeriesClient(BotClient):
 
     async def _ask(self, request: ThinkRequest) -> ThinkResult:
         number = self._numbers.setdefault(request.match_id, len(self._numbers))
-        seed = zlib.crc32(f"{self.seed}/{number}/{len(request.moves)}".encode())
+        ply = len(request.moves)
+        config = self.config
+        if ply < config.opening_plies:
+            pair = number // 2
+            if pair not in self._openings:
+                self._openings[pair] = opening(config.game, config.params, config.seed, pair, config.opening_plies)
+            moves = self._openings[pair]
+            if ply < len(moves) and request.moves == moves[:ply]:
+                return ThinkResult(moves[ply], {"opening": True})
+        seed = zlib.crc32(f"{config.seed}/{number}/{ply}".encode())
         return await super()._ask(dataclasses.replace(request, seed=seed))
 
 
@@ -434,7 +470,7 @@ async def run_series(config: SeriesConfig, *, on_game: GameCallback | None = Non
                 timeman=player.timeman,
                 game_log=config.game_log if index == 0 else None,
             )
-            clients.append(SeriesClient(url, token, pool, settings, seed=config.seed))
+            clients.append(SeriesClient(url, token, pool, settings, config=config))
         stop_now = asyncio.Event()
         tasks = [asyncio.ensure_future(client.run(stop_now=stop_now)) for client in clients]
         try:

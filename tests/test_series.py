@@ -9,6 +9,7 @@ import logging
 import math
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
@@ -18,7 +19,7 @@ from arbiter.bots.perfect import PerfectBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.bots.timeman import TimeManager
 from arbiter.cli import main
-from arbiter.engine import Game
+from arbiter.engine import Game, create_game
 from arbiter.series import (
     GameOutcome,
     SeriesConfig,
@@ -28,6 +29,7 @@ from arbiter.series import (
     Tally,
     elo_difference,
     estimate,
+    opening,
     outcome_of,
     run_series,
     wilson_interval,
@@ -246,6 +248,32 @@ async def test_bots_that_never_vary_are_reported_as_repeating_their_games() -> N
     assert "distinct games: 2 of 4 (repeated games are not independent samples)" in result.summary_lines()
 
 
+async def test_random_openings_vary_the_games_and_each_pair_shares_one(tmp_path: Path) -> None:
+    log = tmp_path / "games.jsonl"
+    config = SeriesConfig(
+        SeriesPlayer(PerfectBrain), SeriesPlayer(PerfectBrain), "tictactoe4", 6, CLOCK, opening_plies=3, game_log=log
+    )
+    result = await run_series(config)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    openings = [record["moves"][:3] for record in records]
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[4] == openings[5]
+    assert len({json.dumps(o) for o in openings}) == 3
+    assert [record["color"] for record in records] == [0, 1] * 3
+    assert all(d["info"] == {"opening": True} for r in records for d in r["decisions"] if d["ply"] < 3)
+    assert all(d["info"] != {"opening": True} for r in records for d in r["decisions"] if d["ply"] >= 3)
+    assert result.distinct_games() == 6
+    assert "each pair of games opens with the same 3 random plies, colours swapped" in result.summary_lines()
+
+
+def test_an_opening_never_ends_the_game() -> None:
+    for pair in range(50):
+        moves = opening("tictactoe", {}, 5, pair, 8)  # 8 random plies often complete a line: drawn again
+        state = create_game("tictactoe").new_state()
+        for move in moves:
+            state.play(state.game.decode_move(move))
+        assert len(moves) == 8 and not state.is_terminal
+
+
 async def test_a_series_survives_timeouts_and_a_failing_brain() -> None:
     reckless = TimeManager(safety=-1.0)  # plans past the clock, so the slow brain flags
     config = SeriesConfig(
@@ -394,5 +422,14 @@ def test_an_unreachable_server_fails_with_exit_code_1(monkeypatch: pytest.Monkey
 def test_the_flags_are_documented() -> None:
     outcome = CliRunner().invoke(main, ["series", "--help"])
     assert outcome.exit_code == 0
-    for flag in ("--level-a", "--option-a", "--clock", "--move-time", "--workers", "--seed", "--server", "--json"):
+    for flag in (
+        "--level-a",
+        "--option-a",
+        "--clock",
+        "--move-time",
+        "--workers",
+        "--seed",
+        "--opening-plies",
+        "--json",
+    ):
         assert flag in outcome.output

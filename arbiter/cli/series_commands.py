@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from arbiter.series import GameOutcome, SeriesConfig, SeriesResult
 
 MAX_GAMES = 100_000
+MAX_OPENING_PLIES = 20
 
 
 class OneLineErrors(click.Command):
@@ -89,6 +90,13 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
 @click.option("--move-time", type=click.IntRange(1), metavar="MS", help="A per-move limit in milliseconds.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Worker processes per bot.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seeds every decision (with game and ply).")
+@click.option(
+    "--opening-plies",
+    type=click.IntRange(0, MAX_OPENING_PLIES),
+    default=0,
+    show_default=True,
+    help="Open each pair of games with this many random plies, the same for both colours.",
+)
 @click.option("--server", metavar="URL", help="Play on this ws:// server instead of a private one.")
 @click.option("--token-a", metavar="TOKEN", help="A's token on --server.")
 @click.option("--token-b", metavar="TOKEN", help="B's token on --server.")
@@ -118,6 +126,7 @@ def series(
     move_time: int | None,
     workers: int,
     seed: int,
+    opening_plies: int,
     server: str | None,
     token_a: str | None,
     token_b: str | None,
@@ -132,6 +141,10 @@ def series(
     and both bots run here as ordinary websocket clients, each with its own warm worker pool; A
     challenges B game after game, A moving first in games 1, 3, 5… One game is played at a time.
     The same bot may play both sides (e.g. gomoku:3 against gomoku:2).
+
+    Bots that never vary (fixed-depth searches) would repeat one game per colour; with
+    --opening-plies N each pair of games (1–2, 3–4, …) starts from its own N random plies, played
+    once with each colour. The summary counts distinct games either way.
 
     The clock is --clock SECS+INC, --move-time MS (a per-move limit; alone, the clock never binds:
     10 times the limit to start and the limit added per move), or both; without either, the
@@ -190,6 +203,7 @@ def series(
         time_control,
         params={key: game.params[key] for key in parse_params(params)},
         seed=seed,
+        opening_plies=opening_plies,
         server=server,
         db=None if db is None else Path(db),
         game_log=None if game_log is None else Path(game_log),
