@@ -3,7 +3,6 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
 .PHONY: system-deps system-deps-test install install-test warm run test lint clean
 
