@@ -237,7 +237,7 @@ async def test_frame_over_the_size_limit_closes_1009(arena):
     await arena.others_unaffected()
 
 
-@pytest.mark.parametrize("config", [ServerConfig(port=0, rate_per_s=20, rate_burst=10, flood_tolerance=30)])
+@pytest.mark.parametrize("config", [ServerConfig(port=0, rate_per_s=5, rate_burst=10, flood_tolerance=30)])
 async def test_flood_gets_rate_limited_then_closed(arena):
     before = arena.world()
     flooder = arena.stranger
@@ -247,7 +247,7 @@ async def test_flood_gets_rate_limited_then_closed(arena):
     assert code == CloseCode.FLOOD
     pongs = flooder.pending("pong")
     errors = flooder.pending("error")
-    assert 10 <= len(pongs) < 40
+    assert 10 <= len(pongs) < 60  # the burst, plus what trickled in at 5/s while the flood lasted
     assert [e["code"] for e in errors][:1] == ["rate_limited"] and len(errors) <= 5
     assert arena.world()[0] == before[0]
     await asyncio.sleep(0)
