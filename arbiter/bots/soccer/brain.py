@@ -142,7 +142,7 @@ class SoccerBrain(Brain):
             seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
             if settings.time is not None:
                 seconds = min(seconds, settings.time)
-            result = self.search_for(state.game).choose(state, max_depth=settings.depth or MAX_PLY - 1, seconds=seconds)
+            result = self.search_for(state.game).choose(state, max_depth=settings.depth, seconds=seconds)
             steps = result.steps
             info = {
                 "style": "turns",

@@ -332,9 +332,11 @@ class TurnSearch:
         self.ctl[C_TURN_CAP] = turn_cap
         self.ctl[C_THREAT_CAP] = threat_cap
 
-    def choose(self, state: State, *, max_depth: int = MAX_PLY - 1, seconds: float | None = None) -> SearchResult:
-        """Deepen from one turn to ``max_depth`` turns, stopping when ``seconds`` are spent (None: no clock).
+    def choose(self, state: State, *, max_depth: int | None = None, seconds: float | None = None) -> SearchResult:
+        """Deepen one turn at a time until ``max_depth`` or the clock (``seconds``; None: no clock).
 
+        Without ``max_depth`` no iteration starts after ``SOFT_TIME_SHARE`` of the time, since it
+        would rarely finish; with it, ``seconds`` only cuts short an iteration that would overrun.
         An iteration the clock cuts short still counts if it finished searching at least the
         previous best turn (searched first), since its best is then the better informed.
         """
@@ -347,7 +349,8 @@ class TurnSearch:
         ctl[C_NODES] = 0
         ctl[C_STEPS] = 0
         ctl[C_TRUNCATED] = 0
-        max_depth = max(1, min(max_depth, MAX_PLY - 1))
+        soft_stop = max_depth is None
+        max_depth = MAX_PLY - 1 if max_depth is None else max(1, min(max_depth, MAX_PLY - 1))
         best: list[int] = []
         score = 0
         depth_done = 0
@@ -384,7 +387,7 @@ class TurnSearch:
             if abs(score) > MATE_BOUND:
                 break
             elapsed = time.perf_counter_ns() - started
-            if deadline and elapsed > SOFT_TIME_SHARE * (deadline - started):
+            if deadline and soft_stop and elapsed > SOFT_TIME_SHARE * (deadline - started):
                 break
         return SearchResult(
             steps=best,
