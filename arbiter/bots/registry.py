@@ -16,6 +16,7 @@ BOTS: dict[str, str] = {
     "perfect": "arbiter.bots.perfect:PerfectBrain",
     "mcts": "arbiter.bots.mcts.brain:MctsBrain",
     "gomoku": "arbiter.bots.gomoku.brain:GomokuBrain",
+    "soccer": "arbiter.bots.soccer.brain:SoccerBrain",
 }
 
 
