@@ -12,8 +12,14 @@ judgement the normal heuristic makes, so of two goals the quicker one scores hig
 Rows from the centre mislead near the goals: a ball on the goal line beside the post is far from
 scoring, since the border along the goal line is drawn and a diagonal from beside a post may not
 enter the goal. So the distance is the length of the shortest step path to a goal point over the
-empty field's legal steps (computed once per field), and the judgement is the difference between
-the distance to the side's own goal and to the goal it attacks, ``ROW_WEIGHT`` points per step.
+empty field's legal steps (computed once per field), and the judgement starts from the difference
+between the distance to the side's own goal and to the goal it attacks, ``ROW_WEIGHT`` points per
+step. The side to move is about to kick, and how far it can kick depends on the lines around the
+ball: every touched point it reaches is a bounce. So the judgement adds ``REACH_WEIGHT`` points
+per step of goal distance it can gain in its turn (``reach``, an optimistic flood over the points
+it can bounce through). Without that term a search judges its horizon as if the side to move
+could not move, and one more turn of depth changed little: with it, the same depth wins about
+60% of its games against the search without it (100 games at each of depths 2 and 3).
 The search adds to this the one fact a static judgement cannot see: whether the side to move can
 score at once (``turns.can_score``).
 """
@@ -29,6 +35,7 @@ from arbiter.engine.paper_soccer import DX, DY, PaperSoccerGame
 GOAL_SCORE = 100_000  # the source's value of a goal
 SOURCE_ROW_POINTS = 3  # the source's points per row gained
 ROW_WEIGHT = 16  # our points per step of goal distance
+REACH_WEIGHT = 12  # our points per step of goal distance the side to move can gain in its turn
 UNREACHABLE = 1_000  # distance of the points outside the field and goals
 
 BALL = HEADER
@@ -65,11 +72,48 @@ def goal_distances(game: PaperSoccerGame) -> np.ndarray:
 
 
 @njit(cache=True)
-def evaluate(s, dist):
+def reach(p, s, dist, goal, scratch):
+    """The smallest distance to goal ``goal`` the side to move can bring the ball to in this turn.
+
+    A flood over the touched points the ball can bounce through from where it stands, taking
+    the best of every point one step beyond; it ignores that the turn's own steps draw lines, so
+    it may promise a little more than the turn can do. ``scratch`` has two rows of ``points``.
+    """
+    columns = p[0] + 1
+    seen = scratch[0]
+    queue = scratch[1]
+    ball = s[BALL]
+    best = dist[goal, ball]
+    queue[0] = ball
+    seen[ball] = 1
+    size = 1
+    head = 0
+    while head < size:
+        here = queue[head]
+        head += 1
+        closed = s[CLOSED + here]
+        for d in range(8):
+            if (closed >> d) & 1:
+                continue
+            there = here + DY[d] * columns + DX[d]
+            if dist[goal, there] < best:
+                best = dist[goal, there]
+            if s[CLOSED + there] != 0 and seen[there] == 0 and dist[goal, there] != 0 and dist[1 - goal, there] != 0:
+                seen[there] = 1
+                queue[size] = there
+                size += 1
+    for i in range(size):
+        seen[queue[i]] = 0
+    return best
+
+
+@njit(cache=True)
+def evaluate(p, s, dist, scratch):
     """Our judgement of a position between turns, from the view of the side to move."""
     me = s[TO_MOVE]
     ball = s[BALL]
-    return ROW_WEIGHT * (dist[1 - me, ball] - dist[me, ball])
+    mine = dist[me, ball]
+    return ROW_WEIGHT * (dist[1 - me, ball] - mine) + REACH_WEIGHT * (mine - reach(p, s, dist, me, scratch))
 
 
 @njit(cache=True)

@@ -325,7 +325,7 @@ class TurnSearch:
         self.turns = np.zeros((MAX_PLY, 4, turn_cap), dtype=np.int64)
         self.meta = np.zeros((MAX_PLY, META_FIELDS), dtype=np.int64)
         self.visited = new_visited(node_cap, turn_cap)
-        self.walk = np.zeros((2, game.max_steps + 2), dtype=np.int64)
+        self.walk = np.zeros((4, max(game.max_steps + 2, game.points)), dtype=np.int64)
         self.tt = np.zeros((3, 1 << tt_bits), dtype=np.int64)
         self.ctl = np.zeros(CTL_FIELDS, dtype=np.int64)
         self.ctl[C_NODE_CAP] = node_cap

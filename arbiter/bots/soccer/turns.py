@@ -87,8 +87,8 @@ def generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist):
 
     Returns True, with the scoring turn in ``meta[ply, M_WIN_*]`` and nothing else listed, when the
     mover can score. Each listed turn has its end key and its score for ordering: our judgement
-    of the position it leaves, from the mover's view. ``walk`` is scratch of two rows, one entry per
-    step of the longest turn. ``s`` is left unchanged.
+    of the position it leaves, from the mover's view. ``walk`` is scratch of four rows, each as long
+    as the longest turn and the field's point count. ``s`` is left unchanged.
     """
     mover = s[TO_MOVE]
     stamp = ctl[C_STAMP] + 1
@@ -141,7 +141,7 @@ def generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist):
                 turns[ply, U_NODE, count] = node
                 turns[ply, U_STEP, count] = d
                 turns[ply, U_KEY, count] = s[HASH]
-                turns[ply, U_SCORE, count] = -evaluate(s, dist)
+                turns[ply, U_SCORE, count] = -evaluate(p, s, dist, walk[2:])
                 count += 1
             undo(p, s)
             if count == turn_cap:

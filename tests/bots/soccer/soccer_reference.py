@@ -60,10 +60,15 @@ def turn_value(state: PaperSoccerState, depth: int, ply: int, dist: np.ndarray) 
         child = state.copy()
         child.play(steps)
         if depth == 1:
-            results.append(-(WIN - ply - 1) if can_score(child) else -int(evaluate(child.s, dist)))
+            results.append(-(WIN - ply - 1) if can_score(child) else -judgement(child, dist))
         else:
             results.append(-turn_value(child, depth - 1, ply + 1, dist))
     return max(results)
+
+
+def judgement(state: PaperSoccerState, dist: np.ndarray) -> int:
+    scratch = np.zeros((2, state.game.points), dtype=np.int64)
+    return int(evaluate(state.game.param_array, state.s, dist, scratch))
 
 
 FORWARD = {0: [0, 1, 2, 3, 4, 5, 6, 7], 1: [4, 5, 6, 7, 0, 1, 2, 3]}

@@ -23,6 +23,7 @@ def test_the_heuristic_counts_rows_steps_and_the_kept_move() -> None:
     assert source_heuristic(p, state.s, 0, 5, 0) == 2 * 3 - 5 + 1  # the document's "2 * 3 - 5 = 1", plus the move
     assert source_heuristic(p, state.s, 1, 5, 0) == -2 * 3 - 5
 
+
 def test_depth_zero_goes_straight_ahead_for_both_players() -> None:
     state = create_game("paper_soccer").new_state()
     assert source_turn(state, 0)[0] == [0]  # north, towards the goal the first player attacks
