@@ -57,15 +57,31 @@ class Tally:
 
 
 def random_opening(game: Game, stones: int, rng: random.Random) -> list[Move]:
-    """``stones`` random moves in the 5×5 square around the centre (fewer on small boards)."""
+    """``stones`` random moves played the way openings go: each next to the stones already down.
+
+    The first stone lands within one cell of the centre; each later one touches (Chebyshev
+    distance 1) a stone already placed. Three stones make the classic opening shape (a stone for
+    the first player, an answer beside it, a second stone): the second player is then to move.
+    """
     m, n = game.params["m"], game.params["n"]
-    square = [(x, y) for x in range(m) for y in range(n) if abs(x - m // 2) <= 2 and abs(y - n // 2) <= 2]
     state = game.new_state()
-    for cell in rng.sample(square, min(stones, len(square))):
+    placed: list[Move] = []
+    for i in range(stones):
+        if i == 0:
+            choices = [(x, y) for x in range(m) for y in range(n) if abs(x - m // 2) <= 1 and abs(y - n // 2) <= 1]
+        else:
+            choices = sorted(
+                {(x + dx, y + dy) for x, y in placed for dx in (-1, 0, 1) for dy in (-1, 0, 1)} - set(placed)
+            )
+            choices = [(x, y) for x, y in choices if 0 <= x < m and 0 <= y < n]
+        if not choices:
+            break
+        cell = rng.choice(choices)
         state.play(cell)
         if state.is_terminal:
             state.undo()
             break
+        placed.append(cell)
     return state.moves()
 
 
@@ -105,7 +121,7 @@ def series(
     pairs: int,
     *,
     seed: int = 0,
-    opening_stones: int = 2,
+    opening_stones: int = 3,
 ) -> Tally:
     """``pairs`` openings, each played with a first then with b first; a's tally."""
     if isinstance(game, str):

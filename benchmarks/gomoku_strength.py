@@ -1,0 +1,82 @@
+"""Gomoku strength: in-process series between bots, each pairing over many openings, both colours.
+
+    python benchmarks/gomoku_strength.py                          # the default list below
+    python benchmarks/gomoku_strength.py --pairs 100 --game gomoku10 level=5:nodes=20000 level=1
+    python benchmarks/gomoku_strength.py --time 0.2 level=5 level=4
+
+A player is ``random`` or ``level=N`` with optional ``:depth=D``, ``:nodes=N``, ``:time=S``
+options (the gomoku bot's own). Every opening (three random stones, each beside the last ones, seeded) is
+played twice with the colours swapped (arbiter.bots.gomoku.arena). The first player of a pairing
+is the one measured: score = (wins + draws / 2) / games. Each move is thought with ``--time``
+seconds of budget; the fixed-depth levels 2 to 4 stop earlier on their own.
+
+The default list is the issue's: full strength against random and against level 1 (the
+source's player) on 15×15 and 10×10, and each level against the one below on 15×15. Full
+strength gets a node budget against the two weak players so the long series stay short.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from arbiter.bots.gomoku.arena import Contender, series
+from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
+from arbiter.bots.random_bot import RandomBrain
+
+DEFAULT_SERIES = [
+    ("gomoku", "level=5:nodes=20000", "random", 10),
+    ("gomoku10", "level=5:nodes=20000", "random", 10),
+    ("gomoku", "level=5:nodes=20000", "level=1", 100),
+    ("gomoku10", "level=5:nodes=20000", "level=1", 100),
+    *(("gomoku", f"level={k + 1}", f"level={k}", 20) for k in range(1, len(LEVELS))),
+]
+
+
+def make_player(spec: str, budget: float) -> Contender:
+    """A contender from a spec: random, or level=N[:depth=D][:nodes=N][:time=S]."""
+    if spec == "random":
+        return Contender(spec, RandomBrain(), budget)
+    head, *rest = spec.split(":")
+    if not head.startswith("level="):
+        raise SystemExit(f"unknown player {spec!r}: use random or level=N[:depth=D][:nodes=N][:time=S]")
+    options: dict[str, float | int] = {}
+    for part in rest:
+        name, _, value = part.partition("=")
+        options[name] = float(value) if name == "time" else int(value)
+    return Contender(spec, GomokuBrain(int(head.split("=", 1)[1]), **options), budget)
+
+
+def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int) -> None:
+    began = time.perf_counter()
+    tally = series(game, make_player(a, budget), make_player(b, budget), pairs, seed=seed)
+    think = statistics.mean(tally.think_seconds) if tally.think_seconds else 0.0
+    print(
+        f"{game:<9} {a:<22} vs {b:<22} {tally.games:>4} games  W{tally.wins:<4} D{tally.draws:<3} "
+        f"L{tally.losses:<4} score {tally.score:6.1%}  (wins first/second {tally.wins_as_first}/"
+        f"{tally.wins_as_second}, {statistics.mean(tally.lengths):.0f} moves a game, "
+        f"{think * 1000:.0f} ms a move, {time.perf_counter() - began:.0f} s)",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("players", nargs="*", help="two player specs; none: the default list")
+    parser.add_argument("--game", default="gomoku", help="gomoku, gomoku10, ... (with two players)")
+    parser.add_argument("--pairs", type=int, default=20, help="openings, each played twice (with two players)")
+    parser.add_argument("--time", type=float, default=0.2, help="seconds of budget per move")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.players:
+        if len(args.players) != 2:
+            raise SystemExit("name two players, or none for the default list")
+        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed)
+        return
+    for game, a, b, pairs in DEFAULT_SERIES:
+        run(game, a, b, pairs, args.time, args.seed)
+
+
+if __name__ == "__main__":
+    main()

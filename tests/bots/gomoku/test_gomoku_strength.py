@@ -1,0 +1,50 @@
+"""Strength on small samples (the long series are benchmarks/gomoku_strength.py): short but able to fail.
+
+Each series plays every opening twice with the colours swapped, through Brain.think as the bot
+runtime calls it; node budgets keep the results independent of the machine's load.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arbiter.bots.gomoku.arena import Contender, random_opening, series
+from arbiter.bots.gomoku.brain import GomokuBrain
+from arbiter.bots.random_bot import RandomBrain
+from arbiter.engine import create_game
+
+FULL = {"nodes": 20_000}  # full strength, bounded by nodes rather than the clock
+
+
+def test_openings_are_three_touching_stones_and_reproducible() -> None:
+    game = create_game("gomoku")
+    first = random_opening(game, 3, random.Random(4))
+    assert first == random_opening(game, 3, random.Random(4))
+    assert len(first) == 3 and abs(first[0][0] - 7) <= 1 and abs(first[0][1] - 7) <= 1
+    for i, (x, y) in enumerate(first[1:], start=1):
+        assert any(max(abs(x - a), abs(y - b)) == 1 for a, b in first[:i])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ["gomoku", "gomoku10"])
+def test_beats_random_every_game(game: str) -> None:
+    tally = series(game, Contender("full", GomokuBrain(**FULL)), Contender("random", RandomBrain()), 3, seed=2)
+    assert tally.wins == tally.games == 6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "pairs"), [("gomoku", 10), ("gomoku10", 5)])
+def test_beats_the_sources_player(game: str, pairs: int) -> None:
+    tally = series(game, Contender("full", GomokuBrain(**FULL)), Contender("level 1", GomokuBrain(1)), pairs, seed=3)
+    assert tally.wins >= tally.games - 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", [2, 3, 4])
+def test_each_fixed_depth_level_beats_the_one_below(level: int) -> None:
+    tally = series(
+        "gomoku", Contender("upper", GomokuBrain(level)), Contender("lower", GomokuBrain(level - 1)), 8, seed=level
+    )
+    assert tally.score >= 0.7
