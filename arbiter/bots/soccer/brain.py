@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arbiter.engine import Game, create_game
+from arbiter.engine import Game
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from .search import MAX_PLY, TurnSearch
@@ -158,6 +158,7 @@ class SoccerBrain(Brain):
         return ThinkResult(list(steps), info)
 
     def warm_up(self) -> None:
-        game = create_game("paper_soccer", {"width": 4, "length": 4})
-        for options in ({"style": "source", "depth": 1}, {"depth": 2}):
-            self.think(ThinkRequest("warm-up", "paper_soccer", dict(game.params), [[0]], 1.0, options=options))
+        """Load both players' kernels and the search's clock reading (compiled in each process on first
+        use), with a search deep enough to read the clock, on the default field (whose search is kept)."""
+        for options in ({"style": "source", "depth": 1}, {"depth": 3}):
+            self.think(ThinkRequest("warm-up", "paper_soccer", {}, [], 10.0, options=options))
