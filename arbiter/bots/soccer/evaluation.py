@@ -108,12 +108,24 @@ def reach(p, s, dist, goal, scratch):
 
 
 @njit(cache=True)
+def placement(s, dist):
+    """The part of our judgement that only asks where the ball is, from the view of the side to move.
+
+    The judgement adds a reach term that is never negative, so for the player who has just moved
+    ``-placement`` is an upper bound of the judgement of its turn: a search can skip the reach
+    flood of every turn whose bound is already beaten.
+    """
+    me = s[TO_MOVE]
+    ball = s[BALL]
+    return ROW_WEIGHT * (dist[1 - me, ball] - dist[me, ball])
+
+
+@njit(cache=True)
 def evaluate(p, s, dist, scratch):
     """Our judgement of a position between turns, from the view of the side to move."""
     me = s[TO_MOVE]
-    ball = s[BALL]
-    mine = dist[me, ball]
-    return ROW_WEIGHT * (dist[1 - me, ball] - mine) + REACH_WEIGHT * (mine - reach(p, s, dist, me, scratch))
+    mine = dist[me, s[BALL]]
+    return placement(s, dist) + REACH_WEIGHT * (mine - reach(p, s, dist, me, scratch))
 
 
 @njit(cache=True)

@@ -41,7 +41,7 @@ from arbiter.engine import State
 from arbiter.engine.base import HASH
 from arbiter.engine.paper_soccer import PaperSoccerGame, turn_complete, undo
 
-from .evaluation import goal_distances
+from .evaluation import evaluate, goal_distances
 from .turns import (
     C_NODE_CAP,
     C_STEPS,
@@ -185,7 +185,7 @@ def negamax(p, s, depth, alpha, beta, ply, tree, turns, meta, visited, walk, tt,
             if bound == UPPER and value <= alpha:
                 return value
 
-    if generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist):
+    if generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist, depth > 1):
         _root_choice(ctl, ply, ROOT_WIN, meta[ply, M_WIN_NODE], meta[ply, M_WIN_STEP])
         _store(tt, key, 1023, WIN - ply, EXACT, 0, ply)
         return WIN - ply
@@ -222,13 +222,18 @@ def negamax(p, s, depth, alpha, beta, ply, tree, turns, meta, visited, walk, tt,
                     top = j
             if top != i:
                 _swap(turns, ply, i, top)
+        if depth == 1 and turns[ply, U_SCORE, i] <= best:
+            break  # the bounds of the rest are beaten: none of them can be better
         node = turns[ply, U_NODE, i]
         last = turns[ply, U_STEP, i]
         played = play_turn(p, s, tree, ply, node, last, walk)
         ctl[C_STEPS] += played
         if depth == 1:
-            ctl[C_THREAT_CHECKS] += 1
-            value = -(WIN - ply - 1) if can_score(p, s, visited, walk, ctl) else turns[ply, U_SCORE, i]
+            value = -evaluate(p, s, dist, walk[2:])
+            if value > best:
+                ctl[C_THREAT_CHECKS] += 1
+                if can_score(p, s, visited, walk, ctl):
+                    value = -(WIN - ply - 1)
         elif i == 0:
             value = -negamax(p, s, depth - 1, -beta, -alpha, ply + 1, tree, turns, meta, visited, walk, tt, dist, ctl)
         else:
@@ -253,8 +258,6 @@ def negamax(p, s, depth, alpha, beta, ply, tree, turns, meta, visited, walk, tt,
                 alpha = value
                 if alpha >= beta:
                     break
-        if depth == 1 and value == turns[ply, U_SCORE, i]:
-            break  # the rest are judged no better, and a threat only lowers a turn's score
 
     bound = EXACT
     if best <= original_alpha:

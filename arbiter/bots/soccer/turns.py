@@ -32,7 +32,7 @@ from numba import njit
 from arbiter.engine.base import HASH, HEADER, STATUS, STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, TO_MOVE
 from arbiter.engine.paper_soccer import play, undo
 
-from .evaluation import evaluate
+from .evaluation import evaluate, placement
 
 CLOSED = HEADER + 1
 BALL = HEADER
@@ -82,13 +82,14 @@ def _visit(visited, key, stamp):
 
 
 @njit(cache=True)
-def generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist):
+def generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist, exact):
     """List the distinct turns of ``s`` (turn complete, game on) into ``tree``/``turns``/``meta[ply]``.
 
     Returns True, with the scoring turn in ``meta[ply, M_WIN_*]`` and nothing else listed, when the
-    mover can score. Each listed turn has its end key and its score for ordering: our judgement
-    of the position it leaves, from the mover's view. ``walk`` is scratch of four rows, each as long
-    as the longest turn and the field's point count. ``s`` is left unchanged.
+    mover can score. Each listed turn has its end key and a score from the mover's view: with
+    ``exact``, our judgement of the position it leaves, else only its ``placement`` part (an upper
+    bound of the judgement, far cheaper). ``walk`` is scratch of four rows, each as long as the
+    longest turn and the field's point count. ``s`` is left unchanged.
     """
     mover = s[TO_MOVE]
     stamp = ctl[C_STAMP] + 1
@@ -141,7 +142,7 @@ def generate_turns(p, s, ply, tree, turns, meta, visited, walk, ctl, dist):
                 turns[ply, U_NODE, count] = node
                 turns[ply, U_STEP, count] = d
                 turns[ply, U_KEY, count] = s[HASH]
-                turns[ply, U_SCORE, count] = -evaluate(p, s, dist, walk[2:])
+                turns[ply, U_SCORE, count] = -(evaluate(p, s, dist, walk[2:]) if exact else placement(s, dist))
                 count += 1
             undo(p, s)
             if count == turn_cap:

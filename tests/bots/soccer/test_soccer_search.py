@@ -121,7 +121,7 @@ def test_a_forced_goal_in_two_turns_is_found(case: tuple[dict, str]) -> None:
     walker = TurnSearch(child.game, tt_bits=10, node_cap=1 << 14, turn_cap=1 << 14)
     p, s = walker.p, child.s.copy()
     scores = generate_turns(
-        p, s, 0, walker.tree, walker.turns, walker.meta, walker.visited, walker.walk, walker.ctl, walker.dist
+        p, s, 0, walker.tree, walker.turns, walker.meta, walker.visited, walker.walk, walker.ctl, walker.dist, False
     )
     assert not scores and not walker.meta[0, M_TRUNCATED]
     assert walker.meta[0, M_FALLBACK] in (FALLBACK_NONE, FALLBACK_LOSS), "a reply that ends the game must lose it"

@@ -41,7 +41,17 @@ ENGINE_LIMIT = 5_000  # positions with more step orders than this are skipped (t
 def walk(search: TurnSearch, state: PaperSoccerState) -> bool:
     s = state.s.copy()
     won = generate_turns(
-        search.p, s, 0, search.tree, search.turns, search.meta, search.visited, search.walk, search.ctl, search.dist
+        search.p,
+        s,
+        0,
+        search.tree,
+        search.turns,
+        search.meta,
+        search.visited,
+        search.walk,
+        search.ctl,
+        search.dist,
+        True,
     )
     assert (s == state.s).all(), "the walk must leave the position as it found it"
     return bool(won)
