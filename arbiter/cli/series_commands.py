@@ -79,7 +79,7 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
 @click.command(cls=OneLineErrors)
 @click.argument("bot_a", metavar="BOT_A[:LEVEL]")
 @click.argument("bot_b", metavar="BOT_B[:LEVEL]")
-@click.option("--game", "game_name", required=True, metavar="GAME", help="The game (see arbiter perft, or welcome).")
+@click.option("--game", "game_name", required=True, metavar="GAME", help="The game, e.g. gomoku10.")
 @click.option("--games", type=click.IntRange(1, MAX_GAMES), default=100, show_default=True, help="Games to play.")
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE", help="A rule parameter (repeatable).")
 @click.option("--level-a", type=int, help="A's level (or BOT_A:LEVEL); default: its strongest.")
