@@ -7,7 +7,7 @@ Around it: a transposition table with bound flags, principal-variation search, k
 history ordering, late-move reductions, forced-move extensions (a four must be blocked, so a
 node facing one has a single reply and costs no depth), and an exact static rule: a side to move
 that can make two fours at once has won. (VCF probes at the horizon were tried and dropped: at
-equal time they lost about 70% of games against this search without them.)
+0.1 s a move the search with them scored 30% against the same search without, over 40 games.)
 
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline
 and a node limit every 1024 nodes and unwinds at once when either is passed.
