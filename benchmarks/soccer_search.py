@@ -44,8 +44,7 @@ def middle_games(params: dict, count: int, turns: int) -> list[PaperSoccerState]
         for number in range(turns):
             if state.is_terminal:
                 break
-            steps, _ = source_turn(state, 2 if number % 2 else 1)
-            state.play(tuple(steps))
+            state.play(tuple(source_turn(state, 2 if number % 2 else 1).steps))
         if not state.is_terminal:
             positions.append(state)
     return positions
@@ -91,7 +90,7 @@ def main() -> None:
         baseline = []
         for _ in range(args.repeats):
             began = time.perf_counter()
-            _, steps = source_turn(state, BASELINE_DEPTH)
+            steps = source_turn(state, BASELINE_DEPTH).steps_searched
             baseline.append((steps, time.perf_counter() - began))
         base_rate = statistics.median(steps / seconds for steps, seconds in baseline)
         base_ms = statistics.median(seconds for _, seconds in baseline) * 1000

@@ -133,15 +133,20 @@ class SoccerBrain(Brain):
             raise ValueError(f"soccer does not play {state.game.name}")
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to choose")
+        seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
+        if settings.time is not None:
+            seconds = min(seconds, settings.time)
         if settings.style == "source":
             depth = 2 if settings.depth is None else settings.depth
-            steps, searched = source_turn(state, depth, weakened=settings.heuristic == "weakened")
-            info: dict[str, Any] = {"style": "source", "depth": depth, "heuristic": settings.heuristic}
-            info["steps_searched"] = searched
+            turn = source_turn(state, depth, weakened=settings.heuristic == "weakened", seconds=seconds)
+            steps = turn.steps
+            info: dict[str, Any] = {
+                "style": "source",
+                "depth": turn.depth,
+                "heuristic": settings.heuristic,
+                "steps_searched": turn.steps_searched,
+            }
         else:
-            seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
-            if settings.time is not None:
-                seconds = min(seconds, settings.time)
             result = self.search_for(state.game).choose(state, max_depth=settings.depth, seconds=seconds)
             steps = result.steps
             info = {

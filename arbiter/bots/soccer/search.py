@@ -40,12 +40,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import int64, njit, objmode
+from numba import int64, njit
 
 from arbiter.engine import State
 from arbiter.engine.base import HASH
 from arbiter.engine.paper_soccer import PaperSoccerGame, turn_complete, undo
 
+from .clock import now_ns
 from .evaluation import evaluate, goal_distances
 from .turns import (
     C_NODE_CAP,
@@ -96,13 +97,6 @@ C_ROOT_DONE = CTL_FIELDS - 5  # root turns searched completely in this iteration
 C_TT_HITS = CTL_FIELDS - 4
 C_THREAT_CHECKS = CTL_FIELDS - 3
 ROOT_NONE, ROOT_TURN, ROOT_WIN, ROOT_FALLBACK = 0, 1, 2, 3
-
-
-@njit(cache=True)
-def now_ns():
-    with objmode(t="int64"):
-        t = time.perf_counter_ns()
-    return t
 
 
 @njit(cache=True, inline="always")

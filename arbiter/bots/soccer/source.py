@@ -22,6 +22,9 @@ normal heuristic those values too lose 1 per step from the root.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+
 import numpy as np
 from numba import int64, njit
 
@@ -29,6 +32,7 @@ from arbiter.engine import State
 from arbiter.engine.base import HEADER, STATUS, STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, TO_MOVE
 from arbiter.engine.paper_soccer import play, turn_complete, undo
 
+from .clock import now_ns
 from .evaluation import GOAL_SCORE, source_heuristic
 
 CLOSED = HEADER + 1
@@ -38,7 +42,10 @@ SOURCE_MAX_DEPTH = 6  # the deepest the document tried
 FORWARD_ORDER = np.array([[0, 1, 2, 3, 4, 5, 6, 7], [4, 5, 6, 7, 0, 1, 2, 3]], dtype=np.int64)
 NO_STEP = -(1 << 40)
 
-# counters: [steps played, the step chosen at the root]
+CHECK_EVERY = 4096  # steps between two readings of the clock
+# counters: steps played, the step chosen at the root, the deadline (perf_counter_ns, 0: none),
+# the step count of the next clock reading, and whether the clock stopped the search
+K_STEPS, K_CHOICE, K_DEADLINE, K_NEXT_CHECK, K_ABORTED = range(5)
 SOURCE_SIGNATURE = int64(int64[::1], int64[::1], int64, int64, int64, int64[::1])
 
 
@@ -47,7 +54,8 @@ def source_minimax(p, s, depth, steps, weakened, counters):
     """The value of ``s`` for its mover (the game on): the best of its steps, searched ``depth`` more steps.
 
     ``steps`` is how many steps ``s`` lies after the search's root; at the root (0) the chosen step,
-    the first of the best in forward order, is left in ``counters[1]``.
+    the first of the best in forward order, is left in ``counters[K_CHOICE]``. Past the deadline it
+    unwinds with ``counters[K_ABORTED]`` set.
     """
     mover = s[TO_MOVE]
     order = FORWARD_ORDER[mover]
@@ -57,7 +65,14 @@ def source_minimax(p, s, depth, steps, weakened, counters):
         if (s[CLOSED + s[BALL]] >> d) & 1:
             continue
         play(p, s, d)
-        counters[0] += 1
+        counters[K_STEPS] += 1
+        if counters[K_DEADLINE] != 0 and counters[K_STEPS] >= counters[K_NEXT_CHECK]:
+            counters[K_NEXT_CHECK] = counters[K_STEPS] + CHECK_EVERY
+            if now_ns() >= counters[K_DEADLINE]:
+                counters[K_ABORTED] = 1
+        if counters[K_ABORTED]:
+            undo(p, s)
+            return 0
         status = s[STATUS]
         if status != STATUS_ONGOING:
             if status == STATUS_DRAW:
@@ -75,28 +90,52 @@ def source_minimax(p, s, depth, steps, weakened, counters):
         else:
             value = -source_minimax(p, s, depth - 1, steps + 1, weakened, counters)
         undo(p, s)
+        if counters[K_ABORTED]:
+            return 0
         if value > best:
             best = value
             if steps == 0:
-                counters[1] = d
+                counters[K_CHOICE] = d
     return best
 
 
-def source_turn(state: State, depth: int, *, weakened: bool = False) -> tuple[list[int], int]:
-    """The whole turn the source's player makes from ``state`` (left unchanged), and the steps it searched."""
+@dataclass
+class SourceTurn:
+    steps: list[int]
+    steps_searched: int
+    depth: int  # the shallowest depth a step of the turn was chosen at (below the asked one: the clock)
+
+
+def source_turn(state: State, depth: int, *, weakened: bool = False, seconds: float | None = None) -> SourceTurn:
+    """The whole turn the source's player makes from ``state`` (left unchanged).
+
+    The document's player has no clock. Ours searches each step at depths 0, 1, … up to ``depth``
+    and, when ``seconds`` would run out, keeps the deepest choice completed (each step of a turn
+    may use half the time left): at depth 6 a turn full of bounces can take longer than a move is given.
+    """
     if not 0 <= depth <= SOURCE_MAX_DEPTH:
         raise ValueError(f"the source's depth is 0..{SOURCE_MAX_DEPTH}, not {depth}")
     p = state.game.param_array
     if state.is_terminal or not turn_complete(p, state.s):
         raise ValueError("the source's player needs a position between two turns of a game in progress")
+    deadline = time.perf_counter_ns() + int(seconds * 1e9) if seconds is not None else 0
     s = state.s.copy()
     mover = int(s[TO_MOVE])
-    counters = np.zeros(2, dtype=np.int64)
+    counters = np.zeros(5, dtype=np.int64)
     steps: list[int] = []
+    shallowest = depth
     while True:
-        source_minimax(p, s, depth, 0, int(weakened), counters)
-        d = int(counters[1])
-        play(p, s, d)
-        steps.append(d)
+        now = time.perf_counter_ns()
+        for tried in range(depth + 1) if deadline else (depth,):
+            counters[K_DEADLINE] = now + (deadline - now) // 2 if deadline and tried > 0 else 0
+            counters[K_NEXT_CHECK] = counters[K_STEPS]
+            counters[K_ABORTED] = 0
+            source_minimax(p, s, tried, 0, int(weakened), counters)
+            if counters[K_ABORTED]:
+                shallowest = min(shallowest, tried - 1)
+                break
+            choice = int(counters[K_CHOICE])
+        play(p, s, choice)
+        steps.append(choice)
         if s[STATUS] != STATUS_ONGOING or s[TO_MOVE] != mover:
-            return steps, int(counters[0])
+            return SourceTurn(steps, int(counters[K_STEPS]), shallowest)

@@ -26,9 +26,9 @@ def test_the_heuristic_counts_rows_steps_and_the_kept_move() -> None:
 
 def test_depth_zero_goes_straight_ahead_for_both_players() -> None:
     state = create_game("paper_soccer").new_state()
-    assert source_turn(state, 0)[0] == [0]  # north, towards the goal the first player attacks
+    assert source_turn(state, 0).steps == [0]  # north, towards the goal the first player attacks
     state.play((2,))  # east, onto an untouched point
-    assert source_turn(state, 0)[0] == [4]  # south for the second player (SW and SE gain as much)
+    assert source_turn(state, 0).steps == [4]  # south for the second player (SW and SE gain as much)
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
@@ -42,14 +42,23 @@ def test_every_step_is_the_literal_minimax_choice(params: dict, weakened: bool, 
         state = random_position(params, 2 + 3 * seed, seed)
         if state.is_terminal:
             continue
-        steps, searched = source_turn(state, depth, weakened=weakened)
-        assert searched > 0
+        turn = source_turn(state, depth, weakened=weakened)
+        steps = turn.steps
+        assert turn.steps_searched > 0 and turn.depth == depth
         trial = state.copy()
         mover = trial.to_move
         for step in steps:
             assert source_value(trial, depth, 0, weakened)[1] == step
             trial.play_action(step)
         assert trial.is_terminal or trial.to_move != mover  # a whole turn, and nothing after it
+
+
+def test_the_clock_keeps_the_deepest_choice_it_completed() -> None:
+    state = random_position({}, 14, 3)
+    timed = source_turn(state, 6, seconds=1e-4)
+    assert 0 <= timed.depth < 6
+    child = state.copy()
+    child.play(tuple(timed.steps))  # a whole legal turn all the same
 
 
 def test_the_depth_is_checked() -> None:
