@@ -86,8 +86,8 @@ class Brain(ABC):
         """
         return results[0]
 
-    def warm_up(self) -> None:
+    def warm_up(self) -> None:  # noqa: B027 - an optional hook; most brains have kernels to warm
         """Compile and run every kernel once on a tiny input, before any clock starts."""
 
-    def forget(self, match_id: str) -> None:
+    def forget(self, match_id: str) -> None:  # noqa: B027 - an optional hook for brains with memory
         """Drop per-match memory once a match is over."""

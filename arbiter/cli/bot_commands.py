@@ -126,8 +126,8 @@ def winning_move() -> None:
     "--log-level",
     type=click.Choice(["debug", "info", "warning", "error"]),
     default="info",
-    envvar="ARBITER_LOG_LEVEL",
     show_default=True,
+    help="Least severe log record written to stderr (JSON lines).",
 )
 def bot(
     name: str | None,

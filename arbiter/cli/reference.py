@@ -45,10 +45,20 @@ def _default(option: click.Option) -> str:
     return str(value)
 
 
+def environment_variable(path: tuple[str, ...], option: click.Option) -> str:
+    """The variable that sets ``option`` of ``arbiter <path>`` (click's auto_envvar_prefix rule)."""
+    return option.envvar or f"ARBITER_{'_'.join(path).upper().replace('-', '_')}_{option.name.upper()}"
+
+
+def options_by_command() -> Iterator[tuple[tuple[str, ...], click.Command, list[click.Option]]]:
+    """Every subcommand's path, the command, and its options (``--help`` left out)."""
+    for path, command in _commands(main):
+        yield path, command, [p for p in command.params if isinstance(p, click.Option) and p.name != "help"]
+
+
 def render() -> str:
     lines = [HEADER]
-    for path, command in _commands(main):
-        options = [p for p in command.params if isinstance(p, click.Option) and p.name != "help"]
+    for path, command, options in options_by_command():
         lines.append(f"## `arbiter {' '.join(path)}`\n")
         lines.append(_cell((command.help or "").split("\n\n")[0]) + "\n")
         if not options:
@@ -56,7 +66,7 @@ def render() -> str:
         lines.append("| flag | environment | default | meaning |")
         lines.append("| --- | --- | --- | --- |")
         for option in options:
-            env = option.envvar or f"ARBITER_{'_'.join(path).upper().replace('-', '_')}_{option.name.upper()}"
+            env = environment_variable(path, option)
             default = _default(option)
             flags = ", ".join(f"`{flag}`" for flag in option.opts)
             lines.append(f"| {flags} | `{env}` | {_cell(str(default))} | {_cell(option.help or '')} |")

@@ -18,7 +18,7 @@ from .errors import fail
 @click.option("--workers", type=click.IntRange(1, 64), help="Search processes per bot (default: the number of cores).")
 @click.option("--no-bots", is_flag=True, help="Start the server alone.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
-              show_default=True)
+              show_default=True, help="Least severe log record written to stderr, by every process (JSON lines).")
 def up(host: str, port: int, data: Path, workers: int | None, no_bots: bool, log_level: str) -> None:
     """Start the server on its SQLite store with the three default bots as separate processes.
 

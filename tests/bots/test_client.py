@@ -215,7 +215,7 @@ def start_bot_process(server: RunningServer, token_file: Path, log_file: Path) -
     command = [sys.executable, "-m", "arbiter.cli", "bot", "perfect", "--server", server.url, "--workers", "1",
                "--games", "tictactoe4", "--token-file", str(token_file), "--game-log", str(log_file),
                "--health-file", str(log_file.with_suffix(".alive"))]  # fmt: skip
-    return subprocess.Popen(command, env={**os.environ, "ARBITER_LOG_LEVEL": "warning"})
+    return subprocess.Popen(command, env={**os.environ, "ARBITER_BOT_LOG_LEVEL": "warning"})
 
 
 async def test_a_bot_killed_mid_game_comes_back_and_finishes(server: RunningServer, tmp_path: Path) -> None:

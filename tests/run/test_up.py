@@ -12,7 +12,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from wsclient import Client
 
 DEFAULT_ACCOUNTS = {"alphabeta", "mcts", "minimax"}
@@ -55,7 +54,7 @@ async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> No
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
             assert response.status == 200
         async with asyncio.timeout(90):  # each bot warms its pool before it logs in
-            while not DEFAULT_ACCOUNTS <= set(players := await lobby_players(f"ws://127.0.0.1:{port}/")):
+            while not set(players := await lobby_players(f"ws://127.0.0.1:{port}/")) >= DEFAULT_ACCOUNTS:
                 await asyncio.sleep(0.5)
         assert all(players[name]["kind"] == "bot" for name in DEFAULT_ACCOUNTS)
         tokens = sorted(p.name for p in (tmp_path / "data" / "tokens").iterdir())
