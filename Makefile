@@ -41,7 +41,7 @@ run: install warm
 	$(BIN)/arbiter up
 
 lint: install-test
-	$(BIN)/ruff check arbiter tests benchmarks
+	$(BIN)/ruff check arbiter tests benchmarks examples
 
 test: install-test warm lint
 	$(BIN)/python -m pytest
