@@ -7,9 +7,10 @@ few random opening steps (seeded, so every run measures the same positions). On 
 alpha-beta over whole turns runs under the clock from an empty transposition table; its figures
 are the depth of the last completed iteration and steps played per second (every step of every
 turn walk, threat check and replay counts). The baseline, measured in the same run on the same
-positions, is the source's plain minimax over steps at depth 5 (no pruning): its steps per second
-show what the turn walks and bookkeeping cost, and its depth shows how far a search without
-pruning or whole-turn plies looks in comparable time. Medians of ``--repeats`` runs.
+positions, is the source's plain minimax over single steps (no pruning, no table) deepened under
+the same clock up to its depth 6: its steps per second show what the turn walks and bookkeeping
+cost, and its depth (in steps, of the turn's first step) how far a search without pruning or
+whole-turn plies looks in the same time. Medians of ``--repeats`` runs.
 """
 
 from __future__ import annotations
@@ -21,12 +22,11 @@ import time
 import numpy as np
 
 from arbiter.bots.soccer.search import TurnSearch
-from arbiter.bots.soccer.source import source_turn
+from arbiter.bots.soccer.source import SOURCE_MAX_DEPTH, source_turn
 from arbiter.engine import create_game
 from arbiter.engine.paper_soccer import PaperSoccerState
 
 OPENING_STEPS = 2
-BASELINE_DEPTH = 5
 
 
 def middle_games(params: dict, count: int, turns: int) -> list[PaperSoccerState]:
@@ -62,11 +62,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--width", type=int, default=8)
     parser.add_argument("--length", type=int, default=10)
-    parser.add_argument("--positions", type=int, default=6)
+    parser.add_argument("--positions", type=int, default=8)
+    parser.add_argument("--turns", type=int, default=16, help="turns played before each position")
     args = parser.parse_args()
     params = {"width": args.width, "length": args.length}
     game = create_game("paper_soccer", params)
-    positions = middle_games(params, args.positions, turns=12)
+    positions = middle_games(params, args.positions, turns=args.turns)
     TurnSearch(game).choose(positions[0], max_depth=2)  # compile or load every kernel first
     source_turn(positions[0], 1)
 
@@ -76,7 +77,7 @@ def main() -> None:
     )
     print(
         f"{'position':>8} {'steps':>5} {'depth':>5} {'steps/s':>10} {'nodes':>7} | "
-        f"{'baseline steps/s':>16} {'baseline ms':>11} {'speed ratio':>11}"
+        f"{'baseline steps/s':>16} {'baseline depth':>14} {'speed ratio':>11}"
     )
     depths, ratios, rates = [], [], []
     for number, state in enumerate(positions):
@@ -90,16 +91,16 @@ def main() -> None:
         baseline = []
         for _ in range(args.repeats):
             began = time.perf_counter()
-            steps = source_turn(state, BASELINE_DEPTH).steps_searched
-            baseline.append((steps, time.perf_counter() - began))
-        base_rate = statistics.median(steps / seconds for steps, seconds in baseline)
-        base_ms = statistics.median(seconds for _, seconds in baseline) * 1000
+            turn = source_turn(state, SOURCE_MAX_DEPTH, seconds=args.seconds)
+            baseline.append((turn.steps_searched, time.perf_counter() - began, turn.depth))
+        base_rate = statistics.median(steps / seconds for steps, seconds, _ in baseline)
+        base_depth = statistics.median(depth for _, _, depth in baseline)
         depths.append(depth)
         rates.append(rate)
         ratios.append(rate / base_rate)
         print(
             f"{number:>8} {state.ply:>5} {depth:>5} {rate:>10.3g} {nodes:>7.0f} | "
-            f"{base_rate:>16.3g} {base_ms:>11.1f} {rate / base_rate:>11.2f}"
+            f"{base_rate:>16.3g} {base_depth:>14} {rate / base_rate:>11.2f}"
         )
     print(
         f"median depth in {args.seconds * 1000:.0f} ms: {statistics.median(depths)} whole turns "

@@ -2,7 +2,7 @@
 
     python benchmarks/soccer_strength.py                      # the ladder: every level against the one below,
                                                               # full strength against random and the source
-    python benchmarks/soccer_strength.py --games 60 --time 0.1 level=8 source:depth=2
+    python benchmarks/soccer_strength.py --games 60 --time 0.1 level=6 source:depth=2
     python benchmarks/soccer_strength.py --stuck draw --width 6 --length 8 level=5 level=4
 
 A player is ``random``, ``level=N`` (the soccer bot at level N) or ``source:depth=D[:weakened]`` (the
@@ -27,14 +27,14 @@ import numpy as np
 
 from arbiter.bots.brain import Brain, ThinkRequest
 from arbiter.bots.random_bot import RandomBrain
-from arbiter.bots.soccer.brain import SoccerBrain
+from arbiter.bots.soccer.brain import LEVELS, SoccerBrain
 from arbiter.engine import create_game
 from arbiter.engine.paper_soccer import PaperSoccerState
 
 DEFAULT_PAIRINGS = [
-    ("level=8", "random"),
-    ("level=8", "source:depth=2"),
-    *((f"level={k + 1}", f"level={k}") for k in range(1, 8)),
+    (f"level={len(LEVELS)}", "random"),
+    (f"level={len(LEVELS)}", "source:depth=2"),
+    *((f"level={k + 1}", f"level={k}") for k in range(1, len(LEVELS))),
 ]
 MAX_TURNS = 1_000  # a game cannot last longer: every step draws a line, and fields have fewer
 

@@ -1,21 +1,25 @@
 """``soccer``: the paper-soccer bot, from the source's step minimax to the full alpha-beta over turns.
 
-Levels (``level``, 1 = weakest):
+Levels (``level``, 1 = weakest), each measured to beat the one below in at least 65% of its games
+(``benchmarks/soccer_strength.py``; the figures are in the module docstring of ``search.py``):
 
-=====  =====================================================================================
+=====  ====================================================================================
 level  player
-=====  =====================================================================================
-1      the source's player at its depth 0 (each step judged by the heuristic alone)
-2      the source's player at depth 1
-3      the source's player at depth 2 — the one its author found strongest and most human
-4–7    the source's depths 3–6, played by the alpha-beta over whole turns at 1–4 turns deep
-8      full strength: the alpha-beta deepened under the clock (the default)
-=====  =====================================================================================
+=====  ====================================================================================
+1      the source's player at its depth 0: each step judged by the heuristic alone
+2      the source's player at depth 2, the one its author found most human and could not beat
+3      the source's player at depth 4
+4      the source's player at depth 6, the deepest the document tried
+5      the alpha-beta over whole turns, three turns deep
+6      full strength: the alpha-beta deepened under the clock (the default)
+=====  ====================================================================================
 
-Levels 4–7 do not replay the source's depths 3–6 literally: the source itself found them no
-stronger (its depth 6 "seemed weaker than depth 3"), so each level above 3 searches one more
-whole turn with our evaluation instead, which keeps every level clearly stronger than the one
-below. The source's players at any depth stay available with ``style="source"``.
+The source's odd depths sit between their neighbours but too close to them for a ladder (depth 2
+wins only 64% against depth 1, depth 3 54% against depth 2), so the levels take every other
+depth; any depth of the source's player, with either of its heuristics, is an option
+(``style="source"``). Against the document's impression that its deep searches played worse,
+among themselves each two steps of depth win about 70%: the author judged them by feel, as a
+human opponent.
 
 Options (constructor keywords, or a request's ``options``, which take precedence):
 
@@ -24,8 +28,9 @@ Options (constructor keywords, or a request's ``options``, which take precedence
 - ``heuristic``: ``"normal"`` or ``"weakened"`` (the source's two heuristics; ``"source"`` only);
 - ``time``: at most this many seconds per turn (the request's budget still applies).
 
-Every turn is within ``request.budget``: the alpha-beta stops deepening on the clock; the
-source's players search a fixed depth, a few milliseconds per step even at depth 6.
+Every turn is within ``request.budget``: the alpha-beta stops deepening on the clock, and the
+source's player, which has no clock of its own, deepens each step and keeps its deepest choice
+when time would run out (only a turn full of bounces at depth 6 comes near).
 """
 
 from __future__ import annotations
@@ -96,13 +101,11 @@ class Settings:
 
 LEVELS: dict[int, Settings] = {
     1: Settings(style="source", depth=0),
-    2: Settings(style="source", depth=1),
-    3: Settings(style="source", depth=2),
-    4: Settings(depth=1),
-    5: Settings(depth=2),
-    6: Settings(depth=3),
-    7: Settings(depth=4),
-    8: Settings(),
+    2: Settings(style="source", depth=2),
+    3: Settings(style="source", depth=4),
+    4: Settings(style="source", depth=6),
+    5: Settings(depth=3),
+    6: Settings(),
 }
 
 

@@ -35,17 +35,17 @@ def test_the_registry_knows_the_bot() -> None:
 @pytest.mark.parametrize(
     ("level", "options", "message"),
     [
-        (0, {}, "level must be 1..8"),
-        (9, {}, "level must be 1..8"),
-        (8, {"speed": 3}, "unknown option 'speed'"),
-        (8, {"style": "mcts"}, "style must be one of turns, source"),
-        (8, {"depth": 0}, "depth must be an integer 1..63"),
-        (8, {"style": "source", "depth": 7}, "depth must be an integer 0..6"),
-        (8, {"depth": "3"}, "depth must be an integer"),
-        (8, {"heuristic": "weakened"}, "heuristic applies to style 'source' only"),
+        (0, {}, "level must be 1..6"),
+        (7, {}, "level must be 1..6"),
+        (6, {"speed": 3}, "unknown option 'speed'"),
+        (6, {"style": "mcts"}, "style must be one of turns, source"),
+        (6, {"depth": 0}, "depth must be an integer 1..63"),
+        (6, {"style": "source", "depth": 7}, "depth must be an integer 0..6"),
+        (6, {"depth": "3"}, "depth must be an integer"),
+        (6, {"heuristic": "weakened"}, "heuristic applies to style 'source' only"),
         (1, {"heuristic": "strong"}, "heuristic must be one of normal, weakened"),
-        (8, {"time": 0}, "time must be a positive number"),
-        (8, {"time": True}, "time must be a positive number"),
+        (6, {"time": 0}, "time must be a positive number"),
+        (6, {"time": True}, "time must be a positive number"),
     ],
 )
 def test_bad_levels_and_options_are_refused(level: int, options: dict, message: str) -> None:
@@ -70,7 +70,7 @@ def test_request_options_take_precedence_and_are_checked() -> None:
     ids=["8x10", "8x10-draw", "4x4", "6x12-draw", "12x10"],
 )
 def test_every_answer_is_one_whole_legal_turn(params: dict) -> None:
-    brains = [SoccerBrain(level) for level in (1, 3, 4, 6, 8)]
+    brains = [SoccerBrain(level) for level in (1, 2, 4, 5, 6)]
     for seed in range(8):
         state = random_position(params, seed * 3, seed)
         for number in range(12):
