@@ -1,7 +1,7 @@
 """``soccer``: the paper-soccer bot, from the source's step minimax to the full alpha-beta over turns.
 
 Levels (``level``, 1 = weakest), each measured to beat the one below in at least 65% of its games
-(``benchmarks/soccer_strength.py``; the figures are in the module docstring of ``search.py``):
+(series over the real server, rows S20–S24 of docs/STRENGTH.md):
 
 =====  ====================================================================================
 level  player
