@@ -18,6 +18,8 @@ import math
 import time
 from collections.abc import Sequence
 
+from tqdm import tqdm
+
 from arbiter.bots.brain import Brain, ThinkRequest
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.registry import brain_class
@@ -61,7 +63,7 @@ def series(
 ) -> tuple[int, int, int]:
     """(wins, draws, losses) of ``mcts``, alternating the colours it plays."""
     wins = draws = losses = 0
-    for index in range(games):
+    for index in tqdm(range(games), desc=name, unit="game", disable=None, leave=False):
         me = colours[index % len(colours)]
         players = (mcts, opponent) if me == 0 else (opponent, mcts)
         winner = play(name, players, f"{name}-{index}", index, budget)

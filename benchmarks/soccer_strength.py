@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm import tqdm
 
 from arbiter.bots.brain import Brain, ThinkRequest
 from arbiter.bots.random_bot import RandomBrain
@@ -124,7 +125,7 @@ def run_pairing(
     for player in players:
         player.warm_up()
     tally = Tally()
-    for pair in range((games + 1) // 2):
+    for pair in tqdm(range((games + 1) // 2), desc=f"{first} v {second}", unit="pair", disable=None, leave=False):
         rng = np.random.default_rng([seed, pair])
         start = game.new_state()
         random_opening(start, opening_steps, rng)

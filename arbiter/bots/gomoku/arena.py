@@ -13,6 +13,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from tqdm import tqdm
+
 from arbiter.engine import Game, IllegalMove, Move, create_game
 
 from ..brain import Brain, ThinkRequest
@@ -128,7 +130,7 @@ def series(
         game = create_game(game)
     rng = random.Random(seed)
     tally = Tally()
-    for pair in range(pairs):
+    for pair in tqdm(range(pairs), desc=f"{a.label} v {b.label}", unit="pair", disable=None, leave=False):
         opening = random_opening(game, opening_stones, rng)
         for a_moves_first in (True, False):
             game_seed = seed * 100_003 + pair * 2 + int(a_moves_first)
