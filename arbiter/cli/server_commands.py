@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 from pathlib import Path
 
 import click
 
+from arbiter.logs import LEVELS, configure_logging
 from arbiter.server.app import serve_until
 from arbiter.server.config import ServerConfig
 from arbiter.server.ladder import DEFAULT_LADDER_CLOCKS, LadderConfig, parse_ladder_clock
@@ -88,7 +88,14 @@ def open_store(db: str) -> Store:
     help="The ladder's time control for a game, e.g. gomoku=60+1 (repeatable; defaults in docs/STORE.md).",
 )
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
-@click.option("-v", "--verbose", is_flag=True, help="Log connections and matches.")
+@click.option(
+    "--log-level",
+    type=click.Choice(LEVELS),
+    default="info",
+    show_default=True,
+    help="Log records on stderr, one JSON object per line: info has connections and match starts and ends; "
+    "debug adds every move.",
+)
 def serve(
     host: str,
     port: int,
@@ -100,10 +107,10 @@ def serve(
     rate: float,
     ladder_clocks: tuple[str, ...],
     no_warm: bool,
-    verbose: bool,
+    log_level: str,
 ) -> None:
     """Run the match server: websocket protocol and GET /healthz on one port."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    configure_logging(log_level)
     clocks = dict(DEFAULT_LADDER_CLOCKS)
     for text in ladder_clocks:
         try:

@@ -131,5 +131,6 @@ async def serve_until(
     """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM); ``announce`` gets the address."""
     async with run_server(config, store) as server:
         announce(server.url)
+        log.info("listening", extra={"url": server.url})
         await stop.wait()
         log.info("stopping")

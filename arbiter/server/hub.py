@@ -8,6 +8,7 @@ anything. Other features add their messages with ``messages.register`` and ``hub
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,6 +29,8 @@ from .players import Identity, OnlinePlayer, Roster
 from .session import Session
 
 Handler = Callable[[Session, Any], Awaitable[None] | None]
+
+log = logging.getLogger("arbiter.server")
 
 
 class Hub:
@@ -86,6 +89,8 @@ class Hub:
                 "resumed": [live.id for live in player.matches.values() if live.announced],
             },
         )
+        log.info("player connected", extra={"player": player.name, "kind": player.identity.kind,
+                                             "guest": player.identity.guest, "returning": returning})
         self.lobby.presence(player)
         if returning:
             self.matches.player_returned(player)
@@ -120,6 +125,7 @@ class Hub:
         if player is None or player.session is not session:
             return  # never greeted, or replaced by a newer connection
         player.session = None
+        log.info("player disconnected", extra={"player": player.name, "live_matches": len(player.matches)})
         self.challenges.drop_player(player)
         if not player.matches:
             self._leave(player)
@@ -132,6 +138,7 @@ class Hub:
     def _grace_expired(self, player: OnlinePlayer) -> None:
         player.grace = None
         if player.session is None:
+            log.info("player did not come back within the grace", extra={"player": player.name})
             self.matches.abandon(player)
             self._leave(player)
 

@@ -228,7 +228,8 @@ class Ladder:
                 (players[0], players[1]), create_game(game), self.config.clock_for(game), rated=True
             )
         except ProtocolError as error:
-            log.warning("ladder match %s vs %s (%s) not started: %s", first, second, game, error.message)
+            log.warning("ladder match not started: %s", error.message,
+                        extra={"game": game, "players": [first, second], "code": error.code.value})
             queue.match_over(first, second, self.hub.now())
             return
         self.matches[live.id] = (game, first, second)
@@ -311,7 +312,7 @@ class Ladder:
             try:
                 texts.append(format_record(record))
             except RecordError as error:
-                log.warning("export skipped %s: %s", record.start.match_id, error)
+                log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
         return _text(connection, HTTPStatus.OK, "\n".join(texts), "text/plain")
 
 

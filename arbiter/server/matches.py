@@ -154,7 +154,7 @@ class Matches:
         try:
             await self.hub.store.start_game(start)
         except StoreError as error:
-            log.error("store failed to start match %s: %s", match_id, error)
+            log.error("store failed to start the match: %s", error, extra={"match": match_id})
             self._forget(live)
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot record games right now") from None
         if match.over or match_id not in self.live:
@@ -179,6 +179,8 @@ class Matches:
             player.send(encode(message))
         self._arm(live)
         self.hub.lobby.match_listed(live)
+        log.info("match started", extra={"match": match_id, "game": game.name, "players": [p.name for p in players],
+                                         "rated": rated})
         return live
 
     # --- requests from clients ---------------------------------------------------------------------
@@ -208,10 +210,13 @@ class Matches:
                 }
             )
         )
+        if log.isEnabledFor(logging.DEBUG):  # the hot path: nothing built for a record nobody keeps
+            log.debug("move", extra={"match": live.id, "player": live.players[color].name, "ply": played.ply,
+                                     "move": played.move, "elapsed_ms": played.elapsed_ms})
         try:
             self.hub.store.record_move(live.match.id, MoveRecord(played.ply, played.move, played.elapsed_ms))
         except Exception:  # the store must never block play; its own error handling reports the failure
-            log.exception("store failed to queue a move of match %s", live.match.id)
+            log.exception("store failed to queue a move", extra={"match": live.id})
         if live.match.over:
             self.end(live)
         else:
@@ -325,8 +330,11 @@ class Matches:
         try:
             changes = await self.hub.store.finish_game(live.id, result.result, result.reason, ended)
         except StoreError as error:
-            log.error("store failed to finish match %s: %s", live.id, error)
+            log.error("store failed to record the end: %s", error, extra={"match": live.id})
             changes = {}
+        log.info("match ended", extra={"match": live.id, "players": [p.name for p in live.players],
+                                       "result": result.result, "reason": result.reason, "ply": live.match.ply,
+                                       "rating_changes": changes})
         data = encode(
             {
                 "type": "end",

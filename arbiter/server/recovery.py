@@ -34,7 +34,7 @@ def adjudicate(record: GameRecord) -> tuple[str | None, str]:
         for move in record.moves:
             state.play(game.decode_move(move.move))
     except EngineError as error:
-        log.warning("match %s does not replay (%s); voided", record.start.match_id, error)
+        log.warning("interrupted match does not replay (%s); voided", error, extra={"match": record.start.match_id})
         return None, VOIDED_REASON
     outcome = state.outcome
     if outcome is None:
@@ -50,8 +50,9 @@ async def resolve_interrupted(store: Store) -> list[tuple[str, str | None, str]]
         try:
             await store.finish_game(record.start.match_id, result, reason, time.time())
         except StoreError as error:
-            log.error("could not resolve interrupted match %s: %s", record.start.match_id, error)
+            log.error("could not resolve an interrupted match: %s", error, extra={"match": record.start.match_id})
             continue
-        log.info("interrupted match %s resolved: %s (%s)", record.start.match_id, result or "void", reason)
+        log.info("interrupted match resolved", extra={"match": record.start.match_id, "result": result,
+                                                      "reason": reason})
         resolved.append((record.start.match_id, result, reason))
     return resolved

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .players import OnlinePlayer
 
 log = logging.getLogger("arbiter.server")
+SERVER_SIDE_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
 
 
 class Transport(Protocol):
@@ -76,6 +77,11 @@ class Session:
     def _error(self, error: ProtocolError, request: Request | None = None) -> None:
         if error.re is None and request is not None:
             error.re = request.id
+        # A client's mistakes are its own business (debug); the server failing to serve is not.
+        level = logging.WARNING if error.code in SERVER_SIDE_CODES else logging.DEBUG
+        if log.isEnabledFor(level):
+            player = None if self.player is None else self.player.name
+            log.log(level, "error reply: %s", error.message, extra={"code": error.code.value, "player": player})
         self.send(encode(error.to_message()))
 
     # --- input ---------------------------------------------------------------------------------------
@@ -109,7 +115,7 @@ class Session:
             self._error(error, request)
             return None
         except Exception:
-            log.exception("handler failed on %r", request)
+            log.exception("handler failed on %r", request, extra={"code": ErrorCode.INTERNAL.value})
             self._error(ProtocolError(ErrorCode.INTERNAL, "the server failed on this request"), request)
             return None
         if pending is None:
@@ -122,7 +128,7 @@ class Session:
         except ProtocolError as error:
             self._error(error, request)
         except Exception:
-            log.exception("handler failed on %r", request)
+            log.exception("handler failed on %r", request, extra={"code": ErrorCode.INTERNAL.value})
             self._error(ProtocolError(ErrorCode.INTERNAL, "the server failed on this request"), request)
 
     def _over_limit(self, verdict: Verdict) -> None:
