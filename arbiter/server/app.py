@@ -23,6 +23,7 @@ from http import HTTPStatus
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
+from arbiter.metrics import CONTENT_TYPE
 from arbiter.protocol.messages import PROTOCOL_VERSION
 from arbiter.store.base import Store
 from arbiter.store.memory import MemoryStore
@@ -74,6 +75,7 @@ async def run_server(
     hub = Hub(config, store, now=now)
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
+    routes.add("/metrics", _metrics(hub))
     hub.ladder.add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
 
@@ -123,6 +125,20 @@ def _healthz(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
         )
 
     return healthz
+
+
+def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
+    """``GET /metrics``: the Prometheus text format; gauges nothing else keeps current are read here."""
+
+    def metrics(connection: ServerConnection, request: Request) -> Response:
+        for game, size in hub.ladder.queue_sizes().items():
+            hub.metrics.ladder_queue.labels(game).set(size)
+        response = connection.respond(HTTPStatus.OK, hub.metrics.render().decode())
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = CONTENT_TYPE
+        return response
+
+    return metrics
 
 
 async def serve_until(

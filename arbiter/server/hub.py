@@ -15,6 +15,7 @@ from typing import Any
 
 from arbiter import __version__
 from arbiter.engine import describe_games
+from arbiter.metrics import ServerMetrics
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.messages import PROTOCOL_VERSION, Hello, Ping, Request
 from arbiter.store.base import Store, StoreError
@@ -40,12 +41,14 @@ class Hub:
         self.now = now
         self.games = describe_games()
         self.limits = config.limits()
+        self.metrics = ServerMetrics()
         self.roster = Roster()
         self.handlers: dict[type[Request], Handler] = {}
         self.lobby = Lobby(self)
         self.challenges = Challenges(self)
         self.matches = Matches(self)
         self.ladder = Ladder(self, config.ladder)
+        self.metrics.live_matches.set_function(lambda: len(self.matches.live))
         self.register(Ping, self.on_ping)
         self.lobby.register_handlers()
         self.challenges.register_handlers()

@@ -182,6 +182,10 @@ class Ladder:
         table = await _read(self.hub.store.crosstable(msg.game))
         session.reply(msg, {"type": "crosstable", "game": msg.game, "table": table})
 
+    def queue_sizes(self) -> dict[str, int]:
+        """Players waiting for a ladder match, by game (for /metrics)."""
+        return {game: len(queue.waiting()) for game, queue in self.queues.items()}
+
     # --- pairing -----------------------------------------------------------------------------------
     def kick(self) -> None:
         """Pair now (or right after the pairing under way)."""

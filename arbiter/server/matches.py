@@ -210,6 +210,7 @@ class Matches:
                 }
             )
         )
+        self.hub.metrics.move_accepted(self.hub.now() - session.received_at)
         if log.isEnabledFor(logging.DEBUG):  # the hot path: nothing built for a record nobody keeps
             log.debug("move", extra={"match": live.id, "player": live.players[color].name, "ply": played.ply,
                                      "move": played.move, "elapsed_ms": played.elapsed_ms})
@@ -327,11 +328,14 @@ class Matches:
         task.add_done_callback(self._finishing.discard)
 
     async def _finish(self, live: LiveMatch, result: Result, ended: float) -> None:
+        started = time.perf_counter()
         try:
             changes = await self.hub.store.finish_game(live.id, result.result, result.reason, ended)
         except StoreError as error:
             log.error("store failed to record the end: %s", error, extra={"match": live.id})
             changes = {}
+        # finish_game commits the queued moves with the end: the store's write latency as the server sees it.
+        self.hub.metrics.store_write.observe(time.perf_counter() - started)
         log.info("match ended", extra={"match": live.id, "players": [p.name for p in live.players],
                                        "result": result.result, "reason": result.reason, "ply": live.match.ply,
                                        "rating_changes": changes})

@@ -39,7 +39,7 @@ class Transport(Protocol):
 
 
 class Session:
-    __slots__ = ("bucket", "closing", "hub", "max_frame_bytes", "player", "spectating", "transport")
+    __slots__ = ("bucket", "closing", "hub", "max_frame_bytes", "player", "received_at", "spectating", "transport")
 
     def __init__(self, hub: Hub, transport: Transport) -> None:
         self.hub = hub
@@ -49,7 +49,8 @@ class Session:
         self.closing = False
         config = hub.config
         self.max_frame_bytes = config.max_frame_bytes
-        self.bucket = TokenBucket(config.rate_per_s, config.rate_burst, config.flood_tolerance, hub.now())
+        self.received_at = hub.now()  # when the frame being handled arrived (the move-latency metric)
+        self.bucket = TokenBucket(config.rate_per_s, config.rate_burst, config.flood_tolerance, self.received_at)
 
     # --- output --------------------------------------------------------------------------------------
     def send(self, data: bytes) -> None:
@@ -82,6 +83,7 @@ class Session:
         if log.isEnabledFor(level):
             player = None if self.player is None else self.player.name
             log.log(level, "error reply: %s", error.message, extra={"code": error.code.value, "player": player})
+        self.hub.metrics.errors.labels(error.code.value).inc()
         self.send(encode(error.to_message()))
 
     # --- input ---------------------------------------------------------------------------------------
@@ -100,7 +102,8 @@ class Session:
 
     def receive(self, frame: bytes | str) -> Awaitable[None] | None:
         """Handle one frame after the handshake; returns a coroutine to await for slow requests."""
-        verdict = self.bucket.take(self.hub.now())
+        self.received_at = now = self.hub.now()
+        verdict = self.bucket.take(now)
         if verdict is not Verdict.ALLOW:
             self._over_limit(verdict)
             return None
@@ -164,6 +167,7 @@ async def serve_connection(hub: Hub, connection: ServerConnection) -> None:
     """The websocket handler: hello within the timeout, then every frame to the session until the end."""
     config = hub.config
     session = Session(hub, WebSocketTransport(connection, config.max_send_buffer_bytes))
+    hub.metrics.connections.inc()
     try:
         try:
             async with asyncio.timeout(config.hello_timeout_s):
@@ -181,4 +185,5 @@ async def serve_connection(hub: Hub, connection: ServerConnection) -> None:
     except ConnectionClosed:
         pass
     finally:
+        hub.metrics.connections.dec()
         hub.disconnected(session)
