@@ -8,7 +8,8 @@ search. It keeps the connection alive with websocket pings (which also measure t
 time manager needs); when the connection drops it reconnects with exponential back-off and
 jitter, and the server's full-state resync of each live match puts every game back where it was
 (a move already computed for that ply is sent at once). Each finished game is logged, and with
-``game_log`` appended to a JSON-lines file.
+``game_log`` appended to a JSON-lines file. A stop drains: no new matches, the live ones played
+on up to ``drain_timeout``, then resigned, so no opponent is left waiting for a bot that is gone.
 
 The protocol is the one in ``arbiter/protocol/SPEC.md``; nothing here knows any game's rules
 beyond the engine's ``State``.
@@ -37,6 +38,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from arbiter import __version__
 from arbiter.engine import EngineError, Game, State, create_game
 from arbiter.protocol.codec import encode
+from arbiter.protocol.errors import CloseCode
 from arbiter.protocol.messages import PROTOCOL_VERSION
 
 from .brain import ThinkRequest
@@ -50,6 +52,7 @@ FATAL_ERRORS = {"auth_failed", "protocol_version"}
 CLOSE_REPLACED = 4003
 MAX_INCOMING_BYTES = 4 * 1024 * 1024  # a resync of a long paper-soccer match is the largest message
 HEALTH_INTERVAL = 10.0
+END_WAIT = 10.0  # seconds a drain waits for the ends of the matches it resigned before it closes anyway
 
 
 class BotFatal(RuntimeError):
@@ -99,6 +102,7 @@ class BotSettings:
     backoff_initial: float = 0.25
     backoff_max: float = 15.0
     ping_interval: float = 10.0
+    drain_timeout: float = 30.0  # seconds live matches may go on after a stop before they are resigned
 
 
 class SendPacer:
@@ -179,6 +183,10 @@ class BotClient:
         self._background: set[asyncio.Task[Any]] = set()
         self._accepting = 0
         self._draining = False
+        self._drain_deadline: float | None = None  # loop time at which a drain resigns what is still live
+        self._drained = False  # the drain is over: resigned matches ended (or END_WAIT passed)
+        self._no_games = asyncio.Event()  # set while no match is live
+        self._no_games.set()
         self._rng = random.Random()
         self._ended = asyncio.Event()
         self._pacer = SendPacer(100.0, 100.0)  # replaced by the server's own limits at each welcome
@@ -186,7 +194,7 @@ class BotClient:
 
     # --- the connection loop --------------------------------------------------------------------
     async def run(self, *, stop: asyncio.Event | None = None, stop_now: asyncio.Event | None = None) -> None:
-        """Play until ``stop`` is set and the live matches are over, or until ``stop_now``.
+        """Play until ``stop`` has drained the live matches (see ``_drain``), or until ``stop_now``.
 
         Raises BotFatal when the server refuses the bot for good.
         """
@@ -194,7 +202,8 @@ class BotClient:
         stop_now = stop_now or asyncio.Event()
         attempt = 0
         while not stop_now.is_set():
-            self._draining = self._draining or stop.is_set()
+            if stop.is_set():
+                self._begin_drain()
             try:
                 async with connect(
                     self.url,
@@ -216,12 +225,18 @@ class BotClient:
                 log.warning("connection lost", extra={"server": self.url, "error": repr(error), "attempt": attempt})
             finally:
                 self._ws = None
-            if stop.is_set() and not self.games:
+            # Live matches are worth reconnecting for during a drain, until its deadline.
+            if stop.is_set() and (not self.games or self._drain_left() == 0):
+                if self.games:
+                    log.warning("drain deadline passed while disconnected", extra={"matches": sorted(self.games)})
                 return
             delay = min(self.settings.backoff_max, self.settings.backoff_initial * 2**attempt)
             attempt += 1
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop_now.wait(), delay * (0.5 + self._rng.random() / 2))
+            pause = delay * (0.5 + self._rng.random() / 2)
+            if stop.is_set():
+                await _first_set((stop_now,), min(pause, self._drain_left()))
+            else:
+                await _first_set((stop_now, stop), pause)
 
     async def _serve(self, ws: ClientConnection, stop: asyncio.Event, stop_now: asyncio.Event) -> bool:
         """One connection's life; True when the bot is done (drained or stopped), False to reconnect."""
@@ -251,7 +266,11 @@ class BotClient:
         code = ws.close_code
         if code == CLOSE_REPLACED:
             raise BotFatal("another connection with this token replaced this one")
-        return stop_now.is_set() or (self._draining and not self.games)
+        if self._draining and code == CloseCode.GOING_AWAY:
+            # The server is shutting down: its own drain decides the live matches; nothing is left to do.
+            log.info("the server is shutting down: the drain ends", extra={"matches": sorted(self.games)})
+            self._drained = True
+        return stop_now.is_set() or self._drained
 
     async def _handshake(self, ws: ClientConnection) -> None:
         rid = next(self._ids)
@@ -304,22 +323,49 @@ class BotClient:
             await asyncio.sleep(HEALTH_INTERVAL)
 
     async def _watch(self, ws: ClientConnection, stop: asyncio.Event, stop_now: asyncio.Event) -> None:
-        """Turn ``stop`` into a drain (no new matches; close once the live ones end) and ``stop_now`` into a close."""
-        stopping = asyncio.ensure_future(stop.wait())
-        stopping_now = asyncio.ensure_future(stop_now.wait())
-        try:
-            await asyncio.wait({stopping, stopping_now}, return_when=asyncio.FIRST_COMPLETED)
-            if not stop_now.is_set():
-                self._draining = True
-                if self.settings.ladder:
-                    for game in self.settings.games:
-                        await self._request(ws, {"type": "ladder_leave", "game": game}, self._on_ladder_reply)
-                if self.games:
-                    await stop_now.wait()
-            await ws.close()
-        finally:
-            stopping.cancel()
-            stopping_now.cancel()
+        """Turn ``stop`` into a drain and ``stop_now`` into a close at once."""
+        await _first_set((stop, stop_now))
+        if not stop_now.is_set():
+            await self._drain(ws, stop_now)
+        await ws.close()
+
+    async def _drain(self, ws: ClientConnection, stop_now: asyncio.Event) -> None:
+        """Leave without leaving anyone waiting: no new matches, off the ladder, the live matches
+        played on until ``drain_timeout`` after the stop, then resigned, and their ends awaited.
+
+        The deadline counts from the stop, not from this connection, so a reconnection during a
+        drain does not extend it. ``stop_now`` cuts any wait short.
+        """
+        self._begin_drain()
+        if self.settings.ladder:
+            for game in self.settings.games:
+                await self._request(ws, {"type": "ladder_leave", "game": game}, self._on_ladder_reply)
+        await self._until_no_games(self._drain_left(), stop_now)
+        if self.games and not stop_now.is_set():
+            for match_id in list(self.games):
+                log.info("resigning at the drain deadline", extra={"match": match_id})
+                await self._request(ws, {"type": "resign", "match": match_id}, _ignore)
+            await self._until_no_games(END_WAIT, stop_now)
+            if self.games:
+                log.warning("resigned matches did not end in time", extra={"matches": sorted(self.games)})
+        self._drained = True
+
+    def _begin_drain(self) -> None:
+        """Take no new match from now on; the drain deadline counts from the first call."""
+        if self._drain_deadline is None:
+            self._drain_deadline = asyncio.get_running_loop().time() + self.settings.drain_timeout
+            log.info("draining", extra={"matches": sorted(self.games), "timeout_s": self.settings.drain_timeout})
+        self._draining = True
+
+    def _drain_left(self) -> float:
+        """Seconds until the drain deadline (0 once it has passed)."""
+        assert self._drain_deadline is not None
+        return max(0.0, self._drain_deadline - asyncio.get_running_loop().time())
+
+    async def _until_no_games(self, seconds: float, stop_now: asyncio.Event) -> None:
+        """Wait until no match is live, ``seconds`` have passed, or ``stop_now``."""
+        if self.games and seconds > 0:
+            await _first_set((self._no_games, stop_now), seconds)
 
     async def _request(self, ws: ClientConnection, message: dict[str, Any], on_reply: Callable[..., None]) -> int:
         rid = next(self._ids)
@@ -443,7 +489,7 @@ class BotClient:
         )
         live.clocks = list(message["clocks"])
         live.turn_received = asyncio.get_running_loop().time()
-        self.games[live.id] = live
+        self._add(live)
         log.info(
             "match started", extra={"match": live.id, "game": game.name, "players": live.players, "color": live.color}
         )
@@ -464,7 +510,7 @@ class BotClient:
                 message["rated"],
                 game.new_state(),
             )
-            self.games[live.id] = live
+            self._add(live)
         live.replay(message["moves"])
         live.clocks = list(message["clocks"])
         live.turn_received = asyncio.get_running_loop().time()
@@ -535,8 +581,6 @@ class BotClient:
             with self.settings.game_log.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(record, default=str) + "\n")
         self._drop(live.id)
-        if self._draining and not self.games and self._ws is not None:
-            self._in_background(self._ws.close())
 
     def _on_draw_offered(self, message: dict[str, Any]) -> None:
         live = self.games.get(message["match"])
@@ -549,10 +593,16 @@ class BotClient:
                 log.warning("match ended while away; its end was not received", extra={"match": match_id})
                 self._drop(match_id)
 
+    def _add(self, live: LiveGame) -> None:
+        self.games[live.id] = live
+        self._no_games.clear()
+
     def _drop(self, match_id: str) -> None:
         live = self.games.pop(match_id, None)
         if live is None:
             return
+        if not self.games:
+            self._no_games.set()
         if live.thinking is not None:
             live.thinking.cancel()
         self.pool.forget(match_id)
@@ -657,6 +707,16 @@ def _ignore(message: dict[str, Any]) -> None:
     """A reply nobody waits for (an error still reaches the log through the dispatcher's caller)."""
     if message.get("type") == "error":
         log.info("request refused", extra={"code": message.get("code"), "error": message.get("message")})
+
+
+async def _first_set(events: tuple[asyncio.Event, ...], timeout: float | None = None) -> None:
+    """Return once any of ``events`` is set, or after ``timeout`` seconds."""
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
 
 
 async def _quietly(coroutine: Any) -> None:

@@ -116,6 +116,13 @@ def winning_move() -> None:
 )
 @click.option("--min-initial-ms", type=click.IntRange(0), default=0, help="Refuse clocks with less initial time.")
 @click.option("--max-initial-ms", type=click.IntRange(1), help="Refuse clocks with more initial time.")
+@click.option(
+    "--drain-timeout",
+    type=click.FloatRange(0),
+    default=30.0,
+    metavar="SECONDS",
+    help="On SIGTERM or Ctrl-C, how long live matches may go on before they are resigned.",
+)
 @click.option("--game-log", type=click.Path(dir_okay=False), help="Append each finished game to this JSON-lines file.")
 @click.option(
     "--health-file",
@@ -143,15 +150,17 @@ def bot(
     rated: str,
     min_initial_ms: int,
     max_initial_ms: int | None,
+    drain_timeout: float,
     game_log: str | None,
     health_file: str | None,
     log_level: str,
 ) -> None:
     """Run the bot NAME on a server: accept challenges, join the ladder, play many matches at once.
 
-    Ctrl-C stops taking new matches and exits once the live ones are over (a second Ctrl-C, or
-    SIGTERM, exits at once: the server keeps the matches for its reconnect grace, so a bot
-    restarted in time resumes them).
+    SIGTERM or Ctrl-C drains: the bot takes no new match, leaves the ladder, plays its live
+    matches on for up to --drain-timeout seconds, resigns those still live, and exits 0 once their
+    ends have arrived. A second signal exits at once (the server keeps the matches for its
+    reconnect grace, so a bot restarted in time resumes them).
     """
     from arbiter.bots.registry import UnknownBot, bot_names, brain_class, games_played
 
@@ -197,6 +206,7 @@ def bot(
         max_matches=max_matches,
         game_log=None if game_log is None else Path(game_log),
         health_file=None if health_file is None else Path(health_file),
+        drain_timeout=drain_timeout,
     )
     asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level))
 
@@ -214,14 +224,14 @@ def _read_token(path: str) -> str:
 
 
 async def _run_bot(cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None) -> None:
-    """Start the warm pool, then play until stopped; the first Ctrl-C drains, SIGTERM or a second one stops."""
+    """Start the warm pool, then play until stopped: the first SIGTERM or Ctrl-C drains, a second one stops."""
     from arbiter.bots.client import BotClient, BotFatal
     from arbiter.bots.pool import BrainPool, PoolError
 
     stop, stop_now = asyncio.Event(), asyncio.Event()
     loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, lambda: (stop_now if stop.is_set() else stop).set())
-    loop.add_signal_handler(signal.SIGTERM, stop_now.set)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, lambda: (stop_now if stop.is_set() else stop).set())
     pool = BrainPool(cls, workers=workers, level=level)
     try:
         await pool.start()
