@@ -28,6 +28,7 @@ Checker = Callable[[Any], Any]
 INT32 = 2**31 - 1
 MAX_NAME_LEN = 32
 MAX_ID_LEN = 64
+MAX_LEVELS = 100  # a bot's strength levels are numbered 1..levels, and levels is at most this
 
 
 class FieldError(Exception):
@@ -183,6 +184,13 @@ class Hello(Request):
     games: list[str] | None = field(
         default=None, metadata=spec(optional(names), "games this client plays (shown in presence)")
     )
+    levels: int | None = field(
+        default=None,
+        metadata=spec(
+            optional(integer(1, MAX_LEVELS)),
+            "a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one)",
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -218,6 +226,13 @@ class Challenge(Request):
     clock: dict[str, Any] = field(metadata=spec(clock, "the time control"))
     color: str = field(default="random", metadata=spec(choice("first", "second", "random"), "the challenger's side"))
     rated: bool = field(default=False, metadata=spec(boolean, "rated (both players registered)"))
+    level: int | None = field(
+        default=None,
+        metadata=spec(
+            optional(integer(1, MAX_LEVELS)),
+            "the strength asked of the challenged bot, within the levels its presence shows; needs `to`",
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -391,11 +406,12 @@ SERVER_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "challenge_closed": {"challenge": (_STR, True), "reason": (_STR, True), "match": (_STR, False)},
     "match_start": {"match": (_STR, True), "game": (_STR, True), "params": (_MAP, True), "players": (_LIST, True),
                     "color": (_INT, True), "clock": (_MAP, True), "clocks": (_LIST, True), "rated": (_BOOL, True),
-                    "to_move": (_INT, True)},
+                    "to_move": (_INT, True), "levels": (_LIST, True)},
     "match_state": {"re": (_RE, False), "match": (_STR, True), "game": (_STR, True), "params": (_MAP, True),
                     "players": (_LIST, True), "color": (_INT + _NIL, True), "clock": (_MAP, True),
                     "clocks": (_LIST, True), "rated": (_BOOL, True), "moves": (_LIST, True), "ply": (_INT, True),
-                    "to_move": (_INT, True), "draw_offer": (_INT + _NIL, True), "connected": (_LIST, True)},
+                    "to_move": (_INT, True), "draw_offer": (_INT + _NIL, True), "connected": (_LIST, True),
+                    "levels": (_LIST, True)},
     "moved": {"match": (_STR, True), "ply": (_INT, True), "move": (_LIST, True), "by": (_INT, True),
               "clocks": (_LIST, True), "elapsed_ms": (_INT, True)},
     "draw_offered": {"match": (_STR, True), "by": (_INT, True)},

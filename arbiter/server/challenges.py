@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class OpenChallenge:
-    __slots__ = ("alarm", "challenger", "clock", "color", "expires_at", "game", "id", "rated", "target")
+    __slots__ = ("alarm", "challenger", "clock", "color", "expires_at", "game", "id", "level", "rated", "target")
 
     def __init__(
         self,
@@ -37,6 +37,7 @@ class OpenChallenge:
         rated: bool,
         expires_at: float,
         alarm: Alarm,
+        level: int | None = None,
     ) -> None:
         self.id = challenge_id
         self.challenger = challenger
@@ -47,6 +48,7 @@ class OpenChallenge:
         self.rated = rated
         self.expires_at = expires_at
         self.alarm = alarm
+        self.level = level  # the strength asked of the target bot (None: its own default)
 
     def describe(self, now: float) -> dict[str, Any]:
         return {
@@ -58,6 +60,7 @@ class OpenChallenge:
             "clock": self.clock.describe(),
             "color": self.color,
             "rated": self.rated,
+            "level": self.level,
             "expires_ms": max(0, int((self.expires_at - now) * 1000)),
         }
 
@@ -90,6 +93,7 @@ class Challenges:
                 raise ProtocolError(ErrorCode.UNKNOWN_PLAYER, f"no player named {msg.to!r} is online")
             if target is player:
                 raise ProtocolError(ErrorCode.SELF_CHALLENGE, "you cannot challenge yourself")
+        self._check_level(msg.level, target)
         if msg.rated and (player.identity.guest or (target is not None and target.identity.guest)):
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
         if sum(1 for c in self.open.values() if c.challenger is player) >= config.max_open_challenges:
@@ -100,7 +104,8 @@ class Challenges:
         now = self.hub.now()
         ttl = config.seek_ttl_s if target is None else config.challenge_ttl_s
         challenge = OpenChallenge(challenge_id, player, target, game, clock, msg.color, msg.rated, now + ttl,
-                                  Alarm(lambda: self._close(challenge, "expired"), now=self.hub.now))  # fmt: skip
+                                  Alarm(lambda: self._close(challenge, "expired"), now=self.hub.now),
+                                  msg.level)  # fmt: skip
         self.open[challenge_id] = challenge
         challenge.alarm.set(challenge.expires_at)
         described = challenge.describe(now)
@@ -125,9 +130,13 @@ class Challenges:
             raise ProtocolError(ErrorCode.TOO_MANY_MATCHES, f"a player may play at most {limit} matches at once")
         colour = {"first": 0, "second": 1}.get(challenge.color, secrets.randbelow(2))
         players = (challenge.challenger, player) if colour == 0 else (player, challenge.challenger)
+        # The level is asked of the acceptor (a direct challenge's target); the challenger plays as it is.
+        levels = (None, challenge.level) if colour == 0 else (challenge.level, None)
         self._remove(challenge)
         try:
-            live = await self.hub.matches.start(players, challenge.game, challenge.clock, rated=challenge.rated)
+            live = await self.hub.matches.start(
+                players, challenge.game, challenge.clock, rated=challenge.rated, levels=levels
+            )
         except ProtocolError:
             self._announce_closed(challenge, "failed", None)
             raise
@@ -192,6 +201,17 @@ class Challenges:
             return create_game(name, params)
         except ParamError as error:
             raise ProtocolError(ErrorCode.BAD_PARAMS, str(error)) from None
+
+    def _check_level(self, level: int | None, target: OnlinePlayer | None) -> None:
+        """A level names one of the target bot's announced levels; a seek has no known opponent to ask."""
+        if level is None:
+            return
+        if target is None:
+            raise ProtocolError(ErrorCode.BAD_FIELD, "challenge.level needs `to`: a seek has no known opponent")
+        if target.levels is None:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"{target.name} announces no levels to choose from")
+        if level > target.levels:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"challenge.level: {target.name} has levels 1 to {target.levels}")
 
     def _clock(self, spec: dict[str, Any]) -> ClockSpec:
         config = self.hub.config

@@ -79,6 +79,8 @@ class Hub:
             player.grace = None
         if hello.games is not None:
             player.games = list(hello.games)
+        if hello.levels is not None:
+            player.levels = hello.levels
         session.reply(
             hello,
             {

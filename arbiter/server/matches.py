@@ -44,7 +44,7 @@ log = logging.getLogger("arbiter.server")
 
 
 class LiveMatch:
-    __slots__ = ("alarm", "announced", "match", "players", "spectators")
+    __slots__ = ("alarm", "announced", "levels", "match", "players", "spectators")
 
     def __init__(
         self,
@@ -58,6 +58,7 @@ class LiveMatch:
         self.spectators: set[Session] = set()
         self.alarm = Alarm(lambda: on_flag(self), now=now)
         self.announced = False  # match_start has been sent
+        self.levels: list[int | None] = [None, None]  # by colour: the level a challenge asked of a bot
 
     @property
     def id(self) -> str:
@@ -108,6 +109,7 @@ class LiveMatch:
             "to_move": match.to_move,
             "draw_offer": match.draw_offer,
             "connected": [p.connected for p in self.players],
+            "levels": self.levels,
         }
 
 
@@ -135,7 +137,13 @@ class Matches:
 
     # --- starting ----------------------------------------------------------------------------------
     async def start(
-        self, players: tuple[OnlinePlayer, OnlinePlayer], game: Game, clock: ClockSpec, *, rated: bool
+        self,
+        players: tuple[OnlinePlayer, OnlinePlayer],
+        game: Game,
+        clock: ClockSpec,
+        *,
+        rated: bool,
+        levels: tuple[int | None, int | None] = (None, None),
     ) -> LiveMatch:
         """Create a match (players[0] moves first), record its start, then announce it and start the clock.
 
@@ -146,6 +154,7 @@ class Matches:
             match_id = secrets.token_urlsafe(6)
         match = Match(match_id, game, clock, rated=rated)
         live = LiveMatch(match, players, self._on_flag, self.hub.now)
+        live.levels = list(levels)
         self.live[match_id] = live
         for player in players:
             player.matches[match_id] = live
@@ -173,6 +182,7 @@ class Matches:
             "clocks": match.clocks_ms(now),
             "rated": rated,
             "to_move": match.to_move,
+            "levels": live.levels,
         }
         for color, player in enumerate(players):
             message["color"] = color

@@ -37,11 +37,12 @@ class Identity:
 class OnlinePlayer:
     """A player the server knows right now, connected (``session``) or away (``session is None``)."""
 
-    __slots__ = ("games", "grace", "identity", "matches", "missed", "resume_token", "session")
+    __slots__ = ("games", "grace", "identity", "levels", "matches", "missed", "resume_token", "session")
 
     def __init__(self, identity: Identity, games: list[str] | None, resume_token: str | None) -> None:
         self.identity = identity
         self.games: list[str] = list(games or [])
+        self.levels: int | None = None  # a bot's strength levels, from its hello
         self.session: Session | None = None
         self.matches: dict[str, LiveMatch] = {}
         self.resume_token = resume_token
@@ -73,6 +74,7 @@ class OnlinePlayer:
         return {
             **self.identity.describe(),
             "games": self.games,
+            "levels": self.levels,
             "playing": len(self.matches),
             "away": self.session is None,
         }

@@ -104,8 +104,8 @@ async def test_presence_updates_for_subscribers(connect):
     assert [p["name"] for p in snapshot["players"]] == [watcher.name]
     bot = await connect(games=["tictactoe", "gomoku"])
     online = await watcher.expect("presence")
-    assert online["player"] == {"name": bot.name, "kind": "human", "guest": True,
-                                "games": ["tictactoe", "gomoku"], "playing": 0, "away": False}  # fmt: skip
+    assert online["player"] == {"name": bot.name, "kind": "human", "guest": True, "games": ["tictactoe", "gomoku"],
+                                "levels": None, "playing": 0, "away": False}  # fmt: skip
     await bot.close()
     assert (await watcher.expect("player_offline"))["name"] == bot.name
     assert (await watcher.request("unsubscribe"))["type"] == "ok"
@@ -180,3 +180,41 @@ async def test_too_many_matches(connect, server):
     assert (await alice.request("accept", challenge=second["challenge"]["id"]))["code"] == "too_many_matches"
     assert len(server.hub.matches.live) == 1
     assert second["challenge"]["id"] in server.hub.challenges.open
+
+
+async def test_a_level_reaches_the_bot_and_both_match_starts(connect, server):
+    watcher = await connect()
+    await watcher.request("subscribe")
+    bot = await connect(games=["tictactoe"], levels=5)
+    assert (await watcher.expect("presence"))["player"]["levels"] == 5
+    human = await connect()
+    created = await challenge(human, bot, level=2, color="first")
+    assert created["challenge"]["level"] == 2
+    assert (await bot.expect("challenge_offered"))["challenge"]["level"] == 2
+    match = (await bot.request("accept", challenge=created["challenge"]["id"]))["match"]
+    assert (await bot.expect("match_start", match=match))["levels"] == [None, 2]  # the bot is second
+    assert (await human.expect("match_start", match=match))["levels"] == [None, 2]
+    assert (await watcher.request("spectate", match=match))["levels"] == [None, 2]
+    assert (await challenge(human, bot))["challenge"]["level"] is None  # no level: the bot's own default
+
+
+@pytest.mark.parametrize("level", [0, 6, "x", True, 2.0, -1])
+async def test_a_bad_level_is_refused_and_creates_nothing(connect, server, level):
+    bot = await connect(games=["tictactoe"], levels=5)
+    human = await connect()
+    refused = await challenge(human, bot, level=level)
+    assert refused["type"] == "error" and refused["code"] == "bad_field", refused
+    assert not server.hub.challenges.open and bot.pending("challenge_offered") == []
+
+
+async def test_a_level_needs_a_bot_with_levels_and_a_target(connect, server):
+    human, other = await connect(), await connect()
+    no_levels = await challenge(human, other, level=1)
+    assert no_levels["code"] == "bad_field" and "no levels" in no_levels["message"]
+    seek = await human.request("challenge", game="tictactoe", clock=CLOCK, level=1)
+    assert seek["code"] == "bad_field" and "`to`" in seek["message"]
+    assert not server.hub.challenges.open
+
+    newcomer = await connect(hello=False)
+    refused = await newcomer.request("hello", protocol=1, client="tests/1", levels=0)
+    assert refused["code"] == "bad_field" and "levels" in refused["message"]
