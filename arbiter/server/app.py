@@ -5,8 +5,9 @@
 
 ``run_server`` is what the CLI and every test use: it warms the engine, opens the store, listens,
 yields a ``RunningServer`` with the bound port, and on exit closes every connection (1001),
-waits for ends being recorded and closes the store. Matches still live at shutdown stay
-unfinished in the store (like after a crash); the store's restart rule resolves them.
+waits for ends being recorded and closes the store. Matches still live at exit stay unfinished in
+the store (like after a crash); the store's restart rule resolves them. ``arbiter serve`` drains
+first (``Hub.drain``), so on SIGTERM they finish, or are ended as interrupted, over the protocol.
 """
 
 from __future__ import annotations
@@ -117,7 +118,7 @@ def _healthz(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
             connection,
             HTTPStatus.OK,
             {
-                "status": "ok",
+                "status": "draining" if hub.draining else "ok",
                 "protocol": PROTOCOL_VERSION,
                 "players": len(hub.roster),
                 "matches": len(hub.matches.live),
@@ -142,11 +143,18 @@ def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
 
 
 async def serve_until(
-    config: ServerConfig, store: Store, stop: asyncio.Event, *, announce: Callable[[str], None]
+    config: ServerConfig,
+    store: Store,
+    stop: asyncio.Event,
+    *,
+    announce: Callable[[str], None],
+    hurry: asyncio.Event | None = None,
 ) -> None:
-    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM); ``announce`` gets the address."""
+    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM), then drain for up to
+    ``config.drain_timeout_s`` (cut short by ``hurry``) and stop; ``announce`` gets the address."""
     async with run_server(config, store) as server:
         announce(server.url)
         log.info("listening", extra={"url": server.url})
         await stop.wait()
+        await server.hub.drain(config.drain_timeout_s, hurry)
         log.info("stopping")

@@ -48,6 +48,8 @@ class ServerConfig:
 
     ladder: LadderConfig = field(default_factory=LadderConfig)  # ladder clocks per game and pairing
 
+    drain_timeout_s: float = 30.0  # on SIGTERM, live matches may finish this long before they are interrupted
+
     warm_engine: bool = True  # compile every game's kernels before listening, so no clock runs during it
 
     def limits(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ anything. Other features add their messages with ``messages.register`` and ``hub
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -17,7 +18,8 @@ from arbiter import __version__
 from arbiter.engine import describe_games
 from arbiter.metrics import ServerMetrics
 from arbiter.protocol.errors import ErrorCode, ProtocolError
-from arbiter.protocol.messages import PROTOCOL_VERSION, Hello, Ping, Request
+from arbiter.protocol.ladder import LadderJoin
+from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello, Ping, Request
 from arbiter.store.base import Store, StoreError
 
 from .challenges import Challenges
@@ -42,6 +44,7 @@ class Hub:
         self.games = describe_games()
         self.limits = config.limits()
         self.metrics = ServerMetrics()
+        self.draining = False
         self.roster = Roster()
         self.handlers: dict[type[Request], Handler] = {}
         self.lobby = Lobby(self)
@@ -150,6 +153,40 @@ class Hub:
     def _leave(self, player: OnlinePlayer) -> None:
         self.roster.remove(player)
         self.lobby.player_offline(player)
+
+    # --- stopping -----------------------------------------------------------------------------------
+    async def drain(self, timeout_s: float, hurry: asyncio.Event | None = None) -> None:
+        """Stop starting matches, let the live ones finish for up to ``timeout_s`` (less if ``hurry`` is
+        set), then end the rest as the restart rule would (``interrupted``), record every end, flush the store.
+
+        Until then everything else goes on: connections stay open and new ones may log in, so a player
+        who dropped can come back and finish its match; moves, clocks and reconnect graces run as usual.
+        Challenges, accepts and ladder joins are refused with ``unavailable``, and the ladder stops pairing.
+        """
+        self.draining = True
+        for message_class in (Challenge, Accept, LadderJoin):
+            self.handlers[message_class] = self._refuse_new_match
+        self.ladder.stop_timers()
+        log.info("draining", extra={"live_matches": len(self.matches.live), "timeout_s": timeout_s})
+        waits = {asyncio.ensure_future(self.matches.wait_none_live())}
+        if hurry is not None:
+            waits.add(asyncio.ensure_future(hurry.wait()))
+        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        for wait in waits:
+            wait.cancel()
+        if self.matches.live:
+            log.info("drain deadline: interrupting the live matches", extra={"live_matches": len(self.matches.live)})
+        self.matches.interrupt_all()
+        await self.matches.drain()
+        started = time.perf_counter()
+        try:
+            await self.store.flush()
+        except StoreError as error:
+            log.error("store failed to flush at the end of the drain: %s", error)
+        self.metrics.store_write.observe(time.perf_counter() - started)
+
+    def _refuse_new_match(self, session: Session, msg: Request) -> None:
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is shutting down: no new matches (live ones may finish)")
 
     def stop_timers(self) -> None:
         """Shutdown: no flag, grace or expiry may fire any more."""

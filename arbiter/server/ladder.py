@@ -253,6 +253,7 @@ class Ladder:
             self.kick()
 
     def stop_timers(self) -> None:
+        """No more pairing (a drain, then shutdown)."""
         self._stopped = True
         if self._timer is not None:
             self._timer.cancel()

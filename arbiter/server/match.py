@@ -16,6 +16,7 @@ from arbiter.engine import Game, IllegalMove, MoveFormatError
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 
 from .clock import ClockSpec, FischerClock
+from .recovery import VOIDED_REASON
 
 RESULT_STRINGS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
 
@@ -167,6 +168,12 @@ class Match:
         if opponent_present:
             return self._end(Result.win(1 - color, "abandoned"), now)
         return self._end(Result.no_result("abandoned"), now)
+
+    def interrupt(self, now: float) -> Result:
+        """The server stops before the end (a drain's deadline): no result, as the restart rule voids a
+        game a crash cut short; neither player is to blame."""
+        self._require_live()
+        return self._end(Result.no_result(VOIDED_REASON), now)
 
     # --- draw offers ------------------------------------------------------------------------------
     def offer_draw(self, color: int, now: float) -> Result | None:

@@ -121,6 +121,7 @@ class Matches:
         self.live: dict[str, LiveMatch] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._finishing: set[asyncio.Task[None]] = set()
+        self._none_live: asyncio.Future[None] | None = None  # set when the last live match ends (drain)
         # Called after each end is recorded and announced (the ladder frees its players there).
         self.end_listeners: list[Callable[[LiveMatch, Result, dict[str, float]], None]] = []
 
@@ -375,6 +376,21 @@ class Matches:
         while self._finishing:
             await asyncio.gather(*self._finishing)
 
+    async def wait_none_live(self) -> None:
+        """Return once no match is live (a drain: no new one starts meanwhile)."""
+        while self.live:
+            self._none_live = asyncio.get_running_loop().create_future()
+            await self._none_live
+
+    def interrupt_all(self) -> None:
+        """End every live match now: on time if its flag is down, else voided as ``interrupted`` (what the
+        restart rule would make of it after a crash: a live match's moves never end it)."""
+        now = self.hub.now()
+        for live in list(self.live.values()):
+            if live.match.flag(now) is None:
+                live.match.interrupt(now)
+            self.end(live)
+
     def stop_timers(self) -> None:
         for live in self.live.values():
             live.alarm.cancel()
@@ -397,6 +413,8 @@ class Matches:
             self._ended[live.id] = None
             if len(self._ended) > self.hub.config.finished_ids_kept:
                 self._ended.popitem(last=False)
+            if not self.live and self._none_live is not None and not self._none_live.done():
+                self._none_live.set_result(None)
         for player in live.players:
             player.matches.pop(live.id, None)
 
