@@ -20,7 +20,8 @@ class ThinkRequest:
 
     ``moves`` are the wire moves played so far from the start position; ``budget`` is the time
     the time manager allows for this move, in seconds (the brain must answer within it);
-    ``match_id`` lets a brain keep per-match memory (a search tree) between its moves.
+    ``match_id`` lets a brain keep per-match memory (a search tree) between its moves; ``level``
+    is the strength asked for this match (a challenge may name one), None for the bot's own.
     """
 
     match_id: str
@@ -30,6 +31,7 @@ class ThinkRequest:
     budget: float
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
+    level: int | None = None
 
     def game_rules(self) -> Game:
         return create_game(self.game, self.params)
@@ -54,7 +56,8 @@ class ThinkResult:
 class Brain(ABC):
     """A bot's search. Subclasses set ``name`` and ``games`` and implement ``think``.
 
-    ``level`` selects a strength (1 = weakest); ``options`` carries explicit limits such as
+    ``level`` selects a strength (1 = weakest), the default for requests that name none (one warm
+    pool serves matches at different levels); ``options`` carries explicit limits such as
     ``depth``, ``nodes`` or ``time``. One instance lives in each worker process.
     """
 
@@ -67,6 +70,10 @@ class Brain(ABC):
     def __init__(self, level: int | None = None, **options: Any) -> None:
         self.level = self.levels if level is None else level
         self.options = options
+
+    def level_for(self, request: ThinkRequest) -> int:
+        """The level to think at: the request's (its match's) if it names one, else the brain's own."""
+        return self.level if request.level is None else request.level
 
     @classmethod
     @abstractmethod

@@ -142,6 +142,7 @@ class LiveGame:
     clock: dict[str, Any]
     rated: bool
     state: State
+    level: int | None = None  # the level its challenge asked of this bot (None: the pool's own)
     moves: list[Any] = field(default_factory=list)
     clocks: list[int] = field(default_factory=lambda: [0, 0])
     turn_received: float = 0.0  # loop time at which the message giving the current turn arrived
@@ -281,6 +282,7 @@ class BotClient:
             "client": self.settings.client_name,
             "token": self.token,
             "games": list(self.settings.games),
+            "levels": self.pool.brain_class.levels,
         }
         await ws.send(encode(hello))
         reply = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 30), raw=False)
@@ -404,8 +406,10 @@ class BotClient:
         params: dict[str, Any] | None = None,
         color: str = "random",
         rated: bool = False,
+        level: int | None = None,
     ) -> dict[str, Any]:
-        """Challenge ``opponent`` (a match starts if it accepts); the challenge map, or ChallengeRefused."""
+        """Challenge ``opponent`` (a match starts if it accepts), a bot at ``level`` if given; the
+        challenge map, or ChallengeRefused."""
         ws = self._ws
         if ws is None:
             raise ConnectionError("the bot is not connected")
@@ -413,6 +417,8 @@ class BotClient:
         message = {"type": "challenge", "to": opponent, "game": game, "clock": clock, "color": color, "rated": rated}
         if params:
             message["params"] = params
+        if level is not None:
+            message["level"] = level
         await self._request(ws, message, reply.set_result)
         answer = await asyncio.wait_for(reply, 30)
         if answer["type"] == "error":
@@ -447,6 +453,9 @@ class BotClient:
     def _on_challenge_offered(self, message: dict[str, Any]) -> None:
         challenge = message["challenge"]
         refusal = self.settings.accept.refusal(challenge)
+        level, levels = challenge.get("level"), self.pool.brain_class.levels
+        if refusal is None and level is not None and not (type(level) is int and 1 <= level <= levels):
+            refusal = f"level {level!r} is not one of 1 to {levels}"
         if refusal is None and self._draining:
             refusal = "the bot is shutting down"
         if refusal is None and len(self.games) + self._accepting >= self.settings.max_matches:
@@ -461,7 +470,12 @@ class BotClient:
         self._accepting += 1
         log.info(
             "challenge accepted",
-            extra={"challenge": challenge["id"], "from": challenge.get("from"), "game": challenge.get("game")},
+            extra={
+                "challenge": challenge["id"],
+                "from": challenge.get("from"),
+                "game": challenge.get("game"),
+                "level": challenge.get("level"),
+            },
         )
         self._send_soon({"type": "accept", "challenge": challenge["id"]}, self._on_accept_reply)
 
@@ -486,6 +500,7 @@ class BotClient:
             message["clock"],
             message["rated"],
             game.new_state(),
+            _level_of(message),
         )
         live.clocks = list(message["clocks"])
         live.turn_received = asyncio.get_running_loop().time()
@@ -509,6 +524,7 @@ class BotClient:
                 message["clock"],
                 message["rated"],
                 game.new_state(),
+                _level_of(message),
             )
             self._add(live)
         live.replay(message["moves"])
@@ -554,6 +570,7 @@ class BotClient:
             "color": live.color,
             "clock": live.clock,
             "rated": live.rated,
+            "level": live.level,
             "result": message.get("result"),
             "winner": message.get("winner"),
             "reason": message.get("reason"),
@@ -637,6 +654,7 @@ class BotClient:
             list(live.moves),
             plan.budget,
             seed=zlib.crc32(f"{live.id}/{ply}".encode()),
+            level=live.level,
         )
         began = loop.time()
         source, info = "brain", {}
@@ -692,6 +710,12 @@ class BotClient:
         if live is not None and reply.get("code") not in ("match_over", "unknown_match"):
             live.ready.pop(ply, None)
             self._send_soon({"type": "sync", "match": match_id}, _ignore)
+
+
+def _level_of(message: dict[str, Any]) -> int | None:
+    """The level a match_start or match_state asks of the receiving player (servers without levels: None)."""
+    levels = message.get("levels") or [None, None]
+    return levels[message["color"]]
 
 
 def _legal(state: State, move: Any) -> bool:

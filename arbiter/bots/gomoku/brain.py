@@ -124,7 +124,11 @@ class GomokuBrain(Brain):
 
     def think(self, request: ThinkRequest) -> ThinkResult:
         started = time.perf_counter()
-        settings = Settings.parse(self.level, {**self.options, **request.options}) if request.options else self.settings
+        level = self.level_for(request)
+        if request.options or level != self.level:
+            settings = Settings.parse(level, {**self.options, **request.options})
+        else:
+            settings = self.settings
         state = request.position()
         game = state.game
         if not self.plays(game):
@@ -136,7 +140,7 @@ class GomokuBrain(Brain):
         seed = request.seed * 1_000_003 + len(cells)
         if settings.intuitive:
             cell = intuitive_move(Board.from_moves(m, n, k, exact, cells), seed)
-            info: dict[str, Any] = {"level": 1, "reason": "intuitive"}
+            info: dict[str, Any] = {"level": level, "reason": "intuitive"}
         else:
             seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
             if settings.time is not None:
@@ -146,7 +150,7 @@ class GomokuBrain(Brain):
             result = searcher.think(settings.config(seconds), seed)
             cell = result.cell
             info = {
-                "level": self.level,
+                "level": level,
                 "depth": result.depth,
                 "seldepth": result.seldepth,
                 "nodes": result.nodes,

@@ -130,7 +130,11 @@ class SoccerBrain(Brain):
 
     def think(self, request: ThinkRequest) -> ThinkResult:
         started = time.perf_counter()
-        settings = Settings.parse(self.level, {**self.options, **request.options}) if request.options else self.settings
+        level = self.level_for(request)
+        if request.options or level != self.level:
+            settings = Settings.parse(level, {**self.options, **request.options})
+        else:
+            settings = self.settings
         state = request.position()
         if not self.plays(state.game):
             raise ValueError(f"soccer does not play {state.game.name}")
@@ -162,6 +166,7 @@ class SoccerBrain(Brain):
                 "root_turns": result.root_turns,
                 "steps_searched": result.steps_searched,
             }
+        info["level"] = level
         info["seconds"] = round(time.perf_counter() - started, 4)
         return ThinkResult(list(steps), info)
 
