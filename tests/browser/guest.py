@@ -16,14 +16,23 @@ MY_TURN_OR_OVER = "document.querySelector('.match.my-turn') || !document.querySe
 
 
 async def start_game(
-    page: Page, game: str, opponent: str, *, color: str = "first", params: dict[str, Any] | None = None
+    page: Page,
+    game: str,
+    opponent: str,
+    *,
+    color: str = "first",
+    params: dict[str, Any] | None = None,
+    level: int | None = None,
 ) -> str:
-    """Fill the lobby form and press Play; the match id once the match view shows."""
+    """Fill the lobby form (``level``: the bot's, from its level select) and press Play; the match id
+    once the match view shows."""
     await page.select_option("#game", game)
     for name, value in (params or {}).items():
         await page.fill(f'[name="param-{name}"]', str(value))
     await page.wait_for_selector(f'#opponent option[value="{opponent}"]', state="attached")
     await page.select_option("#opponent", opponent)
+    if level is not None:
+        await page.select_option("#level", str(level))
     await page.select_option("#color", color)
     await page.click("#play")
     await page.wait_for_url("**/#/match/*")

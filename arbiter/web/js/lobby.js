@@ -1,5 +1,6 @@
-// The lobby: start a game (a game, its parameters, a clock, an opponent bot or an open seek), and
-// see who is online, the open seeks and the live games, kept current by the lobby subscription.
+// The lobby: start a game (a game, its parameters, a clock, an opponent bot and its level, or an
+// open seek), and see who is online, the open seeks and the live games, kept current by the lobby
+// subscription.
 
 import { describeClock, describeParams, describeRules, errorText, fill, h, notify } from "./ui.js";
 
@@ -35,6 +36,8 @@ export function mountLobby(root, ctx) {
     CLOCKS.map((c, i) => h("option", { value: String(i), selected: i === DEFAULT_CLOCK }, c.label)),
   );
   const opponentSelect = h("select", { id: "opponent", name: "opponent" });
+  const levelSelect = h("select", { id: "level", name: "level" });
+  const levelLabel = h("label", { hidden: true }, "Level", levelSelect);
   const colorSelect = h(
     "select",
     { id: "color", name: "color" },
@@ -51,6 +54,7 @@ export function mountLobby(root, ctx) {
     paramBox,
     h("label", {}, "Clock", clockSelect),
     h("label", {}, "Opponent", opponentSelect),
+    levelLabel,
     h("label", {}, "Your side", colorSelect),
     h("div", { class: "actions" }, playButton),
     waitBox,
@@ -99,6 +103,27 @@ export function mountLobby(root, ctx) {
       h("option", { value: SEEK }, "Open seek — anyone may accept"),
     );
     if ([...opponentSelect.options].some((o) => o.value === previous)) opponentSelect.value = previous;
+    renderLevels();
+  }
+
+  // A bot that announced levels gets a level select, 1 (weakest) to its strongest. The default is
+  // the middle level: the strongest levels beat nearly every person, the weakest teach little, and
+  // the whole range is one click away.
+  function renderLevels() {
+    const bot = players.get(opponentSelect.value);
+    const levels = bot && bot.kind === "bot" ? bot.levels || 1 : 1;
+    levelLabel.hidden = levels < 2;
+    if (levelLabel.hidden || levelSelect.dataset.bot === bot.name) return;
+    levelSelect.dataset.bot = bot.name;
+    const middle = Math.ceil(levels / 2);
+    const names = { 1: "weakest", [levels]: "strongest" };
+    fill(
+      levelSelect,
+      Array.from({ length: levels }, (_, i) => i + 1).map((level) =>
+        h("option", { value: String(level), selected: level === middle },
+          names[level] ? `${level} — ${names[level]}` : String(level)),
+      ),
+    );
   }
 
   async function submit() {
@@ -109,6 +134,7 @@ export function mountLobby(root, ctx) {
       clock: { initial_ms: clock.initial_ms, increment_ms: clock.increment_ms, move_limit_ms: clock.move_limit_ms },
       color: colorSelect.value,
       to: opponentSelect.value === SEEK ? undefined : opponentSelect.value,
+      level: levelLabel.hidden ? undefined : Number(levelSelect.value),
     };
     playButton.disabled = true;
     try {
@@ -207,6 +233,7 @@ export function mountLobby(root, ctx) {
               { "data-player": p.name },
               h("span", { class: "who" }, h("b", {}, p.name), p.away ? h("small", { class: "muted" }, " away") : null),
               h("span", { class: "games" }, p.games.map((g) => h("span", { class: "chip" }, g))),
+              p.levels > 1 ? h("span", { class: "muted levels" }, `levels 1–${p.levels}`) : null,
               h("span", { class: "muted" }, p.playing ? `playing ${p.playing}` : "idle"),
               h("button", { class: "small", onclick: () => pickBot(p) }, "Play"),
             ),
@@ -240,6 +267,7 @@ export function mountLobby(root, ctx) {
       renderOpponents();
     }
     opponentSelect.value = player.name;
+    renderLevels();
     form.scrollIntoView({ behavior: "smooth", block: "start" });
     playButton.focus();
   }
@@ -281,6 +309,7 @@ export function mountLobby(root, ctx) {
   ];
 
   gameSelect.addEventListener("change", () => { renderParams(); renderOpponents(); });
+  opponentSelect.addEventListener("change", renderLevels);
   renderParams();
 
   const account = h(

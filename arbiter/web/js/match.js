@@ -98,6 +98,7 @@ export function mountMatch(root, ctx, matchId) {
           { class: "name" },
           player.name,
           player.kind === "bot" ? h("small", { class: "badge" }, "bot") : null,
+          state.levels && state.levels[color] ? h("small", { class: "badge level" }, `level ${state.levels[color]}`) : null,
           player.guest ? h("small", { class: "badge" }, "guest") : null,
           color === myColor() ? h("small", { class: "badge you" }, "you") : null,
         ),
@@ -330,6 +331,7 @@ export function mountMatch(root, ctx, matchId) {
       params: state.params,
       clock: { ...state.clock },
       color: myColor() === 0 ? "second" : "first",
+      level: (state.levels && state.levels[1 - myColor()]) || undefined, // the same strength again
     };
     conn.request("challenge", request).then(
       ({ challenge }) => {

@@ -1,0 +1,58 @@
+"""A guest picks a bot and its level in headless Chromium: the lobby lists the bot's levels, the form's
+level select offers them (the middle one by default), and the real gomoku bot plays the match at the
+level picked, as its own record of every decision shows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from browser_arena import Site
+from guest import play_mnk_to_end, start_game
+
+from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
+from arbiter.bots.gomoku.brain import GomokuBrain
+from arbiter.bots.pool import BrainPool
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BOT = "alphabeta"
+GAME = "tictactoe4"  # the smallest board the gomoku bot plays: a quick game at any level
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def gomoku_bot(site: Site) -> AsyncIterator[BotClient]:
+    """The real gomoku bot (five levels), in this process with its own one-worker pool."""
+    token = await site.store.add_player(BOT, "bot")
+    async with BrainPool(GomokuBrain, workers=1) as pool:
+        settings = BotSettings((GAME,), ChallengeFilter(frozenset({GAME})))
+        client = BotClient(site.server.url, token, pool, settings)
+        stop_now = asyncio.Event()
+        task = asyncio.ensure_future(client.run(stop_now=stop_now))
+        await asyncio.wait_for(client.connected.wait(), 60)
+        yield client
+        stop_now.set()
+        await asyncio.wait_for(task, 30)
+
+
+async def test_a_guest_picks_the_bot_s_level_and_the_bot_plays_at_it(new_page, gomoku_bot: BotClient) -> None:
+    page = await new_page()
+    row = page.locator(f'#bots [data-player="{BOT}"]')
+    assert await row.locator(".levels").inner_text() == f"levels 1–{GomokuBrain.levels}"
+    await page.select_option("#game", GAME)
+    await page.select_option("#opponent", BOT)
+    offered = await page.eval_on_selector_all("#level option", "els => els.map(e => e.value)")
+    assert offered == [str(level) for level in range(1, GomokuBrain.levels + 1)]
+    assert await page.input_value("#level") == "3"  # the middle of five
+    await page.select_option("#opponent", "")  # an open seek names no level
+    assert await page.locator("#level").is_hidden()
+
+    await start_game(page, GAME, BOT, color="first", level=2)
+    assert await page.inner_text('.player-bar[data-color="1"] .badge.level') == "level 2"
+    await play_mnk_to_end(page, 0, 4)
+    (record,) = await asyncio.wait_for(gomoku_bot.wait_finished(1), 60)
+    assert record["level"] == 2
+    assert record["decisions"] and {d["info"]["level"] for d in record["decisions"]} == {2}
+    assert all(d["source"] == "brain" for d in record["decisions"])
