@@ -99,7 +99,11 @@ def winning_move() -> None:
 @click.option("--games", metavar="G1,G2", help="Games to play (default: every game the bot plays).")
 @click.option("--ladder", is_flag=True, help="Join the ladder queue of each game.")
 @click.option("--workers", type=click.IntRange(1, 256), help="Worker processes (default: the number of cores).")
-@click.option("--level", type=int, help="The bot's strength level (default: its strongest).")
+@click.option(
+    "--level",
+    type=int,
+    help="The strength level when a challenge names none, and on the ladder (default: the strongest).",
+)
 @click.option(
     "--max-matches",
     type=click.IntRange(1, 100),
