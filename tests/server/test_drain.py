@@ -7,6 +7,7 @@ import asyncio
 import json
 import signal
 import sys
+import urllib.request
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -78,6 +79,11 @@ async def serve(db: Path, *args: str) -> AsyncIterator[Server]:
             await server.process.wait()
 
 
+def health(ws_url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(ws_url.replace("ws://", "http://", 1) + "healthz", timeout=5) as response:
+        return json.loads(response.read())
+
+
 async def players(db: Path) -> dict[str, str]:
     store = SqliteStore(db)
     await store.open()
@@ -115,6 +121,7 @@ async def test_sigterm_refuses_new_matches_and_lets_the_live_one_finish(tmp_path
         assert (await beta.request("ladder_join", game="tictactoe"))["code"] == "unavailable"
         guest = await Client.connect(server.url)  # logging in still works: players may come back to finish
         assert guest.name.startswith("guest-")
+        assert (await asyncio.to_thread(health, server.url))["status"] == "draining"
 
         for ply, move in enumerate(FIRST_WINS[2:], start=2):
             await play_move(alpha if ply % 2 == 0 else beta, match, ply, move)
