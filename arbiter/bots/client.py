@@ -55,6 +55,9 @@ HEALTH_INTERVAL = 10.0
 END_WAIT = 10.0  # seconds a drain waits for the ends of the matches it resigned before it closes anyway
 
 
+FIRST_CONNECT_ATTEMPTS = 4  # before the first handshake, a bot gives up after these (about 2 s)
+
+
 class BotFatal(RuntimeError):
     """A reason to stop instead of reconnecting: a refused token, a protocol mismatch, a replacement."""
 
@@ -223,6 +226,12 @@ class BotClient:
             except InvalidURI as error:
                 raise BotFatal(f"bad server address {self.url!r}: {error}") from None
             except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake) as error:
+                if self.connections == 0 and attempt + 1 >= FIRST_CONNECT_ATTEMPTS:
+                    # Never connected: a wrong address or a server not started, not a network blip.
+                    raise BotFatal(
+                        f"cannot reach the server at {self.url} ({_reason(error)}): "
+                        "check the address and that `arbiter serve` is running there"
+                    ) from None
                 log.warning("connection lost", extra={"server": self.url, "error": repr(error), "attempt": attempt})
             finally:
                 self._ws = None
@@ -725,6 +734,15 @@ def _legal(state: State, move: Any) -> bool:
     except EngineError:
         return False
     return True
+
+
+def _reason(error: BaseException) -> str:
+    """A failed connection's cause in a few words (``connection refused``, ``timed out``…)."""
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror.lower()
+    return str(error) or type(error).__name__
 
 
 def _ignore(message: dict[str, Any]) -> None:
