@@ -1,14 +1,14 @@
 """Gomoku strength: in-process series between bots, each pairing over many openings, both colours.
 
     python benchmarks/gomoku_strength.py                          # the default list below
-    python benchmarks/gomoku_strength.py --pairs 100 --game gomoku10 level=5:nodes=20000 level=1
-    python benchmarks/gomoku_strength.py --time 0.2 level=5 level=4
+    python benchmarks/gomoku_strength.py --pairs 100 --game gomoku10 level=4:nodes=20000 level=1
+    python benchmarks/gomoku_strength.py --time 0.2 level=4 level=3
 
 A player is ``random`` or ``level=N`` with optional ``:depth=D``, ``:nodes=N``, ``:time=S``
 options (the gomoku bot's own). Every opening (three random stones, each beside the last ones, seeded) is
 played twice with the colours swapped (arbiter.bots.gomoku.arena). The first player of a pairing
 is the one measured: score = (wins + draws / 2) / games. Each move is thought with ``--time``
-seconds of budget; the fixed-depth levels 2 to 4 stop earlier on their own.
+seconds of budget; levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
 
 The default list is the issue's: full strength against random and against level 1 (the
 source's player) on 15×15 and 10×10, and each level against the one below on 15×15. Full
@@ -25,11 +25,12 @@ from arbiter.bots.gomoku.arena import Contender, series
 from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
 
+FULL = f"level={len(LEVELS)}:nodes=20000"
 DEFAULT_SERIES = [
-    ("gomoku", "level=5:nodes=20000", "random", 10),
-    ("gomoku10", "level=5:nodes=20000", "random", 10),
-    ("gomoku", "level=5:nodes=20000", "level=1", 100),
-    ("gomoku10", "level=5:nodes=20000", "level=1", 100),
+    ("gomoku", FULL, "random", 10),
+    ("gomoku10", FULL, "random", 10),
+    ("gomoku", FULL, "level=1", 100),
+    ("gomoku10", FULL, "level=1", 100),
     *(("gomoku", f"level={k + 1}", f"level={k}", 20) for k in range(1, len(LEVELS))),
 ]
 

@@ -7,10 +7,14 @@ level  player
 =====  =====================================================================================
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
-3      4 plies, with the VCF threat search at the root (own forced wins, defence)
-4      6 plies, VCF at the root, the 20 best quiet moves at non-PV nodes
-5      full strength: like 4, deepened under the clock (the default)
+3      the full search (VCF at the root, the 20 best quiet moves at non-PV nodes), 5,000 nodes
+4      full strength: the same search deepened under the clock (the default)
 =====  =====================================================================================
+
+Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
+is a node budget, not a depth, so its play does not depend on the machine's load, and about a
+tenth of what full strength searches in a move of a 3+0.2 s game: fixed depths 4 and 6 between
+them were too close to each other and to full strength (56% and 54% a step).
 
 Options (constructor keywords, or a request's ``options``, which take precedence): ``depth``
 (plies, 1..60), ``time`` (at most this many seconds per move), ``nodes`` (stop the search after
@@ -34,7 +38,7 @@ TIME_SHARE = 0.85  # of the budget: the rest covers replaying the moves and answ
 TIME_MARGIN = 0.005  # seconds kept back from every budget
 VCF_NODES_PER_SECOND = 200_000  # root threat-search budget, scaled by the time for the move
 VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
-WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 4 and 5)
+WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 
 
 class GomokuOptionError(ValueError):
@@ -96,9 +100,8 @@ class Settings:
 LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
-    3: Settings(depth=4, width=0),
-    4: Settings(depth=6),
-    5: Settings(),
+    3: Settings(nodes=5_000),
+    4: Settings(),
 }
 
 

@@ -13,10 +13,11 @@ import pytest
 from gomoku_solver import Position, forced_win
 
 from arbiter.bots.brain import ThinkRequest
-from arbiter.bots.gomoku.brain import GomokuBrain
+from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
 
 BUDGET = 1.0  # seconds per move, the time limit every position must be solved in
+FULL = len(LEVELS)  # full strength, the top level
 
 
 class Puzzle(NamedTuple):
@@ -156,7 +157,7 @@ def game_name(size: int, k: int = 5) -> tuple[str, dict]:
     return ("gomoku" if size == 15 else "gomoku10"), {}
 
 
-def bot_move(position: Position, *, level: int = 5, budget: float = BUDGET) -> tuple[int, dict]:
+def bot_move(position: Position, *, level: int = FULL, budget: float = BUDGET) -> tuple[int, dict]:
     """The bot's cell for the side to move in ``position``, and its info."""
     name, params = game_name(position.m, position.k)
     params = {**params, "exact": position.exact}
@@ -231,7 +232,7 @@ OVERLINE_OR_FIVE = [
 ]
 
 
-@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("level", sorted(LEVELS))
 def test_win_in_one(level: int) -> None:
     position = rows_position(WIN_ON_SEVEN, k=4)
     cell, _ = bot_move(position, level=level)
@@ -243,7 +244,7 @@ def test_an_overline_does_not_win_under_exact_five(exact: bool) -> None:
     position = rows_position(OVERLINE_OR_FIVE, exact=exact)
     gap, five = 3 * 15 + 6, 9 * 15 + 8
     assert position.winning_cells(1) == ([five] if exact else [gap, five])
-    for level in (1, 5):
+    for level in (1, FULL):
         cell, _ = bot_move(position, level=level)
         assert cell in position.winning_cells(1)
 
@@ -256,7 +257,7 @@ BLOCK_OPEN_THREE = ["X.............X"] + [EMPTY15] * 6 + [".....OOO......."] + [
 BLOCK_SPLIT_THREE = [".........X"] + [".........."] * 3 + ["..OO.O...."] + [".........."] * 4 + ["X........X"]
 
 
-@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("level", sorted(LEVELS))
 def test_block_a_four(level: int) -> None:
     position = rows_position(BLOCK_FOUR)
     assert position.winning_cells(2) == [7 * 15 + 5]
@@ -266,7 +267,7 @@ def test_block_a_four(level: int) -> None:
 
 
 @pytest.mark.parametrize("rows", [BLOCK_OPEN_THREE, BLOCK_SPLIT_THREE], ids=["open three", "split three"])
-@pytest.mark.parametrize("level", [2, 3, 4, 5])
+@pytest.mark.parametrize("level", sorted(LEVELS)[1:])
 def test_block_an_open_three(rows: list[str], level: int) -> None:
     position = rows_position(rows)
     far = 0 if position.board[0] == 0 else len(position.board) - 1
