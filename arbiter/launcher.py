@@ -57,9 +57,20 @@ class UpSettings:
     log_level: str = "info"
     server_args: tuple[str, ...] = ()
     startup_timeout_s: float = 120.0
-    stop_timeout_s: float = 30.0
+    # On a stop, every process gets SIGTERM at once. Bots drain for two thirds of the server's drain,
+    # so a game a bot cannot finish is resigned (a result) before the server would interrupt it.
+    drain_timeout_s: float = 30.0
     restart_backoff_s: tuple[float, ...] = (1.0, 2.0, 5.0, 10.0, 30.0)
     env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def bot_drain_timeout_s(self) -> float:
+        return self.drain_timeout_s * 2 / 3
+
+    @property
+    def stop_timeout_s(self) -> float:
+        """How long a process may take to exit after SIGTERM before it is killed."""
+        return self.drain_timeout_s + 15.0
 
     @property
     def db(self) -> Path:
@@ -111,7 +122,7 @@ class Launcher:
     async def start_server(self) -> None:
         s = self.settings
         args = ["serve", "--host", s.host, "--port", str(s.port), "--db", str(s.db), "--log-level", s.log_level,
-                *s.server_args]
+                "--drain-timeout", str(s.drain_timeout_s), *s.server_args]
         self.server = await asyncio.create_subprocess_exec(*self._command(*args), env=self._env())
         deadline = time.monotonic() + s.startup_timeout_s
         while not await asyncio.to_thread(_healthy, s.http_url):
@@ -125,7 +136,8 @@ class Launcher:
 
     async def _start_bot(self, spec: BotSpec, token: str) -> asyncio.subprocess.Process:
         s = self.settings
-        args = ["bot", spec.brain, "--server", s.ws_url, "--log-level", s.log_level, *spec.args]
+        args = ["bot", spec.brain, "--server", s.ws_url, "--log-level", s.log_level,
+                "--drain-timeout", str(s.bot_drain_timeout_s), *spec.args]
         if s.workers is not None:
             args += ["--workers", str(s.workers)]
         return await asyncio.create_subprocess_exec(
@@ -150,16 +162,15 @@ class Launcher:
                 await asyncio.wait_for(self.stopping.wait(), delay)
 
     async def stop(self) -> None:
-        """SIGTERM the bots (they resign or finish and leave), then the server (it drains), then wait."""
+        """SIGTERM every process at once: the server stops new matches and drains, the bots finish
+        or resign their games (before the server's deadline) and leave; then wait for all of them."""
         self.stopping.set()
-        for process in [*self.bots.values(), self.server]:
-            if process is not None and process.returncode is None:
+        processes = [p for p in (*self.bots.values(), self.server) if p is not None]
+        for process in processes:
+            if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     process.send_signal(signal.SIGTERM)
-                if process is self.server:
-                    await self._wait_or_kill(process)
-        for process in self.bots.values():
-            await self._wait_or_kill(process)
+        await asyncio.gather(*(self._wait_or_kill(process) for process in processes))
 
     async def _wait_or_kill(self, process: asyncio.subprocess.Process) -> None:
         try:

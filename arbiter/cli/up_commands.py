@@ -19,11 +19,15 @@ from .errors import fail
 @click.option("--no-bots", is_flag=True, help="Start the server alone.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
               show_default=True, help="Least severe log record written to stderr, by every process (JSON lines).")
-def up(host: str, port: int, data: Path, workers: int | None, no_bots: bool, log_level: str) -> None:
+@click.option("--drain-timeout", type=click.FloatRange(0, 3600), default=30.0, show_default=True,
+              help="On Ctrl-C or SIGTERM, seconds live games may go on (bots resign theirs after two thirds of it).")
+def up(host: str, port: int, data: Path, workers: int | None, no_bots: bool, log_level: str,
+       drain_timeout: float) -> None:
     """Start the server on its SQLite store with the three default bots as separate processes.
 
     The bots' accounts (alphabeta, mcts, minimax) are created on first start and their tokens kept
-    in DATA/tokens. A bot that dies is restarted. Ctrl-C or SIGTERM stops everything cleanly.
+    in DATA/tokens. A bot that dies is restarted. Ctrl-C or SIGTERM stops everything cleanly: no new
+    matches, live games finish or are resigned within --drain-timeout, every process exits.
     """
     from arbiter.launcher import DEFAULT_BOTS, LaunchError, UpSettings, ensure_accounts, run_up
     from arbiter.logs import configure_logging
@@ -32,7 +36,7 @@ def up(host: str, port: int, data: Path, workers: int | None, no_bots: bool, log
 
     configure_logging(log_level)
     settings = UpSettings(host=host, port=port, data=data, bots=() if no_bots else DEFAULT_BOTS,
-                          workers=workers, log_level=log_level)
+                          workers=workers, log_level=log_level, drain_timeout_s=drain_timeout)
 
     async def provision() -> dict[str, str]:
         store = SqliteStore(settings.db)

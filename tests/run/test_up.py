@@ -46,7 +46,8 @@ async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> No
     port = free_port()
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"),
-        "--workers", "1", stdout=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        "--workers", "1", "--drain-timeout", "3", stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         announced = await read_until_up(process)
@@ -59,9 +60,22 @@ async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> No
         assert all(players[name]["kind"] == "bot" for name in DEFAULT_ACCOUNTS)
         tokens = sorted(p.name for p in (tmp_path / "data" / "tokens").iterdir())
         assert tokens == sorted(f"{name}.token" for name in DEFAULT_ACCOUNTS)
+        # A guest's game with the soccer bot is live when the stack is stopped: the bot cannot
+        # finish it (the guest never answers), so it resigns within its part of the drain.
+        guest = await Client.connect(f"ws://127.0.0.1:{port}/")
+        created = await guest.request("challenge", to="minimax", game="paper_soccer",
+                                      clock={"initial_ms": 120_000}, color="second")  # fmt: skip
+        assert created["type"] == "challenge_created", created
+        match = (await guest.expect("match_start", timeout=30))["match"]
+        await guest.expect("moved", match=match, ply=0, timeout=30)
         process.send_signal(signal.SIGTERM)
+        refused = await guest.request("challenge", to="mcts", game="tictactoe", clock={"initial_ms": 60_000})
+        assert refused["type"] == "error" and refused["code"] == "unavailable", refused
+        end = await guest.expect("end", match=match, timeout=30)
+        assert end["reason"] == "resign" and end["winner"] == 1, end
         async with asyncio.timeout(60):
             assert await process.wait() == 0
+        await guest.close()
     finally:
         if process.returncode is None:
             process.kill()
