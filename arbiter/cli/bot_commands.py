@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .errors import fail
+from .errors import fail, parse_options
 
 if TYPE_CHECKING:
     from arbiter.bots.perfect import LineSolver
@@ -105,6 +105,13 @@ def winning_move() -> None:
     help="The strength level when a challenge names none, and on the ladder (default: the strongest).",
 )
 @click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A brain option, e.g. depth=6, time=0.5 or nodes=20000 for gomoku (repeatable; see the bot's docstring).",
+)
+@click.option(
     "--max-matches",
     type=click.IntRange(1, 100),
     default=8,
@@ -150,6 +157,7 @@ def bot(
     ladder: bool,
     workers: int | None,
     level: int | None,
+    options: tuple[str, ...],
     max_matches: int,
     rated: str,
     min_initial_ms: int,
@@ -212,7 +220,12 @@ def bot(
         health_file=None if health_file is None else Path(health_file),
         drain_timeout=drain_timeout,
     )
-    asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level))
+    brain_options = parse_options(options, "--option")
+    try:
+        cls(level, **brain_options)  # refuse an unknown or bad option before any process starts
+    except (ValueError, TypeError) as error:
+        fail(f"{name}: {error}")
+    asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level, options=brain_options))
 
 
 def _read_token(path: str) -> str:
@@ -227,7 +240,10 @@ def _read_token(path: str) -> str:
     return token
 
 
-async def _run_bot(cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None) -> None:
+async def _run_bot(
+    cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None,
+    options: dict[str, Any],
+) -> None:  # fmt: skip
     """Start the warm pool, then play until stopped: the first SIGTERM or Ctrl-C drains, a second one stops."""
     from arbiter.bots.client import BotClient, BotFatal
     from arbiter.bots.pool import BrainPool, PoolError
@@ -236,7 +252,7 @@ async def _run_bot(cls: Any, server: str, token: str, settings: Any, *, workers:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, lambda: (stop_now if stop.is_set() else stop).set())
-    pool = BrainPool(cls, workers=workers, level=level)
+    pool = BrainPool(cls, workers=workers, level=level, options=options)
     try:
         await pool.start()
         await BotClient(server, token, pool, settings).run(stop=stop, stop_now=stop_now)

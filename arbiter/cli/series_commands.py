@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .errors import fail, parse_params
+from .errors import fail, parse_options, parse_params
 
 if TYPE_CHECKING:
     from arbiter.bots.brain import Brain
@@ -28,18 +28,6 @@ class OneLineErrors(click.Command):
             return super().parse_args(ctx, args)
         except click.UsageError as error:
             fail(error.format_message())
-
-
-def option_value(text: str) -> Any:
-    """A brain option's value from the command line: a bool, an int, a float, or the text itself."""
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 def parse_clock(text: str) -> tuple[int, int]:
@@ -168,7 +156,7 @@ def series(
             fail(f"bot {side} ({cls.name}) does not play {game_name} with these parameters")
     brain_options = []
     for side, cls, level, pairs in (("A", cls_a, level_a, options_a), ("B", cls_b, level_b, options_b)):
-        options = {key: option_value(value) for key, value in parse_params(pairs).items()}
+        options = parse_options(pairs, f"--option-{side.lower()}")
         try:
             cls(level, **options)
         except (ValueError, TypeError) as error:

@@ -63,3 +63,12 @@ def test_a_server_whose_database_cannot_be_opened_says_so(tmp_path: Path, where:
     line = _one_line_error(_run("serve", "--port", "0", "--db", str(tmp_path / where), "--no-warm"))
     assert str(tmp_path / where) in line
 
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [("speed=3", "unknown option 'speed'"), ("depth=0", "depth must be"), ("depth", "--option takes key=value")],
+)
+def test_a_bad_brain_option_is_named_before_anything_starts(option: str, message: str) -> None:
+    line = _one_line_error(_run("bot", "gomoku", "--server", "ws://127.0.0.1:9/", "--token", "x", "--option", option))
+    assert message in line
