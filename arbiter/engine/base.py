@@ -237,9 +237,14 @@ class State(ABC):
     @abstractmethod
     def _undo_action(self) -> None: ...
 
+    def is_legal_action(self, action: int) -> bool:
+        """Whether ``action`` is legal here. Games whose legality is one lookup override this: the
+        server asks it for every move it receives, and listing every legal action is O(board)."""
+        return action in self.legal_actions()
+
     def play_action(self, action: int) -> None:
         """Play one action; IllegalMove (state unchanged) if it is not legal here."""
-        if int(action) not in self.legal_actions():
+        if not self.is_legal_action(int(action)):
             raise IllegalMove(f"action {action} is not legal here")
         self._play_action_unchecked(int(action))
 
@@ -278,7 +283,7 @@ class State(ABC):
 
     def _check_and_play_actions(self, actions: list[int]) -> None:
         (action,) = actions
-        if action not in self.legal_actions():
+        if not self.is_legal_action(action):
             raise IllegalMove(f"{self.game.move_to_text(self._action_to_move(action))} is not legal here")
         self._play_action_unchecked(action)
 

@@ -232,6 +232,10 @@ class Ttt3dState(State):
         out = np.empty(self.game.max_actions, dtype=np.int64)
         return out[: legal(self.game.param_array, self.s, out)]
 
+    def is_legal_action(self, action: int) -> bool:
+        """An empty cell of a game still going on: one lookup instead of listing every empty cell."""
+        return 0 <= action < self.game.cells and self.s[STATUS] == STATUS_ONGOING and self.s[HEADER + action] == 0
+
     def _play_action_unchecked(self, action: int) -> None:
         play(self.game.param_array, self.s, action)
 
