@@ -24,7 +24,7 @@ GAME = "tictactoe4"  # the smallest board the gomoku bot plays: a quick game at 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def gomoku_bot(site: Site) -> AsyncIterator[BotClient]:
-    """The real gomoku bot (five levels), in this process with its own one-worker pool."""
+    """The real gomoku bot (several levels), in this process with its own one-worker pool."""
     token = await site.store.add_player(BOT, "bot")
     async with BrainPool(GomokuBrain, workers=1) as pool:
         settings = BotSettings((GAME,), ChallengeFilter(frozenset({GAME})))
