@@ -113,6 +113,9 @@ class Launcher:
         self.bots: dict[str, asyncio.subprocess.Process] = {}
         self.stopping = asyncio.Event()
 
+    # Every child runs in a session of its own: a Ctrl-C in the terminal reaches the launcher alone,
+    # which then sends each child one SIGTERM. (Had the terminal's SIGINT reached them too, the
+    # launcher's signal would be their second, which means "stop at once", not "drain".)
     def _command(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "arbiter.cli", *args]
 
@@ -123,7 +126,8 @@ class Launcher:
         s = self.settings
         args = ["serve", "--host", s.host, "--port", str(s.port), "--db", str(s.db), "--log-level", s.log_level,
                 "--drain-timeout", str(s.drain_timeout_s), *s.server_args]
-        self.server = await asyncio.create_subprocess_exec(*self._command(*args), env=self._env())
+        self.server = await asyncio.create_subprocess_exec(*self._command(*args), env=self._env(),
+                                                           start_new_session=True)
         deadline = time.monotonic() + s.startup_timeout_s
         while not await asyncio.to_thread(_healthy, s.http_url):
             if self.server.returncode is not None:
@@ -141,7 +145,7 @@ class Launcher:
         if s.workers is not None:
             args += ["--workers", str(s.workers)]
         return await asyncio.create_subprocess_exec(
-            *self._command(*args), env={**self._env(), "ARBITER_TOKEN": token}
+            *self._command(*args), env={**self._env(), "ARBITER_TOKEN": token}, start_new_session=True
         )
 
     async def supervise_bot(self, spec: BotSpec, token: str) -> None:

@@ -33,6 +33,11 @@ async def read_until_up(process: asyncio.subprocess.Process) -> dict:
                 return json.loads(line)
 
 
+def healthz(port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+        return json.loads(response.read())
+
+
 async def lobby_players(url: str) -> dict[str, dict]:
     client = await Client.connect(url)
     try:
@@ -47,7 +52,7 @@ async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> No
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"),
         "--workers", "1", "--drain-timeout", "3", stdout=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
     )
     try:
         announced = await read_until_up(process)
@@ -68,7 +73,10 @@ async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> No
         assert created["type"] == "challenge_created", created
         match = (await guest.expect("match_start", timeout=30))["match"]
         await guest.expect("moved", match=match, ply=0, timeout=30)
-        process.send_signal(signal.SIGTERM)
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole foreground group
+        async with asyncio.timeout(10):  # the launcher passes it on as one SIGTERM to each process
+            while (await asyncio.to_thread(healthz, port))["status"] != "draining":
+                await asyncio.sleep(0.05)
         refused = await guest.request("challenge", to="mcts", game="tictactoe", clock={"initial_ms": 60_000})
         assert refused["type"] == "error" and refused["code"] == "unavailable", refused
         end = await guest.expect("end", match=match, timeout=30)
