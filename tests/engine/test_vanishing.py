@@ -9,14 +9,17 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
 from arbiter.engine import vanishing as kernels
 from arbiter.engine.base import (
     HASH,
+    PLY,
     REASON,
     REASON_LINE,
     REASON_MOVE_LIMIT,
+    REASON_REPETITION,
     STATUS,
     STATUS_DRAW,
     STATUS_ONGOING,
@@ -256,6 +259,96 @@ def test_kernel_playouts_end_every_game() -> None:
         assert tally[0] > tally[1] > 0  # random play still favours the first player
         assert not start.any()
 
+
+
+@njit
+def seeded_playout(p, s, free, seed):
+    np.random.seed(seed)
+    return kernels.playout(p, s, free)
+
+
+@njit
+def seeded_playout_through_play(p, s, free, seed):
+    """The plain playout the fast one replaces: the same random draws from the same free-cell list
+    (a stone takes a free cell's slot, the stone that vanishes gives it back), each ply by ``play``."""
+    np.random.seed(seed)
+    count = kernels.legal(p, s, free)
+    while s[STATUS] == STATUS_ONGOING:
+        i = np.random.randint(0, count)
+        ply = s[PLY]
+        vanishing = s[kernels.STACK + ply - kernels.STANDING] if ply >= kernels.STANDING else -1
+        kernels.play(p, s, free[i])
+        if vanishing >= 0:
+            free[i] = vanishing
+        else:
+            count -= 1
+            free[i] = free[count]
+    return s[STATUS]
+
+
+PLAYOUT_PARAM_SETS = [*PARAM_SETS, {"ply_limit": 16, "repetition": 2}, {"ply_limit": 1}, {"ply_limit": 7}]
+
+
+def playout_starts(game, rng: np.random.Generator, count: int) -> list:
+    """The start, MID_MOVES, one ply before each of the first repetitions of CYCLE (a third of
+    the playouts from there complete it), and random positions up to 40 plies in."""
+    starts = [game.new_state()]
+    for moves in (MID_MOVES, [CYCLE[ply % 8] for ply in range(13)], [CYCLE[ply % 8] for ply in range(21)]):
+        state = game.new_state()
+        for move in moves:
+            if not state.is_terminal:
+                state.play(move)
+        if not state.is_terminal:
+            starts.append(state)
+    while len(starts) < count:
+        state = game.new_state()
+        for _ in range(rng.integers(0, 40)):
+            if state.is_terminal:
+                break
+            state.play_action(int(rng.choice(state.legal_actions())))
+        starts.append(state)
+    return starts
+
+
+def test_fast_playout_leaves_the_state_play_leaves_and_draws_the_same_moves() -> None:
+    """From many positions and seeds, the fast playout's final array equals (1) replaying its moves
+    (read from the array's move stack) through ``State.play_action`` from the same position, (2) the
+    play-based playout with the same random draws; and the reference rules agree on the outcome."""
+    rng = np.random.default_rng(11)
+    free = np.empty(9, dtype=np.int64)
+    reasons = set()
+    for params in PLAYOUT_PARAM_SETS:
+        game = create_game("vanishing", params)
+        p = game.param_array
+        for start in playout_starts(game, rng, 12):
+            for seed in range(40):
+                fast = start.s.copy()
+                status = seeded_playout(p, fast, free, seed)
+                slow = start.s.copy()
+                assert seeded_playout_through_play(p, slow, free, seed) == status
+                assert np.array_equal(fast, slow)
+                replay, reference = start.copy(), reference_state(game)
+                for ply, action in enumerate(fast[kernels.STACK : kernels.STACK + fast[PLY]].tolist()):
+                    if ply >= start.ply:
+                        replay.play_action(action)
+                    reference.play(action)
+                assert np.array_equal(replay.s, fast)
+                assert (reference.status, reference.reason) == (status, int(fast[REASON]))
+                reasons.add(int(fast[REASON]))
+    assert reasons >= {REASON_LINE, REASON_REPETITION, REASON_MOVE_LIMIT}
+
+
+def test_fast_playout_outcomes_follow_play_based_playouts() -> None:
+    """The same seeds give the same outcome tally as the play-based playout, over many games."""
+    game = create_game("vanishing")
+    p, start = game.param_array, game.new_state().s
+    free = np.empty(9, dtype=np.int64)
+    fast, slow = np.zeros(3, np.int64), np.zeros(3, np.int64)
+    for seed in range(3000):
+        fast[seeded_playout(p, start.copy(), free, seed) - 1] += 1
+        slow[seeded_playout_through_play(p, start.copy(), free, seed) - 1] += 1
+    assert fast.tolist() == slow.tolist()
+    assert fast[0] > fast[1] > 0  # draws are rare from the start: ~1 in 10^5 random games
 
 def solve_from_start() -> tuple[int, dict[int, int]]:
     """Every position reachable from the start, found breadth first through the kernels, and the
