@@ -260,7 +260,6 @@ def test_kernel_playouts_end_every_game() -> None:
         assert not start.any()
 
 
-
 @njit
 def seeded_playout(p, s, free, seed):
     np.random.seed(seed)
@@ -349,6 +348,7 @@ def test_fast_playout_outcomes_follow_play_based_playouts() -> None:
         slow[seeded_playout_through_play(p, start.copy(), free, seed) - 1] += 1
     assert fast.tolist() == slow.tolist()
     assert fast[0] > fast[1] > 0  # draws are rare from the start: ~1 in 10^5 random games
+
 
 def solve_from_start() -> tuple[int, dict[int, int]]:
     """Every position reachable from the start, found breadth first through the kernels, and the
