@@ -7,11 +7,12 @@ bot only knew how to get in the player's way and play at random; a playout that 
 ahead makes the Monte-Carlo averages far less noisy than uniform play, at a small cost.
 
 One entry point, ``light_playout(gid, …)``, dispatches like ``arbiter.engine.ops``. The line games
-(m,n,k and the cube) keep each player's winning cells in a list updated incrementally from the
-lines through each new stone, so finding a win or a block costs about as much as the line check
-the rules do anyway. Paper soccer reads the ball from its state. Any other game (vanishing
-tic-tac-toe, games added later) uses a generic version written only against ``ops``: it costs
-one scan of the legal actions per ply, fine for small boards.
+(m,n,k and the cube) keep each player's winning cells updated incrementally from the lines through
+each new stone, so finding a win or a block costs about as much as the line check the rules do
+anyway; on m,n,k boards the lines are bit masks, and a line's winning cells a few shifts and ands.
+Paper soccer reads the ball from its state. Any other game (vanishing tic-tac-toe, games added
+later) uses a generic version written only against ``ops``: it costs one scan of the legal
+actions per ply, fine for small boards.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from arbiter.engine import ops, paper_soccer
+from arbiter.engine import mnk, ops, paper_soccer
 from arbiter.engine.base import (
     HEADER,
     REASON,
@@ -67,15 +68,253 @@ def light_playout(gid, p, s, scratch):
 
 
 # --- m,n,k ------------------------------------------------------------------------------------
-BORDER = 3  # a cell of the padding round the board: neither empty nor a stone of either player
+# The board is kept as bit masks, one per line and player: every row, column, diagonal and
+# anti-diagonal is an integer whose bit i is the line's i-th cell (x for rows and both diagonals,
+# y for columns). The cells where a player wins at once along a line are then a handful of shifts
+# and ands over that line's masks, with the board's edges for free (no stone lies off the line).
+# Cells are coded ``y << 5 | x`` (sides up to 26), so the coordinates need no division, and each
+# player's winning cells are a set of row masks (word y, bit x) with a count, updated as stones
+# fall: a new winning cell can only appear in a line through the new stone, within k-1 of it.
+CODE_SHIFT = 5  # a cell's code is y << CODE_SHIFT | x
+CODE_X = (1 << CODE_SHIFT) - 1
 
 
 def mnk_scratch_size(m: int, n: int, k: int) -> int:
-    """Scratch slots the m,n,k playout needs: padded board, its index, empties, threat lists."""
-    padded = (m + 2 * k) * (n + 2 * k)
-    return 2 * padded + 3 * m * n + 4
+    """Scratch slots the m,n,k playout needs: line masks, winning cells, empties and their index."""
+    lines = n + m + 2 * (m + n - 1)
+    return 2 * lines + 2 * n + 4 + m * n + (n << CODE_SHIFT) + k + 1
 
 
+@njit(cache=True, inline="always")
+def _window_count_at_least(bits, count):
+    """Whether ``bits`` has at least ``count`` (>= 1) bits set."""
+    for _ in range(count - 1):
+        bits &= bits - 1
+    return bits != 0
+
+
+@njit(cache=True)
+def _line_wins(own, other, lo, hi, k, exact, runs):
+    """Bits in [lo, hi] of the line's empty cells where a stone with the bits ``own`` makes a
+    winning line (k in a row, or exactly k if ``exact``); ``other`` is the opponent's bits.
+
+    Cell i wins when, for some j, the j cells before it and the k-1-j after it are own stones
+    (for exact k, and the cells just beyond those runs are not). ``runs`` is a scratch buffer.
+    """
+    window = ((np.int64(1) << (hi + 1)) - 1) ^ ((np.int64(1) << lo) - 1)
+    empty = window & ~(own | other)
+    if empty == 0:
+        return np.int64(0)
+    # runs[t]: bit i set when cells i+1 .. i+t are own stones (exactly t of them if exact)
+    after = np.int64(-1)
+    for t in range(k):
+        runs[t] = after & ~(own >> (t + 1)) if exact else after
+        after &= own >> (t + 1)
+    before = np.int64(-1)
+    wins = np.int64(0)
+    for j in range(k):
+        exact_before = before & ~(own << (j + 1)) if exact else before
+        wins |= exact_before & runs[k - 1 - j]
+        before &= own << (j + 1)
+    return wins & empty
+
+
+@njit(cache=True, inline="always")
+def _mark_win(threats, counts, colour, n, x, y):
+    at = colour * n + y
+    bit = np.int64(1) << x
+    if threats[at] & bit == 0:
+        threats[at] |= bit
+        counts[colour] += 1
+
+
+@njit(cache=True)
+def _mark_line(threats, counts, colour, n, wins, lo, hi, kind, index):
+    """Add the winning cells ``wins`` (bits of line ``index`` of ``kind``) to ``colour``'s set.
+
+    Kinds: 0 row y=index (bit x), 1 column x=index (bit y), 2 diagonal x-y=index (bit x),
+    3 anti-diagonal x+y=index (bit x).
+    """
+    for b in range(lo, hi + 1):
+        if (wins >> b) & 1:
+            if kind == 0:
+                _mark_win(threats, counts, colour, n, b, index)
+            elif kind == 1:
+                _mark_win(threats, counts, colour, n, index, b)
+            elif kind == 2:
+                _mark_win(threats, counts, colour, n, b, b - index)
+            else:
+                _mark_win(threats, counts, colour, n, b, index - b)
+
+
+@njit(cache=True)
+def _new_wins(masks, lines, threats, counts, runs, m, n, k, exact, colour, x, y):
+    """Record the winning cells ``colour`` gained with its stone on (x, y): in the four lines
+    through it, within k-1 cells of it, if those cells hold at least k-1 of its stones."""
+    own_base = colour * lines
+    other_base = (1 - colour) * lines
+    for kind in range(4):
+        if kind == 0:
+            line, pos, first, last, index = y, x, 0, m - 1, y
+        elif kind == 1:
+            line, pos, first, last, index = n + x, y, 0, n - 1, x
+        elif kind == 2:
+            index = x - y
+            line, pos, first, last = n + m + index + n - 1, x, max(0, index), min(m - 1, index + n - 1)
+        else:
+            index = x + y
+            line, pos, first, last = n + m + (m + n - 1) + index, x, max(0, index - n + 1), min(m - 1, index)
+        lo = max(first, pos - k + 1)
+        hi = min(last, pos + k - 1)
+        own = masks[own_base + line]
+        window = ((np.int64(1) << (hi + 1)) - 1) ^ ((np.int64(1) << lo) - 1)
+        if not _window_count_at_least(own & window, k - 1):
+            continue
+        wins = _line_wins(own, masks[other_base + line], lo, hi, k, exact, runs)
+        if wins != 0:
+            _mark_line(threats, counts, colour, n, wins, lo, hi, kind, index)
+
+
+@njit(cache=True)
+def _all_wins(masks, lines, threats, counts, runs, m, n, k, exact, colour):
+    """Record every winning cell ``colour`` has on the board (a playout's start)."""
+    own_base = colour * lines
+    other_base = (1 - colour) * lines
+    for kind in range(4):
+        count = n if kind == 0 else (m if kind == 1 else m + n - 1)
+        for i in range(count):
+            if kind == 0:
+                line, first, last, index = i, 0, m - 1, i
+            elif kind == 1:
+                line, first, last, index = n + i, 0, n - 1, i
+            elif kind == 2:
+                index = i - n + 1
+                line, first, last = n + m + i, max(0, index), min(m - 1, index + n - 1)
+            else:
+                index = i
+                line, first, last = n + m + (m + n - 1) + i, max(0, index - n + 1), min(m - 1, index)
+            own = masks[own_base + line]
+            if not _window_count_at_least(own, k - 1):
+                continue
+            wins = _line_wins(own, masks[other_base + line], first, last, k, exact, runs)
+            if wins != 0:
+                _mark_line(threats, counts, colour, n, wins, first, last, kind, index)
+
+
+@njit(cache=True)
+def _first_win(board, threats, counts, m, n, k, exact, colour):
+    """The lowest cell (row-major) where ``colour`` wins at once, or -1. With exact k a listed
+    cell may have become an overline since: it is checked, and dropped if it no longer wins."""
+    if counts[colour] == 0:
+        return -1
+    base = colour * n
+    for y in range(n):
+        word = threats[base + y]
+        x = 0
+        while word != 0:
+            while (word >> x) & 1 == 0:
+                x += 1
+            cell = y * m + x
+            if board[cell] == 0 and (not exact or mnk.makes_line(board, m, n, k, exact, cell, colour + 1)):
+                return cell
+            word &= ~(np.int64(1) << x)
+            threats[base + y] = word
+            counts[colour] -= 1
+            if counts[colour] == 0:
+                return -1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _set_line_bits(masks, lines, m, n, colour, x, y):
+    base = colour * lines
+    masks[base + y] |= np.int64(1) << x
+    masks[base + n + x] |= np.int64(1) << y
+    masks[base + n + m + x - y + n - 1] |= np.int64(1) << x
+    masks[base + n + m + (m + n - 1) + x + y] |= np.int64(1) << x
+
+
+@njit(cache=True)
+def mnk_light_playout(p, s, scratch):
+    """The light policy on an m,n,k board, with each player's winning cells kept incrementally.
+
+    Writes the stones on the board of ``s`` (a scratch copy), then its status and reason; the
+    rest of ``s`` (ply, stack, hash) is left behind. A random or blocking stone never wins (a
+    winning cell would have been taken first), so no line check is needed after it.
+    """
+    m, n, k, exact = p[0], p[1], p[2], p[3] != 0
+    if s[STATUS] != STATUS_ONGOING:
+        return s[STATUS]
+    size = m * n
+    lines = n + m + 2 * (m + n - 1)
+    board = s[HEADER : HEADER + size]
+    end = 2 * lines
+    masks = scratch[:end]
+    threats = scratch[end : end + 2 * n]
+    end += 2 * n
+    counts = scratch[end : end + 2]
+    stones = scratch[end + 2 : end + 4]
+    end += 4
+    empties = scratch[end : end + size]
+    end += size
+    where = scratch[end : end + (n << CODE_SHIFT)]
+    end += n << CODE_SHIFT
+    runs = scratch[end : end + k + 1]
+    masks[:] = 0
+    threats[:] = 0
+    counts[:] = 0
+    stones[:] = 0
+    count = 0
+    for y in range(n):
+        for x in range(m):
+            v = board[y * m + x]
+            if v == 0:
+                code = (y << CODE_SHIFT) | x
+                empties[count] = code
+                where[code] = count
+                count += 1
+            else:
+                _set_line_bits(masks, lines, m, n, v - 1, x, y)
+                stones[v - 1] += 1
+    for colour in range(2):
+        if stones[colour] >= k - 1:  # a winning cell needs k-1 own stones in its line
+            _all_wins(masks, lines, threats, counts, runs, m, n, k, exact, colour)
+    stone = s[TO_MOVE] + 1
+    while count > 0:
+        colour = stone - 1
+        if counts[colour] > 0 and (not exact or _first_win(board, threats, counts, m, n, k, exact, colour) >= 0):
+            s[STATUS] = stone  # STATUS_WIN0 == 1, STATUS_WIN1 == 2
+            s[REASON] = REASON_LINE
+            return stone
+        cell = _first_win(board, threats, counts, m, n, k, exact, 1 - colour)
+        if cell >= 0:
+            y = cell // m
+            code = (y << CODE_SHIFT) | (cell - y * m)
+        else:
+            code = empties[np.random.randint(0, count)]
+        last = empties[count - 1]  # take the cell out of the empty list: swap with the last
+        empties[where[code]] = last
+        where[last] = where[code]
+        count -= 1
+        x = code & CODE_X
+        y = code >> CODE_SHIFT
+        board[y * m + x] = stone
+        bit = np.int64(1) << x
+        for c in range(2):  # the cell is taken: a winning cell of neither player any more
+            if threats[c * n + y] & bit:
+                threats[c * n + y] &= ~bit
+                counts[c] -= 1
+        _set_line_bits(masks, lines, m, n, colour, x, y)
+        stones[colour] += 1
+        if stones[colour] >= k - 1:
+            _new_wins(masks, lines, threats, counts, runs, m, n, k, exact, colour, x, y)
+        stone = 3 - stone
+    s[STATUS] = STATUS_DRAW
+    s[REASON] = REASON_BOARD_FULL
+    return STATUS_DRAW
+
+
+# --- n×n×n cube -------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _add_threat(threats, counts, colour, limit, at):
     base = colour * limit
@@ -86,152 +325,21 @@ def _add_threat(threats, counts, colour, limit, at):
     counts[colour] += 1
 
 
-@njit(cache=True, inline="always")
-def _line_threats(board, k, exact, centre, step, stone, threats, counts, limit):
-    """Record the cells where ``stone`` wins at once along one line through its stone at ``centre``.
-
-    The 2k+1 cells around ``centre`` become two bit masks (own stones, empty cells) without a
-    branch per cell; then each of the k windows of length k that contain ``centre`` is a threat
-    when it holds k-1 own stones and one empty cell (for exact k, also no own stone just outside
-    it). Every new winning cell lies in such a window, since the new stone must be in its line.
-    The board is padded by k cells on every side, so no bounds checks are needed.
-    """
-    own = 0
-    empty = 0
-    stones = 0
-    first = 0 if exact else 1  # the cells just outside the windows matter only for exact k
-    at = centre + (first - k) * step
-    for i in range(first, 2 * k + 1 - first):
-        v = board[at]
-        is_own = np.int64(v == stone)
-        own |= is_own << i
-        stones += is_own
-        empty |= np.int64(v == 0) << i
-        at += step
-    if stones < k - 1:  # no window can hold k-1 own stones: the common case, settled without the windows
-        return
-    mask = (np.int64(1) << k) - 1
-    for start in range(1, k + 1):
-        missing = mask & ~(own >> start)
-        one_gap = missing & (missing - 1) == 0 and (empty >> start) & missing != 0
-        if one_gap and (not exact or ((own >> (start - 1)) & 1 == 0 and (own >> (start + k)) & 1 == 0)):
-            offset = start - k
-            while missing > 1:
-                missing >>= 1
-                offset += 1
-            _add_threat(threats, counts, stone - 1, limit, centre + offset * step)
-
-
 @njit(cache=True)
-def _stone_threats(board, k, exact, width, at, stone, threats, counts, limit):
-    """The winning cells ``stone`` has in the four lines through its stone at ``at``."""
-    _line_threats(board, k, exact, at, 1, stone, threats, counts, limit)
-    _line_threats(board, k, exact, at, width, stone, threats, counts, limit)
-    _line_threats(board, k, exact, at, width + 1, stone, threats, counts, limit)
-    _line_threats(board, k, exact, at, width - 1, stone, threats, counts, limit)
-
-
-@njit(cache=True)
-def _completes_line(board, k, exact, width, at, stone):
-    """Whether ``stone`` on the empty cell ``at`` of the padded board makes a winning line."""
-    for step in (1, width, width + 1, width - 1):
-        length = 1
-        i = at + step
-        while board[i] == stone:
-            length += 1
-            i += step
-        i = at - step
-        while board[i] == stone:
-            length += 1
-            i -= step
-        if length == k or (length > k and not exact):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _winning_cell(board, k, exact, width, colour, threats, counts, limit):
-    """A cell where ``colour`` wins at once, or -1; drops listed cells that no longer are."""
+def _winning_cell(board, colour, threats, counts, limit):
+    """A listed cell where ``colour`` wins at once, or -1; drops listed cells that are filled."""
     base = colour * limit
     i = counts[colour] - 1
     while i >= 0:
         at = threats[base + i]
-        if board[at] == 0 and (not exact or _completes_line(board, k, exact, width, at, colour + 1)):
+        if board[at] == 0:
             return at
-        # filled, or (exact k) an overline now: neither wins again in this playout
         counts[colour] -= 1
         threats[base + i] = threats[base + counts[colour]]
         i -= 1
     return -1
 
 
-@njit(cache=True)
-def mnk_light_playout(p, s, scratch):
-    """The light policy on an m,n,k board, with each player's winning cells kept incrementally.
-
-    Works on its own padded copy of the board in ``scratch`` (``mnk_scratch_size`` slots); of
-    ``s`` only the status and reason are written. A random or blocking stone never wins (a
-    winning cell would have been taken first), so no line check is needed after it.
-    """
-    m, n, k, exact = p[0], p[1], p[2], p[3]
-    if s[STATUS] != STATUS_ONGOING:
-        return s[STATUS]
-    size = m * n
-    width = m + 2 * k
-    padded = width * (n + 2 * k)
-    board = scratch[:padded]
-    where = scratch[padded : 2 * padded]
-    empties = scratch[2 * padded : 2 * padded + size]
-    threats = scratch[2 * padded + size : 2 * padded + 3 * size]
-    counts = scratch[2 * padded + 3 * size : 2 * padded + 3 * size + 2]
-    stones = scratch[2 * padded + 3 * size + 2 : 2 * padded + 3 * size + 4]
-    board[:] = BORDER
-    counts[:] = 0
-    stones[:] = 0
-    count = 0
-    for y in range(n):
-        for x in range(m):
-            v = s[HEADER + y * m + x]
-            at = (y + k) * width + x + k
-            board[at] = v
-            if v == 0:
-                empties[count] = at
-                where[at] = count
-                count += 1
-            else:
-                stones[v - 1] += 1
-    for colour in range(2):
-        if stones[colour] >= k - 1:  # a winning cell needs k-1 own stones in its line
-            for y in range(n):
-                for x in range(m):
-                    at = (y + k) * width + x + k
-                    if board[at] == colour + 1:
-                        _stone_threats(board, k, exact, width, at, colour + 1, threats, counts, size)
-    stone = s[TO_MOVE] + 1
-    while count > 0:
-        colour = stone - 1
-        if _winning_cell(board, k, exact, width, colour, threats, counts, size) >= 0:
-            s[STATUS] = stone  # STATUS_WIN0 == 1, STATUS_WIN1 == 2
-            s[REASON] = REASON_LINE
-            return stone
-        at = _winning_cell(board, k, exact, width, 1 - colour, threats, counts, size)
-        if at < 0:
-            at = empties[np.random.randint(0, count)]
-        last = empties[count - 1]  # take ``at`` out of the empty list: swap with the last
-        empties[where[at]] = last
-        where[last] = where[at]
-        count -= 1
-        board[at] = stone
-        stones[colour] += 1
-        if stones[colour] >= k - 1:
-            _stone_threats(board, k, exact, width, at, stone, threats, counts, size)
-        stone = 3 - stone
-    s[STATUS] = STATUS_DRAW
-    s[REASON] = REASON_BOARD_FULL
-    return STATUS_DRAW
-
-
-# --- n×n×n cube -------------------------------------------------------------------------------
 # The 13 line directions of a cube: every step in {-1, 0, 1}^3 whose first non-zero component is +1.
 CUBE_DIRECTIONS = np.array(
     [(dx, dy, dz) for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1) if (dx, dy, dz) > (0, 0, 0)],
@@ -314,11 +422,11 @@ def cube_light_playout(p, s, scratch):
     stone = s[TO_MOVE] + 1
     while count > 0:
         colour = stone - 1
-        if _winning_cell(board, 0, False, 0, colour, threats, counts, size) >= 0:
+        if _winning_cell(board, colour, threats, counts, size) >= 0:
             s[STATUS] = stone
             s[REASON] = REASON_LINE
             return stone
-        cell = _winning_cell(board, 0, False, 0, 1 - colour, threats, counts, size)
+        cell = _winning_cell(board, 1 - colour, threats, counts, size)
         if cell < 0:
             cell = empties[np.random.randint(0, count)]
         last = empties[count - 1]

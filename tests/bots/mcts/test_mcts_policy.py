@@ -77,6 +77,8 @@ LINE_GAMES = [
     ("gomoku10", {}),
     ("gomoku", {"exact": True}),
     ("mnk", {"m": 6, "n": 5, "k": 4, "exact": True}),
+    ("mnk", {"m": 8, "n": 4, "k": 3}),  # rectangular boards: the diagonals' line indices
+    ("mnk", {"m": 4, "n": 9, "k": 4, "exact": True}),
     ("ttt3d", {}),
     ("qubic", {}),
 ]
@@ -144,6 +146,50 @@ def test_fast_kernels_play_the_generic_policy(name: str, params: dict) -> None:
         fast = outcomes(state, count, seed=5) / count
         generic = outcomes(state, count, generic=True, seed=6) / count
         assert np.abs(fast - generic).max() < 0.05, (state.diagram(), fast, generic)
+
+
+def test_exact_k_never_takes_an_overline_for_a_win() -> None:
+    # gomoku with exact five, x to move: a1 b1 _ d1 e1 f1 — c1 makes six, not five, and g1 makes
+    # only four (d1..g1): x has no win at once, so playouts must not all be x wins at once; the
+    # fast kernel must agree with the generic one, which plays the real rules.
+    game = create_game("gomoku", {"exact": True})
+    state = game.new_state()
+    m = game.params["m"]
+    o_cells = [7 * m + 7, 9 * m + 3, 12 * m + 11, 4 * m + 13, 10 * m + 9]
+    for x_cell, o_cell in zip([0, 1, 3, 4, 5], o_cells, strict=True):
+        state.play_action(x_cell)
+        state.play_action(o_cell)
+    assert state.to_move == 0 and winning_actions(state, 0) == []
+    fast = outcomes(state, 2000, seed=5) / 2000
+    generic = outcomes(state, 2000, generic=True, seed=6) / 2000
+    assert fast[0] < 0.95 and np.abs(fast - generic).max() < 0.05, (fast, generic)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"), [("gomoku", {}), ("gomoku", {"exact": True}), ("mnk", {"m": 9, "n": 6, "k": 4})]
+)
+def test_the_opponents_win_is_blocked_as_the_generic_kernel_blocks_it(name: str, params: dict) -> None:
+    """Positions where the side to move cannot win but the opponent can: the fast kernel must
+    block, as the generic one does (same outcome frequencies)."""
+    game = create_game(name, params)
+    rng = random.Random(11)
+    found = 0
+    while found < 3:
+        state = game.new_state()
+        while not state.is_terminal:
+            mover = state.to_move
+            if state.ply >= 6 and winning_actions(state, 1 - mover) and not winning_actions(state, mover):
+                _compare_with_generic(state)
+                found += 1
+                break
+            state.play_action(rng.choice(state.legal_actions().tolist()))
+
+
+def _compare_with_generic(state: State) -> None:
+    count = 1500
+    fast = outcomes(state, count, seed=5) / count
+    generic = outcomes(state, count, generic=True, seed=6) / count
+    assert np.abs(fast - generic).max() < 0.05, (state.diagram(), fast, generic)
 
 
 # --- paper soccer -------------------------------------------------------------------------------
