@@ -337,17 +337,36 @@ def test_fast_playout_leaves_the_state_play_leaves_and_draws_the_same_moves() ->
     assert reasons >= {REASON_LINE, REASON_REPETITION, REASON_MOVE_LIMIT}
 
 
-def test_fast_playout_outcomes_follow_play_based_playouts() -> None:
-    """The same seeds give the same outcome tally as the play-based playout, over many games."""
-    game = create_game("vanishing")
-    p, start = game.param_array, game.new_state().s
-    free = np.empty(9, dtype=np.int64)
-    fast, slow = np.zeros(3, np.int64), np.zeros(3, np.int64)
-    for seed in range(3000):
-        fast[seeded_playout(p, start.copy(), free, seed) - 1] += 1
-        slow[seeded_playout_through_play(p, start.copy(), free, seed) - 1] += 1
-    assert fast.tolist() == slow.tolist()
-    assert fast[0] > fast[1] > 0  # draws are rare from the start: ~1 in 10^5 random games
+@njit
+def compare_playouts(p, start, seeds, free):
+    """Seeds 0 .. seeds-1 through both playouts from ``start``: [final arrays that differ, then
+    the number of games that ended for each reason]."""
+    out = np.zeros(8, dtype=np.int64)
+    for seed in range(seeds):
+        fast = start.copy()
+        seeded_playout(p, fast, free, seed)
+        slow = start.copy()
+        seeded_playout_through_play(p, slow, free, seed)
+        out[0] += not (fast == slow).all()
+        out[1 + fast[REASON]] += 1
+    return out
+
+
+@pytest.mark.parametrize(
+    ("params", "cycle_plies"),
+    [({}, 0), ({"repetition": 2}, 0), ({"repetition": 2}, 6), ({"repetition": 2}, 7), ({"repetition": 4}, 13)],
+)
+def test_fast_playout_equals_play_based_playout_over_many_seeds(params: dict, cycle_plies: int) -> None:
+    """Many more seeds than above, from the start and a few plies into CYCLE, so that games that end
+    by repetition are common enough: a position's first occurrence before or during the playout."""
+    game = create_game("vanishing", params)
+    state = game.new_state()
+    play_moves(state, [CYCLE[ply % 8] for ply in range(cycle_plies)])
+    tally = compare_playouts(game.param_array, state.s, 30_000, np.empty(9, dtype=np.int64))
+    assert tally[0] == 0
+    assert tally[1 + REASON_LINE] > 25_000
+    if params.get("repetition") == 2:
+        assert tally[1 + REASON_REPETITION] > 20  # about 1 game in 500
 
 
 def solve_from_start() -> tuple[int, dict[int, int]]:
