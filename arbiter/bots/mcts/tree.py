@@ -59,6 +59,9 @@ TURN_KEPT = 1  # expansions after which the same player was still to move (paper
 COUNTERS = 2
 
 INITIAL_CAPACITY = 1 << 14
+GATHERED = 0  # ORDER_STRIDE of a node whose children sit in consecutive slots, in sibling order
+GATHER_MIN = 12  # nodes with fewer legal actions keep their linked children: few lines to read,
+# and no slots left behind (a paper soccer node has at most 8 children)
 
 
 # The node arrays, by position in the tuple the kernels take (constant indices compile to a field).
@@ -70,7 +73,8 @@ MOVER = 4  # the player who played that action
 N_LEGAL = 5  # legal actions at the node, -1 until first needed
 N_CHILDREN = 6  # children expanded so far
 ORDER_START = 7  # children are expanded in an affine permutation of the legal list,
-ORDER_STRIDE = 8  # random per node: legal[(start + i * stride) % n_legal]
+ORDER_STRIDE = 8  # random per node: legal[(start + i * stride) % n_legal]; GATHERED (0) once the
+# node is fully expanded and its children were moved into consecutive slots (see gather_children)
 VISITS = 9
 MEAN = 10  # mean reward for the mover: win 1, draw 0.5, loss 0
 SPREAD = 11  # 1 / sqrt(visits), kept so that selection needs no square root per child
@@ -192,6 +196,38 @@ def propagate_proof(nodes, node):
 
 
 @njit(cache=True)
+def gather_children(nodes, node, counters):
+    """Move the children of a fully expanded ``node`` into consecutive new slots, in sibling order.
+
+    Children are created one per visit, so a wide node's children lie scattered over the arena,
+    each in another cache line: selection, which reads every child's statistics, would chase the
+    sibling links through memory. Once the node is fully expanded its children never change, and
+    a single copy (they are still leaves then, unless the tree was re-rooted) puts them side by
+    side: selection then runs down consecutive slots. The old slots stay unused until the tree is
+    compacted at the next re-rooting. The caller checks there is room for ``n_legal`` slots.
+    """
+    parent, first_child, next_sibling = nodes[PARENT], nodes[FIRST_CHILD], nodes[NEXT_SIBLING]
+    start = counters[USED]
+    new = start
+    child = first_child[node]
+    while child != NO_NODE:
+        _copy_fields(nodes, nodes, child, new)
+        parent[new] = node
+        first_child[new] = first_child[child]
+        next_sibling[new] = new + 1
+        grandchild = first_child[child]
+        while grandchild != NO_NODE:
+            parent[grandchild] = new
+            grandchild = next_sibling[grandchild]
+        new += 1
+        child = next_sibling[child]
+    next_sibling[new - 1] = NO_NODE
+    first_child[node] = start
+    counters[USED] = new
+    nodes[ORDER_STRIDE][node] = GATHERED
+
+
+@njit(cache=True)
 def select_child(nodes, node, exploration):
     """The child maximising UCB1, skipping children proven lost (the first child if all are)."""
     first_child, next_sibling, mean, spread, proven = (
@@ -204,6 +240,14 @@ def select_child(nodes, node, exploration):
     weight = exploration * math.sqrt(math.log(nodes[VISITS][node]))
     best = first_child[node]
     best_score = -np.inf
+    if nodes[ORDER_STRIDE][node] == GATHERED:  # consecutive slots: no links to follow
+        for child in range(best, best + nodes[N_CHILDREN][node]):
+            if proven[child] != LOSS:
+                score = mean[child] + weight * spread[child]
+                if score > best_score:
+                    best_score = score
+                    best = child
+        return best
     child = first_child[node]
     while child != NO_NODE:
         if proven[child] != LOSS:
@@ -293,6 +337,9 @@ def search(
                         counters[TURN_KEPT] += 1
                     status = rollout(gid, p, work, actions, scratch, policy)
                 break
+            wide = n_legal[node] >= GATHER_MIN
+            if wide and order_stride[node] != GATHERED and counters[USED] + n_legal[node] <= capacity:
+                gather_children(nodes, node, counters)
             node = select_child(nodes, node, exploration)
             ops.play(gid, p, work, action[node])
         backpropagate(nodes, node, status)
@@ -319,7 +366,8 @@ def compact(source, target, new_root):
     """Copy the subtree under ``new_root`` into ``target`` (breadth-first, root at 0); return its size.
 
     This is how the tree is kept between moves: the branches the game did not take are dropped
-    and the arena does not fill up over a long match.
+    (with the slots gather_children left behind) and the arena does not fill up over a long match.
+    Every node's children come out in consecutive slots, so fully expanded nodes count as gathered.
     """
     s_first, s_next = source[FIRST_CHILD], source[NEXT_SIBLING]
     t_parent, t_first, t_next = target[PARENT], target[FIRST_CHILD], target[NEXT_SIBLING]
@@ -332,6 +380,8 @@ def compact(source, target, new_root):
     while head < filled:
         old = origin[head]
         _copy_fields(source, target, old, head)
+        if target[N_CHILDREN][head] == target[N_LEGAL][head] > 1:  # its children come out consecutive
+            target[ORDER_STRIDE][head] = GATHERED
         t_first[head] = NO_NODE
         previous = NO_NODE
         child = s_first[old]

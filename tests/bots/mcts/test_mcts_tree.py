@@ -12,6 +12,7 @@ from arbiter.bots.mcts.tree import (
     ACTION,
     DRAW,
     FIRST_CHILD,
+    GATHERED,
     LOSS,
     MEAN,
     MOVER,
@@ -19,6 +20,7 @@ from arbiter.bots.mcts.tree import (
     N_LEGAL,
     NEXT_SIBLING,
     NO_NODE,
+    ORDER_STRIDE,
     PARENT,
     POLICY_LIGHT,
     POLICY_RANDOM,
@@ -46,8 +48,9 @@ def children_of(tree: Tree, node: int) -> list[int]:
     return out
 
 
-def check_tree(tree: Tree, *, solver: bool) -> None:
-    """Every structural invariant of the arena, walking from the root with the real rules."""
+def check_tree(tree: Tree, *, solver: bool, fresh: bool = True) -> None:
+    """Every structural invariant of the arena, walking from the root with the real rules
+    (``fresh``: a tree never re-rooted, whose unreachable slots gather_children alone left)."""
     nodes = tree.nodes
     seen = 0
     stack: list[tuple[int, State]] = [(0, tree.position.copy())]
@@ -70,6 +73,9 @@ def check_tree(tree: Tree, *, solver: bool) -> None:
                 assert nodes[VISITS][node] == 1 + child_visits
             else:  # a visit may also stop at the node once it is proven
                 assert nodes[VISITS][node] >= 1 + child_visits
+        if nodes[ORDER_STRIDE][node] == GATHERED and len(kids) > 1:  # side by side, in sibling order
+            assert nodes[N_CHILDREN][node] == nodes[N_LEGAL][node]
+            assert kids == list(range(kids[0], kids[0] + len(kids)))
         for kid in kids:
             assert nodes[PARENT][kid] == node
             assert nodes[MOVER][kid] == state.to_move
@@ -80,7 +86,22 @@ def check_tree(tree: Tree, *, solver: bool) -> None:
                 expected = DRAW if winner is None else (WIN if winner == state.to_move else LOSS)
                 assert nodes[PROVEN][kid] == expected
             stack.append((kid, after))
-    assert seen == tree.used
+    # the slots a gathered node's children left behind are the only ones unreachable
+    assert seen == tree.used - left_behind(tree) if fresh else seen <= tree.used
+
+
+def left_behind(tree: Tree) -> int:
+    """Slots emptied by gather_children: a gathered node's children moved out of as many."""
+    nodes = tree.nodes
+    used = tree.used
+    gathered = (nodes[ORDER_STRIDE][:used] == GATHERED) & (nodes[N_LEGAL][:used] > 1)
+    reachable = set()
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        reachable.add(node)
+        stack.extend(children_of(tree, node))
+    return int(sum(int(nodes[N_CHILDREN][node]) for node in np.flatnonzero(gathered) if node in reachable))
 
 
 def fresh_tree(name: str, moves: list[int] = (), **kwargs) -> Tree:
@@ -99,6 +120,17 @@ def test_visits_add_up(name: str, policy: int) -> None:
     assert done == 3000
     assert tree.root_visits == 3000
     assert sum(c.visits for c in tree.children()) == 3000
+    check_tree(tree, solver=False)
+
+
+def test_wide_nodes_have_their_children_side_by_side() -> None:
+    seed_random(5)
+    tree = fresh_tree("gomoku10")
+    tree.search(20_000, exploration=0.3, solver=False, policy=POLICY_LIGHT)
+    assert tree.nodes[ORDER_STRIDE][0] == GATHERED
+    gathered = [k for k in children_of(tree, 0) if tree.nodes[ORDER_STRIDE][k] == GATHERED]
+    assert gathered  # the root's busiest children too
+    assert left_behind(tree) >= 100 * (1 + len(gathered)) - len(gathered) - 1
     check_tree(tree, solver=False)
 
 
@@ -195,11 +227,12 @@ def test_advance_keeps_the_subtree_of_the_move_played(name: str) -> None:
     assert tree.root_visits == chosen.visits
     assert sorted((c.action, c.visits) for c in tree.children()) == grandchildren
     assert tree.nodes[MOVER][0] == tree.position.to_move
-    check_tree(tree, solver=True)
+    assert tree.used == tree._subtree_size(0)  # compacted: no slot left behind
+    check_tree(tree, solver=True, fresh=False)
     before = tree.root_visits
     tree.search(1000, exploration=1.0, solver=True, policy=POLICY_LIGHT)
     assert tree.root_visits == before + 1000 or tree.root_proven != UNKNOWN
-    check_tree(tree, solver=True)
+    check_tree(tree, solver=True, fresh=False)
 
 
 def test_advance_to_an_unexplored_action_starts_afresh() -> None:
