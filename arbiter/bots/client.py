@@ -25,7 +25,7 @@ import logging
 import random
 import time
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -247,6 +247,30 @@ class BotClient:
                 await _first_set((stop_now,), min(pause, self._drain_left()))
             else:
                 await _first_set((stop_now, stop), pause)
+
+    @contextlib.asynccontextmanager
+    async def running(self, *, connect_timeout: float = 30.0) -> AsyncIterator[BotClient]:
+        """Play in the background while the block runs: welcomed on entry, stopped at once on exit.
+
+        For a bot embedded in another asyncio program (tests, tools); ``arbiter bot`` calls ``run``.
+        Raises BotFatal if the bot gives up before it is welcomed, TimeoutError past ``connect_timeout``.
+        """
+        stop_now = asyncio.Event()
+        task = asyncio.ensure_future(self.run(stop_now=stop_now))
+        welcomed = asyncio.ensure_future(self.connected.wait())
+        try:
+            done, _ = await asyncio.wait({task, welcomed}, timeout=connect_timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            if task in done:
+                task.result()  # BotFatal, or the reason it stopped
+                raise BotFatal(f"the bot stopped before it was welcomed by {self.url}")
+            if not done:
+                raise TimeoutError(f"the bot was not welcomed by {self.url} within {connect_timeout:.0f} s")
+            yield self
+        finally:
+            welcomed.cancel()
+            stop_now.set()
+            await asyncio.wait_for(task, 30)
 
     async def _serve(self, ws: ClientConnection, stop: asyncio.Event, stop_now: asyncio.Event) -> bool:
         """One connection's life; True when the bot is done (drained or stopped), False to reconnect."""

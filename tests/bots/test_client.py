@@ -54,16 +54,11 @@ async def running_bot(
     token = await server.hub.store.add_player(name, "bot")
     games = settings.pop("games", SMALL_GAMES)
     accept = settings.pop("accept", ChallengeFilter(frozenset(games)))
-    async with BrainPool(brain, workers=1) as pool:
-        client = BotClient(server.url, token, pool, BotSettings(tuple(games), accept, **settings))
-        stop_now = asyncio.Event()
-        task = asyncio.ensure_future(client.run(stop_now=stop_now))
-        await asyncio.wait_for(client.connected.wait(), 30)
-        try:
-            yield client
-        finally:
-            stop_now.set()
-            await asyncio.wait_for(task, 30)
+    async with (
+        BrainPool(brain, workers=1) as pool,
+        BotClient(server.url, token, pool, BotSettings(tuple(games), accept, **settings)).running() as client,
+    ):
+        yield client
 
 
 async def test_two_bots_play_complete_games_of_every_small_game(server: RunningServer, tmp_path: Path) -> None:
@@ -384,3 +379,11 @@ async def test_a_match_that_ends_while_away_is_still_logged(server: RunningServe
         await me.ws.close()
     assert record["reason"] == "resign" and record["winner"] == record["color"] == 0
     assert perfect.connections == 2 and not perfect.games
+
+
+async def test_running_raises_on_entry_when_the_bot_is_refused(server: RunningServer) -> None:
+    settings = BotSettings(SMALL_GAMES, ChallengeFilter(frozenset(SMALL_GAMES)))
+    async with BrainPool(RandomBrain, workers=1) as pool:
+        with pytest.raises(BotFatal, match="auth_failed"):
+            async with BotClient(server.url, "not-a-token", pool, settings).running():
+                raise AssertionError("the block must not run for a refused bot")

@@ -52,16 +52,8 @@ async def running_bot(server: RunningServer, name: str, brain: type[Brain]) -> A
     """A registered bot playing tic-tac-toe from its own one-worker pool until the block ends."""
     token = await server.hub.store.add_player(name, "bot")
     settings = BotSettings(("tictactoe",), ChallengeFilter(frozenset({"tictactoe"})))
-    async with BrainPool(brain, workers=1) as pool:
-        client = BotClient(server.url, token, pool, settings)
-        stop_now = asyncio.Event()
-        task = asyncio.ensure_future(client.run(stop_now=stop_now))
-        await asyncio.wait_for(client.connected.wait(), 30)
-        try:
-            yield client
-        finally:
-            stop_now.set()
-            await asyncio.wait_for(task, 30)
+    async with BrainPool(brain, workers=1) as pool, BotClient(server.url, token, pool, settings).running() as client:
+        yield client
 
 
 async def test_each_match_is_played_at_its_own_level_in_one_pool(server: RunningServer) -> None:

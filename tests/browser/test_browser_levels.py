@@ -26,15 +26,12 @@ GAME = "tictactoe4"  # the smallest board the gomoku bot plays: a quick game at 
 async def gomoku_bot(site: Site) -> AsyncIterator[BotClient]:
     """The real gomoku bot (several levels), in this process with its own one-worker pool."""
     token = await site.store.add_player(BOT, "bot")
-    async with BrainPool(GomokuBrain, workers=1) as pool:
-        settings = BotSettings((GAME,), ChallengeFilter(frozenset({GAME})))
-        client = BotClient(site.server.url, token, pool, settings)
-        stop_now = asyncio.Event()
-        task = asyncio.ensure_future(client.run(stop_now=stop_now))
-        await asyncio.wait_for(client.connected.wait(), 60)
+    settings = BotSettings((GAME,), ChallengeFilter(frozenset({GAME})))
+    async with (
+        BrainPool(GomokuBrain, workers=1) as pool,
+        BotClient(site.server.url, token, pool, settings).running(connect_timeout=60) as client,
+    ):
         yield client
-        stop_now.set()
-        await asyncio.wait_for(task, 30)
 
 
 async def test_a_guest_picks_the_bot_s_level_and_the_bot_plays_at_it(new_page, gomoku_bot: BotClient) -> None:

@@ -5,7 +5,6 @@ messages (a refused request, an unknown game, a dropped connection)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import AsyncIterator
@@ -30,14 +29,12 @@ WATCHED_CLOCK = {"initial_ms": 8_000, "increment_ms": 0}  # MCTS spends about 0.
 async def mcts_bot(arena: Arena) -> AsyncIterator[BotClient]:
     """The real MCTS bot, in this process with its own one-worker pool; it only plays games it asks for."""
     token = await arena.store.add_player("mcts", "bot")
-    async with BrainPool(MctsBrain, workers=1) as pool:
-        client = BotClient(arena.server.url, token, pool, BotSettings(("gomoku",), ChallengeFilter(frozenset())))
-        stop_now = asyncio.Event()
-        task = asyncio.ensure_future(client.run(stop_now=stop_now))
-        await asyncio.wait_for(client.connected.wait(), 60)
+    settings = BotSettings(("gomoku",), ChallengeFilter(frozenset()))
+    async with (
+        BrainPool(MctsBrain, workers=1) as pool,
+        BotClient(arena.server.url, token, pool, settings).running(connect_timeout=60) as client,
+    ):
         yield client
-        stop_now.set()
-        await asyncio.wait_for(task, 30)
 
 
 async def result_text(page) -> str:
