@@ -105,11 +105,21 @@ def winning_move() -> None:
     help="The strength level when a challenge names none, and on the ladder (default: the strongest).",
 )
 @click.option(
+    "--depth", type=click.IntRange(0), help="Search at most this deep: plies for gomoku, whole turns for soccer."
+)
+@click.option(
+    "--time",
+    type=click.FloatRange(0, min_open=True),
+    metavar="SECONDS",
+    help="Think at most this long per move, within the clock (gomoku, soccer).",
+)
+@click.option("--nodes", type=click.IntRange(1), help="Stop each search after this many nodes (gomoku).")
+@click.option(
     "--option",
     "options",
     multiple=True,
     metavar="KEY=VALUE",
-    help="A brain option, e.g. depth=6, time=0.5 or nodes=20000 for gomoku (repeatable; see the bot's docstring).",
+    help="Any brain option, e.g. exploration=0.5 for mcts (repeatable; see the bot's docstring).",
 )
 @click.option(
     "--max-matches",
@@ -157,6 +167,9 @@ def bot(
     ladder: bool,
     workers: int | None,
     level: int | None,
+    depth: int | None,
+    time: float | None,
+    nodes: int | None,
     options: tuple[str, ...],
     max_matches: int,
     rated: str,
@@ -221,10 +234,17 @@ def bot(
         drain_timeout=drain_timeout,
     )
     brain_options = parse_options(options, "--option")
+    limits = {"depth": depth, "time": time, "nodes": nodes}
+    for key, value in limits.items():
+        if value is not None:
+            if key in brain_options:
+                fail(f"--{key} and --option {key}=... both given: use one")
+            brain_options[key] = value
     try:
         cls(level, **brain_options)  # refuse an unknown or bad option before any process starts
     except (ValueError, TypeError) as error:
-        fail(f"{name}: {error}")
+        message = str(error)
+        fail(message if message.startswith(f"{name}:") else f"{name}: {message}")
     asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level, options=brain_options))
 
 

@@ -4,15 +4,13 @@ a second signal exits at once."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from bot_process import BotProcess
 from wsclient import Client, play_move
 
 from arbiter.bots.random_bot import random_move
@@ -29,48 +27,6 @@ BOT = "drain-bot"
 async def server() -> AsyncIterator[RunningServer]:
     async with run_server(ServerConfig(port=0)) as running:
         yield running
-
-
-class BotProcess:
-    """``arbiter bot random`` in its own process; its JSON log lines are read as events to wait for."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.lines: list[bytes] = []
-
-    @classmethod
-    async def start(cls, server: RunningServer, tmp_path: Path, *extra: str) -> BotProcess:
-        token_file = tmp_path / "bot.token"
-        token_file.write_text(await server.hub.store.add_player(BOT, "bot") + "\n")
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "arbiter.cli", "bot", "random", "--server", server.url, "--token-file",
-            str(token_file), "--games", "tictactoe", "--workers", "1", "--log-level", "info", *extra,
-            stderr=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
-        return cls(process)
-
-    async def logged(self, text: str) -> bytes:
-        """The next log line containing ``text`` (the lines before it are kept in ``lines``)."""
-        assert self.process.stderr is not None
-        async with asyncio.timeout(60):
-            while True:
-                line = await self.process.stderr.readline()
-                assert line, f"the bot exited before logging {text!r}: {b''.join(self.lines)!r}"
-                self.lines.append(line)
-                if text.encode() in line:
-                    return line
-
-    async def exit_code(self) -> int:
-        """Wait for the exit (reading the rest of the log); its code."""
-        async with asyncio.timeout(30):
-            rest, _ = await asyncio.gather(self.process.stderr.read(), self.process.wait())
-        self.lines.append(rest)
-        assert b"Traceback" not in b"".join(self.lines)
-        return self.process.returncode
-
-    def kill(self) -> None:
-        if self.process.returncode is None:
-            self.process.kill()
 
 
 async def human_against_the_bot(server: RunningServer) -> tuple[Client, str, State]:
@@ -95,7 +51,7 @@ async def human_against_the_bot(server: RunningServer) -> tuple[Client, str, Sta
 async def test_sigterm_declines_leaves_the_ladder_resigns_at_the_deadline_and_exits_0(
     server: RunningServer, tmp_path: Path
 ) -> None:
-    bot = await BotProcess.start(server, tmp_path, "--ladder", "--drain-timeout", "1")
+    bot = await BotProcess.start(server, tmp_path, BOT, "--ladder", "--drain-timeout", "1")
     try:
         await bot.logged('"ladder_joined"')
         assert BOT in server.hub.ladder.queues["tictactoe"].waiting()
@@ -116,7 +72,7 @@ async def test_sigterm_declines_leaves_the_ladder_resigns_at_the_deadline_and_ex
 
 
 async def test_sigterm_lets_a_live_game_finish_within_the_deadline(server: RunningServer, tmp_path: Path) -> None:
-    bot = await BotProcess.start(server, tmp_path, "--drain-timeout", "60")
+    bot = await BotProcess.start(server, tmp_path, BOT, "--drain-timeout", "60")
     try:
         await bot.logged('"connected"')
         human, match, state = await human_against_the_bot(server)
@@ -141,7 +97,7 @@ async def test_sigterm_lets_a_live_game_finish_within_the_deadline(server: Runni
 
 
 async def test_a_second_sigterm_exits_at_once(server: RunningServer, tmp_path: Path) -> None:
-    bot = await BotProcess.start(server, tmp_path, "--drain-timeout", "60")
+    bot = await BotProcess.start(server, tmp_path, BOT, "--drain-timeout", "60")
     try:
         await bot.logged('"connected"')
         human, match, _ = await human_against_the_bot(server)
