@@ -8,6 +8,7 @@ manager) knows nothing about any game's search, and a brain knows nothing about 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -53,6 +54,20 @@ class ThinkResult:
     info: dict[str, Any] = field(default_factory=dict)
 
 
+class BrainOptionError(ValueError):
+    """An option a brain does not take, or a bad value for one; the message names the brain."""
+
+
+def refuse_unknown_options(
+    brain: str, options: Mapping[str, Any], known: Iterable[str], error: type[BrainOptionError] = BrainOptionError
+) -> None:
+    """Raise ``error`` naming the first of ``options`` that ``brain`` does not take (``known``)."""
+    known = sorted(known)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise error(f"{brain}: unknown option {unknown[0]!r}; known: {', '.join(known) or 'none'}")
+
+
 class Brain(ABC):
     """A bot's search. Subclasses set ``name`` and ``games`` and implement ``think``.
 
@@ -66,8 +81,13 @@ class Brain(ABC):
     # True when the runtime should run each decision on every worker and merge the answers with
     # merge() (root parallelism, e.g. MCTS with a different seed per worker).
     root_parallel: ClassVar[bool] = False
+    # False for a brain without options: the constructor then refuses any. A brain that takes
+    # options sets True and checks them itself (they also come per request).
+    takes_options: ClassVar[bool] = False
 
     def __init__(self, level: int | None = None, **options: Any) -> None:
+        if not self.takes_options:
+            refuse_unknown_options(self.name, options, ())
         self.level = self.levels if level is None else level
         self.options = options
 

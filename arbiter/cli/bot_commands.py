@@ -187,6 +187,7 @@ def bot(
     ends have arrived. A second signal exits at once (the server keeps the matches for its
     reconnect grace, so a bot restarted in time resumes them).
     """
+    from arbiter.bots.brain import BrainOptionError
     from arbiter.bots.registry import UnknownBot, bot_names, brain_class, games_played
 
     if list_bots:
@@ -242,9 +243,8 @@ def bot(
             brain_options[key] = value
     try:
         cls(level, **brain_options)  # refuse an unknown or bad option before any process starts
-    except (ValueError, TypeError) as error:
-        message = str(error)
-        fail(message if message.startswith(f"{name}:") else f"{name}: {message}")
+    except BrainOptionError as error:  # its message names the bot
+        fail(str(error))
     asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level, options=brain_options))
 
 

@@ -7,8 +7,9 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot_process import BotProcess
@@ -27,12 +28,26 @@ async def server() -> AsyncIterator[RunningServer]:
         yield running
 
 
-async def test_depth_and_nodes_flags_bound_every_search(server: RunningServer, tmp_path: Path) -> None:
+def within_depth_and_nodes(info: dict[str, Any]) -> bool:
+    return info["depth"] <= 2 and info["nodes"] <= 400 + 1024  # the node limit is checked every 1024 nodes
+
+
+def within_time(info: dict[str, Any]) -> bool:
+    return info["seconds"] < 0.5  # the 120 s clock alone gives a move several seconds
+
+
+@pytest.mark.parametrize(
+    ("flags", "within"),
+    [(["--depth", "2", "--nodes", "400"], within_depth_and_nodes), (["--time", "0.05"], within_time)],
+    ids=["depth-nodes", "time"],
+)
+async def test_limit_flags_bound_every_search(
+    server: RunningServer, tmp_path: Path, flags: list[str], within: Callable[[dict[str, Any]], bool]
+) -> None:
     log = tmp_path / "games.jsonl"
     bot = await BotProcess.start(
-        server, tmp_path, "shallow", "--depth", "2", "--nodes", "400", "--game-log", str(log),
-        brain="gomoku", games="gomoku10",
-    )  # fmt: skip
+        server, tmp_path, "shallow", *flags, "--game-log", str(log), brain="gomoku", games="gomoku10"
+    )
     try:
         await bot.logged('"connected"')
         human = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"))
@@ -53,25 +68,25 @@ async def test_depth_and_nodes_flags_bound_every_search(server: RunningServer, t
         record = json.loads(log.read_text().splitlines()[-1])
         searched = [d["info"] for d in record["decisions"] if d["info"].get("reason") == "search"]
         assert searched, record["decisions"]
-        assert all(info["depth"] <= 2 and info["nodes"] <= 400 + 1024 for info in searched), searched
+        assert all(within(info) for info in searched), searched
         await human.close()
     finally:
         bot.kill()
 
 
 @pytest.mark.parametrize(
-    ("flags", "message"),
+    ("brain", "flags", "message"),
     [
-        (["--depth", "3", "--option", "depth=4"], "--depth and --option depth=... both given"),
-        (["--nodes", "5"], "soccer: unknown option 'nodes'"),
-        (["--time", "0"], "Invalid value for '--time'"),
+        ("gomoku", ["--depth", "3", "--option", "depth=4"], "--depth and --option depth=... both given"),
+        ("soccer", ["--nodes", "5"], "arbiter: error: soccer: unknown option 'nodes'; known: depth, heuristic"),
+        ("random", ["--depth", "3"], "arbiter: error: random: unknown option 'depth'; known: none"),
+        ("perfect", ["--time", "1"], "arbiter: error: perfect: unknown option 'time'; known: none"),
+        ("gomoku", ["--time", "0"], "Invalid value for '--time'"),
     ],
 )
-def test_conflicting_or_unknown_limits_are_refused(flags: list[str], message: str) -> None:
-    brain = "soccer" if "--nodes" in flags else "gomoku"
+def test_conflicting_or_unknown_limits_are_refused(brain: str, flags: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "arbiter.cli", "bot", brain, "--server", "ws://127.0.0.1:9/", "--token", "x", *flags],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2 and message in done.stderr, done.stderr
-    assert "soccer: soccer:" not in done.stderr

@@ -29,7 +29,7 @@ from typing import Any
 
 from arbiter.engine import Game
 
-from ..brain import Brain, ThinkRequest, ThinkResult
+from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
 from .intuitive import intuitive_move
 from .searcher import MAX_DEPTH, SearchConfig, Searcher
@@ -41,7 +41,7 @@ VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 
 
-class GomokuOptionError(ValueError):
+class GomokuOptionError(BrainOptionError):
     """A gomoku bot option with an unknown name or a bad value, or a level out of range."""
 
 
@@ -61,10 +61,7 @@ class Settings:
         """The level's settings with ``options`` applied; GomokuOptionError names the first bad value."""
         if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
             raise GomokuOptionError(f"gomoku: level must be 1..{len(LEVELS)}, not {level!r}")
-        known = {"depth", "time", "nodes"}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise GomokuOptionError(f"gomoku: unknown option {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        refuse_unknown_options("gomoku", options, {"depth", "time", "nodes"}, GomokuOptionError)
         settings = LEVELS[level]
         if options.get("depth") is not None:
             depth = options["depth"]
@@ -107,6 +104,7 @@ LEVELS: dict[int, Settings] = {
 
 class GomokuBrain(Brain):
     name = "gomoku"
+    takes_options = True
     levels = len(LEVELS)
 
     def __init__(self, level: int | None = None, **options: Any) -> None:

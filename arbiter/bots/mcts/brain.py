@@ -36,7 +36,7 @@ import numpy as np
 
 from arbiter.engine import Game, State, create_game, game_names
 
-from ..brain import Brain, ThinkRequest, ThinkResult
+from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .tree import (
     DONE,
     POLICY_LIGHT,
@@ -60,7 +60,7 @@ MAX_KEPT_NODES = 4_000_000  # ... and the node slots they may hold in all (58 by
 ROOT_MOVES_LISTED = 8  # root children whose wire move is written into info for merge()
 
 
-class MctsOptionError(ValueError):
+class MctsOptionError(BrainOptionError):
     """An MCTS option with an unknown name or a bad value."""
 
 
@@ -75,10 +75,9 @@ class Settings:
     @classmethod
     def parse(cls, options: dict[str, Any]) -> Settings:
         """Validated settings from option values; MctsOptionError names the first bad one."""
-        known = {"exploration", "simulations", "policy", "solver", "max_nodes"}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise MctsOptionError(f"mcts: unknown option {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        refuse_unknown_options(
+            "mcts", options, {"exploration", "simulations", "policy", "solver", "max_nodes"}, MctsOptionError
+        )
         values: dict[str, Any] = {}
         if "exploration" in options:
             value = options["exploration"]
@@ -115,6 +114,7 @@ class _MatchTree:
 
 class MctsBrain(Brain):
     name = "mcts"
+    takes_options = True
     root_parallel: ClassVar[bool] = True
 
     def __init__(self, level: int | None = None, **options: Any) -> None:

@@ -41,7 +41,7 @@ from typing import Any
 
 from arbiter.engine import Game
 
-from ..brain import Brain, ThinkRequest, ThinkResult
+from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .search import MAX_PLY, TurnSearch
 from .source import SOURCE_MAX_DEPTH, source_turn
 
@@ -51,7 +51,7 @@ STYLES = ("turns", "source")
 HEURISTICS = ("normal", "weakened")
 
 
-class SoccerOptionError(ValueError):
+class SoccerOptionError(BrainOptionError):
     """A soccer bot option with an unknown name or a bad value, or a level out of range."""
 
 
@@ -67,10 +67,7 @@ class Settings:
         """The level's settings with ``options`` applied; SoccerOptionError names the first bad value."""
         if isinstance(level, bool) or not isinstance(level, int) or level not in LEVELS:
             raise SoccerOptionError(f"soccer: level must be 1..{len(LEVELS)}, not {level!r}")
-        known = {"style", "depth", "heuristic", "time"}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise SoccerOptionError(f"soccer: unknown option {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        refuse_unknown_options("soccer", options, {"style", "depth", "heuristic", "time"}, SoccerOptionError)
         settings = LEVELS[level]
         if "style" in options:
             if options["style"] not in STYLES:
@@ -111,6 +108,7 @@ LEVELS: dict[int, Settings] = {
 
 class SoccerBrain(Brain):
     name = "soccer"
+    takes_options = True
     levels = len(LEVELS)
 
     def __init__(self, level: int | None = None, **options: Any) -> None:

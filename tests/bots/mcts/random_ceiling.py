@@ -23,7 +23,7 @@ class Ceiling:
     """Expectimax against a uniform opponent on an n×n board with lines of k (no overline rule)."""
 
     def __init__(self, n: int, k: int, *, exact: bool = False) -> None:
-        self.n, self.k = n, k
+        self.n = n
         self.full = (1 << n * n) - 1
         self.lines = [
             sum(1 << (r + i * dr) * n + c + i * dc for i in range(k))
