@@ -17,19 +17,26 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+# The four parts (protocol/, engine/, server/, bots/) and the root `arbiter` distribution that joins
+# them, all editable and in one pip call, so each part's dependency on another is met by its folder.
+PARTS := protocol engine server bots
+EDITABLE := $(foreach part,$(PARTS),-e ./$(part))
+PYPROJECTS := pyproject.toml $(foreach part,$(PARTS),$(part)/pyproject.toml)
+
+$(VENV)/.installed: $(PYPROJECTS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet $(EDITABLE) -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(VENV)/.installed-test: $(PYPROJECTS) $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet $(EDITABLE) -e '.[test]'
 	touch $@
 
-node_modules/.installed: package.json package-lock.json | system-deps
-	npm ci --no-audit --no-fund --loglevel=error
+# The browser client's one library (@msgpack/msgpack), beside the client in server/.
+server/node_modules/.installed: server/package.json server/package-lock.json | system-deps
+	cd server && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-install: $(VENV)/.installed node_modules/.installed
+install: $(VENV)/.installed server/node_modules/.installed
 
 install-test: system-deps-test install $(VENV)/.installed-test
 
@@ -40,11 +47,13 @@ warm: install
 run: install warm
 	$(BIN)/arbiter up
 
+# ruff on every folder of code; import-linter on the dependency rules between the parts (pyproject.toml).
 lint: install-test
-	$(BIN)/ruff check arbiter tests benchmarks examples
+	$(BIN)/ruff check $(PARTS) src tests benchmarks examples
+	$(BIN)/lint-imports
 
 test: install-test warm lint
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) node_modules .numba_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) server/node_modules .numba_cache .pytest_cache .hypothesis

@@ -35,7 +35,7 @@ from arbiter.bots.pool import BrainPool
 from arbiter.engine import Game, create_game
 from arbiter.engine.ops import playouts
 from arbiter.server import ServerConfig, run_server
-from arbiter.store.memory import MemoryStore
+from arbiter.server.store.memory import MemoryStore
 
 GAME = create_game("gomoku")
 

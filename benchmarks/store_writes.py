@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arbiter.store.base import GameStart, MoveRecord
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.base import GameStart, MoveRecord
+from arbiter.server.store.sqlite import SqliteStore
 
 
 async def batched(path: Path, games: int, moves: int) -> tuple[float, float]:

@@ -4,7 +4,7 @@
 
 It logs in with a bot account's token (`arbiter player add mybot --kind bot`), joins the
 tic-tac-toe ladder, accepts every tic-tac-toe challenge, and on its turn plays the first empty cell.
-Everything it does is in protocol/SPEC.md: this is the shape of a client in any language.
+Everything it does is in protocol/arbiter/protocol/SPEC.md: this is the shape of a client in any language.
 """
 
 from __future__ import annotations

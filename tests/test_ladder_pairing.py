@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from arbiter.ladder import LadderQueue
+from arbiter.server.pairing import LadderQueue
 
 
 def queue(seed: int = 1, **options: float) -> LadderQueue:

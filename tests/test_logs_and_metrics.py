@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from arbiter.logs import configure_logging
-from arbiter.metrics import ServerMetrics
+from arbiter.cli.logs import configure_logging
+from arbiter.server.metrics import ServerMetrics
 
 
 def test_log_records_are_one_json_object_per_line_with_ids() -> None:

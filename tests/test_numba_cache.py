@@ -1,11 +1,11 @@
-"""The numba cache folder follows the kernels' sources unless NUMBA_CACHE_DIR is set explicitly."""
+"""The numba cache folder follows the kernels' sources (the engine's and the bots') unless NUMBA_CACHE_DIR is set."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-PRINT_CACHE = "import arbiter, os; print(os.environ['NUMBA_CACHE_DIR'])"
+PRINT_CACHE = "import arbiter.engine, os; print(os.environ['NUMBA_CACHE_DIR'])"
 
 
 def cache_dir(env: dict[str, str]) -> str:
@@ -23,3 +23,11 @@ def test_default_cache_is_keyed_by_the_kernel_sources(tmp_path: Path) -> None:
 
 def test_an_explicit_cache_dir_wins(tmp_path: Path) -> None:
     assert cache_dir({"NUMBA_CACHE_DIR": str(tmp_path / "mine")}) == str(tmp_path / "mine")
+
+
+def test_the_bots_sources_join_the_key_through_their_entry_point() -> None:
+    from arbiter.engine.numba_cache import kernel_packages, source_digest
+
+    packages = kernel_packages()
+    assert packages == ["arbiter.bots", "arbiter.engine"]  # the bots register in `arbiter.kernels`
+    assert source_digest(packages) != source_digest(["arbiter.engine"])

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.records import RecordError, format_map, format_record, format_records, parse_map, parse_records
-from arbiter.store.base import GameRecord, GameStart, MoveRecord
+from arbiter.server.records import RecordError, format_map, format_record, format_records, parse_map, parse_records
+from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 GAMES = {  # name → (params, board size)
     "tictactoe": ({}, (3, 3)),

@@ -20,7 +20,9 @@ from arbiter.bots.random_bot import RandomBrain
 from arbiter.bots.timeman import TimeManager
 from arbiter.cli import main
 from arbiter.engine import Game, create_game
-from arbiter.series import (
+from arbiter.server import ServerConfig, run_server
+from arbiter.server.store.memory import MemoryStore
+from arbiter.stack.series import (
     GameOutcome,
     SeriesConfig,
     SeriesError,
@@ -35,8 +37,6 @@ from arbiter.series import (
     wilson_interval,
     z_value,
 )
-from arbiter.server import ServerConfig, run_server
-from arbiter.store.memory import MemoryStore
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -413,7 +413,7 @@ def test_a_bad_brain_option_is_refused_before_anything_starts() -> None:
 
 
 def test_an_unreachable_server_fails_with_exit_code_1(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("arbiter.series.CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr("arbiter.stack.series.CONNECT_TIMEOUT", 1.0)
     outcome = run_cli("series random random --game tictactoe --server ws://127.0.0.1:9/ --token-a a --token-b b")
     assert outcome.exit_code == 1
     # Whichever comes first: the series' 1 s wait, or the bot giving up on a refused connection.

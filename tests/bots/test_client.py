@@ -30,9 +30,9 @@ from arbiter.cli import main
 from arbiter.engine import Game, create_game
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.server.ladder import LadderConfig
-from arbiter.store.memory import MemoryStore
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.config import LadderConfig
+from arbiter.server.store.memory import MemoryStore
+from arbiter.server.store.sqlite import SqliteStore
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arbiter.server import RunningServer
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.sqlite import SqliteStore
 
 # Every run saves each board's screenshot under test-artifacts/ (ignored by git); to refresh the
 # pictures the docs and README show: ARBITER_SCREENSHOTS=docs/screenshots make test

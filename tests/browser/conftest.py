@@ -24,8 +24,8 @@ import pytest_asyncio
 from browser_arena import Arena, Site, wait_online
 
 from arbiter.server import ServerConfig, run_server
+from arbiter.server.store.sqlite import SqliteStore
 from arbiter.server.web_routes import find_msgpack_esm, node_modules_candidates
-from arbiter.store.sqlite import SqliteStore
 
 playwright_api = pytest.importorskip("playwright.async_api")
 

@@ -18,7 +18,7 @@ from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.protocol.errors import CloseCode
-from arbiter.store.base import GameStart, MoveRecord
+from arbiter.server.store.base import GameStart, MoveRecord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.store.base import GameStart, MoveRecord
+from arbiter.server.store.memory import MemoryStore
 from arbiter.server.web_routes import WEB_ROOT, WebClient
-from arbiter.store.base import GameStart, MoveRecord
-from arbiter.store.memory import MemoryStore
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from arbiter.protocol import (
 )
 from arbiter.protocol.messages import Challenge, Hello, MakeMove, describe_client_messages
 
-SPEC = (Path(__file__).parents[2] / "arbiter" / "protocol" / "SPEC.md").read_text()
+SPEC = (Path(__file__).parents[2] / "protocol" / "arbiter" / "protocol" / "SPEC.md").read_text()
 
 VALID = {
     "hello": {"protocol": 1, "client": "x/1", "token": "t", "games": ["gomoku"]},

@@ -11,7 +11,7 @@ from wsclient import Client, play_move
 
 from arbiter.engine import create_game
 from arbiter.server import ServerConfig, run_server
-from arbiter.store.memory import MemoryStore
+from arbiter.server.store.memory import MemoryStore
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minimal_bot.py"
 

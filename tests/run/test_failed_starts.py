@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import ServerConfig, run_server
-from arbiter.store.memory import MemoryStore
+from arbiter.server.store.memory import MemoryStore
 
 ARBITER = [sys.executable, "-m", "arbiter.cli"]
 

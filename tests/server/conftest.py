@@ -16,7 +16,7 @@ import pytest
 from wsclient import Client
 
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.store.memory import MemoryStore
+from arbiter.server.store.memory import MemoryStore
 
 Connect = Callable[..., Awaitable[Client]]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from wsclient import Client, play_move, start_match
 
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.sqlite import SqliteStore
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

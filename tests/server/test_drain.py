@@ -15,7 +15,7 @@ from typing import Any
 
 from wsclient import Client, play_move, start_match
 
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.sqlite import SqliteStore
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

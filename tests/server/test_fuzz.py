@@ -20,7 +20,7 @@ from arbiter.protocol.messages import describe_client_messages
 from arbiter.server import ServerConfig
 from arbiter.server.hub import Hub
 from arbiter.server.session import Session
-from arbiter.store.memory import MemoryStore
+from arbiter.server.store.memory import MemoryStore
 
 MATCH, CHALLENGE, PLAYER = "$match", "$challenge", "$player"
 GOOD_MOVE = "$good_move"  # a step of the script: the player to move plays a legal move at the right ply

@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from wsclient import Client, play_move
 
 from arbiter.cli import main
-from arbiter.records import parse_records
 from arbiter.server import RunningServer, ServerConfig
 from arbiter.server.clock import ClockSpec
-from arbiter.server.ladder import LadderConfig, parse_ladder_clock
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.config import LadderConfig, parse_ladder_clock
+from arbiter.server.records import parse_records
+from arbiter.server.store.sqlite import SqliteStore
 
 BOTS = ("alpha", "beta", "gamma")
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]  # tic-tac-toe: the first player's column

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arbiter.store.base import BadName, GameStart, MoveRecord, NameTaken, UnknownPlayer
-from arbiter.store.memory import MemoryStore, token_digest
+from arbiter.server.store.base import BadName, GameStart, MoveRecord, NameTaken, UnknownPlayer
+from arbiter.server.store.memory import MemoryStore, token_digest
 
 
 async def test_players_and_tokens():

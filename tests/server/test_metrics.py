@@ -8,7 +8,7 @@ import urllib.request
 from prometheus_client.parser import text_string_to_metric_families
 from wsclient import play_move, start_match
 
-from arbiter.metrics import CONTENT_TYPE
+from arbiter.server.metrics import CONTENT_TYPE
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

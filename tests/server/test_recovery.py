@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from arbiter.server.recovery import VOIDED_REASON, adjudicate, resolve_interrupted
-from arbiter.store.base import GameRecord, GameStart, MoveRecord
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
+from arbiter.server.store.sqlite import SqliteStore
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

@@ -12,7 +12,7 @@ from wsclient import Client, play_move, start_match
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.recovery import resolve_interrupted
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.sqlite import SqliteStore
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

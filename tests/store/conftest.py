@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.sqlite import SqliteStore
 
 
 @pytest.fixture

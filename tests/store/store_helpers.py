@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arbiter.store.base import GameStart, MoveRecord
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.base import GameStart, MoveRecord
+from arbiter.server.store.sqlite import SqliteStore
 
 
 def game_start(

@@ -11,8 +11,8 @@ from click.testing import CliRunner, Result
 from store_helpers import play
 
 from arbiter.cli import main
-from arbiter.records import parse_records
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.records import parse_records
+from arbiter.server.store.sqlite import SqliteStore
 
 
 def arbiter(*args: str, env: dict[str, str] | None = None) -> Result:

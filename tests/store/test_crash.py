@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.sqlite import SqliteStore
 
 WRITER = """
 import asyncio, sys
-from arbiter.store.base import GameStart, MoveRecord
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.base import GameStart, MoveRecord
+from arbiter.server.store.sqlite import SqliteStore
 
 async def main(path):
     store = SqliteStore(path, flush_interval=0.01)

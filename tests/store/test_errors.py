@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from store_helpers import game_start, play
 
-from arbiter.store.base import MoveRecord, StoreError
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.base import MoveRecord, StoreError
+from arbiter.server.store.sqlite import SqliteStore
 
 LIMIT = 256 * 1024
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from store_helpers import game_start, play
 
-from arbiter.store.base import BadName, MoveRecord, NameTaken, StoreError, UnknownPlayer
-from arbiter.store.migrations import SCHEMA_VERSION
-from arbiter.store.sqlite import SqliteStore
+from arbiter.server.store.base import BadName, MoveRecord, NameTaken, StoreError, UnknownPlayer
+from arbiter.server.store.migrations import SCHEMA_VERSION
+from arbiter.server.store.sqlite import SqliteStore
 
 X_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

@@ -1,1 +1,0 @@
-"""Bots: separate processes that play on an Arbiter server as ordinary clients."""

@@ -1,0 +1,51 @@
+"""Where numba keeps the compiled kernels: one folder per version of the kernels' sources.
+
+numba checks only a cached function's own file for changes, not the files of the functions it
+calls: after an edit to a game's rules, ``ops`` or a bot's search, it would load stale compiled
+code. Keying the whole cache by a digest of every kernel source makes any edit start afresh.
+
+The engine's own sources are always part of the key. Another distribution whose kernels call the
+engine's (the bots) names its package in the ``arbiter.kernels`` entry-point group, and its sources
+join the key: the engine never imports it, it only reads its files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from importlib.metadata import entry_points
+from pathlib import Path
+
+KERNEL_GROUP = "arbiter.kernels"
+ENGINE_PACKAGE = "arbiter.engine"
+
+
+def kernel_packages() -> list[str]:
+    """The packages whose sources key the cache: the engine and every registered one."""
+    return sorted({ENGINE_PACKAGE, *(point.value for point in entry_points(group=KERNEL_GROUP))})
+
+
+def source_digest(packages: list[str]) -> str:
+    """A digest of every ``.py`` file of ``packages``, by path within the package, wherever installed."""
+    digest = hashlib.sha256()
+    for name in packages:
+        spec = importlib.util.find_spec(name)  # finds the folder without importing the package
+        if spec is None or spec.submodule_search_locations is None:
+            continue
+        for folder in map(Path, spec.submodule_search_locations):
+            for path in sorted(folder.rglob("*.py")):
+                digest.update(f"{name}/{path.relative_to(folder).as_posix()}\0".encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def default_cache_dir() -> str:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return str(base / "arbiter" / "numba" / source_digest(kernel_packages()))
+
+
+def configure_numba_cache() -> None:
+    """Point numba at the keyed folder; an explicit NUMBA_CACHE_DIR wins (and costs nothing)."""
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        os.environ["NUMBA_CACHE_DIR"] = default_cache_dir()

@@ -1,0 +1,160 @@
+"""Start and stop the match server: websockets on one port, plain HTTP routes beside it.
+
+>>> async with run_server(ServerConfig(port=0)) as server:   # doctest: +SKIP
+...     async with websockets.connect(server.url) as ws: ...
+
+``run_server`` is what the CLI and every test use: it warms the engine, opens the store, listens,
+yields a ``RunningServer`` with the bound port, and on exit closes every connection (1001),
+waits for ends being recorded and closes the store. Matches still live at exit stay unfinished in
+the store (like after a crash); the store's restart rule resolves them. ``arbiter serve`` drains
+first (``Hub.drain``), so on SIGTERM they finish, or are ended as interrupted, over the protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from http import HTTPStatus
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from arbiter.protocol.messages import PROTOCOL_VERSION
+from arbiter.server.metrics import CONTENT_TYPE
+from arbiter.server.store.base import Store
+from arbiter.server.store.memory import MemoryStore
+
+from .config import ServerConfig
+from .http import HttpRoutes, json_response
+from .hub import Hub
+from .recovery import resolve_interrupted
+from .session import serve_connection
+from .warmup import warm_games
+from .web_routes import WebClient
+
+log = logging.getLogger("arbiter.server")
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    hub: Hub
+    websocket_server: Server
+    routes: HttpRoutes
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        """The websocket address clients connect to."""
+        return f"ws://{self.host}:{self.port}/"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+
+@asynccontextmanager
+async def run_server(
+    config: ServerConfig | None = None,
+    store: Store | None = None,
+    *,
+    now: Callable[[], float] = time.monotonic,
+) -> AsyncIterator[RunningServer]:
+    """Run a server until the block exits. ``store`` is opened here and closed at the end
+    (default: a fresh MemoryStore); ``config.port = 0`` picks a free port (see ``.port``)."""
+    config = config or ServerConfig(port=0)
+    store = store or MemoryStore()
+    if config.warm_engine:
+        warm_games()
+    await store.open()
+    await resolve_interrupted(store)  # games a crash left unfinished: adjudicated or voided
+    hub = Hub(config, store, now=now)
+    routes = HttpRoutes()
+    routes.add("/healthz", _healthz(hub))
+    routes.add("/metrics", _metrics(hub))
+    hub.ladder.add_routes(routes)
+    WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
+
+    async def handler(connection: ServerConnection) -> None:
+        await serve_connection(hub, connection)
+
+    # What is loaded by now (numba, the engine, the games) lives as long as the process: keep it out
+    # of the collector's full passes, each of which would otherwise stall every match for ~100 ms.
+    gc.collect()
+    gc.freeze()
+
+    websocket_server = await serve(
+        handler,
+        config.host,
+        config.port,
+        process_request=routes,
+        compression=None,
+        max_size=config.max_frame_bytes,
+        ping_interval=config.ping_interval_s,
+        ping_timeout=config.ping_timeout_s,
+        close_timeout=config.close_timeout_s,
+        open_timeout=config.hello_timeout_s,
+    )
+    port = websocket_server.sockets[0].getsockname()[1]
+    try:
+        yield RunningServer(hub, websocket_server, routes, config.host, port)
+    finally:
+        hub.stop_timers()
+        websocket_server.close()
+        await websocket_server.wait_closed()
+        hub.stop_timers()  # disconnects during the close started grace timers
+        await hub.matches.drain()
+        await store.close()
+
+
+def _healthz(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
+    def healthz(connection: ServerConnection, request: Request) -> Response:
+        return json_response(
+            connection,
+            HTTPStatus.OK,
+            {
+                "status": "draining" if hub.draining else "ok",
+                "protocol": PROTOCOL_VERSION,
+                "players": len(hub.roster),
+                "matches": len(hub.matches.live),
+            },
+        )
+
+    return healthz
+
+
+def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
+    """``GET /metrics``: the Prometheus text format; gauges nothing else keeps current are read here."""
+
+    def metrics(connection: ServerConnection, request: Request) -> Response:
+        for game, size in hub.ladder.queue_sizes().items():
+            hub.metrics.ladder_queue.labels(game).set(size)
+        response = connection.respond(HTTPStatus.OK, hub.metrics.render().decode())
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = CONTENT_TYPE
+        return response
+
+    return metrics
+
+
+async def serve_until(
+    config: ServerConfig,
+    store: Store,
+    stop: asyncio.Event,
+    *,
+    announce: Callable[[str], None],
+    hurry: asyncio.Event | None = None,
+) -> None:
+    """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM), then drain for up to
+    ``config.drain_timeout_s`` (cut short by ``hurry``) and stop; ``announce`` gets the address."""
+    async with run_server(config, store) as server:
+        announce(server.url)
+        log.info("listening", extra={"url": server.url})
+        await stop.wait()
+        await server.hub.drain(config.drain_timeout_s, hurry)
+        log.info("stopping")

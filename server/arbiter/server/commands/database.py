@@ -1,0 +1,189 @@
+"""Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export``,
+``arbiter leaderboard``.
+
+The database is ``--db PATH``, else ``$ARBITER_DB``, else ``./arbiter.db`` — the same file
+``arbiter serve --db`` uses. Only ``player add`` creates it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+import click
+
+from arbiter.cli.errors import fail
+from arbiter.server.store.base import GameRecord, StoreError
+from arbiter.server.store.sqlite import SqliteStore
+
+DEFAULT_DB = "arbiter.db"
+T = TypeVar("T")
+
+DB_OPTION = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="ARBITER_DB",
+    default=DEFAULT_DB,
+    show_default="$ARBITER_DB or ./arbiter.db",
+    help="The SQLite database file.",
+)
+
+
+def run_with_store(db: Path, action: Callable[[SqliteStore], Awaitable[T]], *, create: bool = False) -> T:
+    """Open the store, run ``action`` on it, close it; any StoreError becomes a one-line exit 2."""
+    if not create and not db.exists():
+        fail(f"no database at {db}; `arbiter player add` or `arbiter serve --db {db}` creates one")
+
+    async def run() -> T:
+        store = SqliteStore(db)
+        await store.open()
+        try:
+            return await action(store)
+        finally:
+            await store.close()
+
+    try:
+        return asyncio.run(run())
+    except StoreError as error:
+        fail(str(error))
+
+
+@click.group()
+def player() -> None:
+    """Registered players: bots and humans who log in with a token."""
+
+
+@player.command("add")
+@click.argument("name")
+@click.option("--kind", type=click.Choice(["bot", "human"]), required=True, help="What the player is.")
+@DB_OPTION
+def player_add(name: str, kind: str, db: Path) -> None:
+    """Register NAME and print its token. The token is shown only this once: keep it."""
+    token = run_with_store(db, lambda store: store.add_player(name, kind), create=True)  # type: ignore[arg-type]
+    click.echo(f"registered {kind} {name!r}; its token (shown once, store it now):", err=True)
+    click.echo(token)
+
+
+@player.command("list")
+@DB_OPTION
+def player_list(db: Path) -> None:
+    """Every registered player, with kind, creation time and status."""
+    players = run_with_store(db, lambda store: store.list_players())
+    if not players:
+        click.echo("no players yet; add one with `arbiter player add NAME --kind bot`", err=True)
+        return
+    width = max(4, *(len(p.name) for p in players))
+    click.echo(f"{'NAME':<{width}}  KIND   CREATED (UTC)     STATUS")
+    for p in players:
+        created = time.strftime("%Y-%m-%d %H:%M", time.gmtime(p.created))
+        click.echo(f"{p.name:<{width}}  {p.kind:<5}  {created}  {'revoked' if p.revoked else 'active'}")
+
+
+@player.command("token")
+@click.argument("name")
+@DB_OPTION
+def player_token(name: str, db: Path) -> None:
+    """Issue NAME a new token (the old one stops working; a revoked player is let back in)."""
+    token = run_with_store(db, lambda store: store.reissue_token(name))
+    click.echo(f"new token for {name!r} (shown once, store it now):", err=True)
+    click.echo(token)
+
+
+@player.command("ensure")
+@click.argument("name")
+@click.option("--kind", type=click.Choice(["bot", "human"]), required=True, help="What the player is.")
+@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where the token is kept (read if it still logs in, else written, mode 0600).")
+@DB_OPTION
+def player_ensure(name: str, kind: str, token_file: Path, db: Path) -> None:
+    """Make sure NAME exists and TOKEN_FILE holds a token that logs in as NAME (for unattended bots)."""
+    from arbiter.server.store.token_files import ensure_token_file
+
+    try:
+        run_with_store(db, lambda store: ensure_token_file(store, name, kind, token_file), create=True)  # type: ignore[arg-type]
+    except OSError as error:
+        fail(f"cannot write the token file {token_file}: {error.strerror}")
+    click.echo(f"{name!r} is ready; its token is in {token_file}", err=True)
+
+
+@player.command("revoke")
+@click.argument("name")
+@DB_OPTION
+def player_revoke(name: str, db: Path) -> None:
+    """Revoke NAME's token: it can no longer log in. Its games and ratings stay."""
+    run_with_store(db, lambda store: store.revoke_player(name))
+    click.echo(f"revoked {name!r}", err=True)
+
+
+@click.command()
+@click.option("--game", "game_name", metavar="GAME", help="Only games of this game (its name, e.g. gomoku).")
+@click.option("--player", "player_name", metavar="NAME", help="Only games this player played.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE, not stdout.")
+@DB_OPTION
+def export(game_name: str | None, player_name: str | None, output: Path | None, db: Path) -> None:
+    """Write stored games as text records (docs/RECORDS.md), oldest first."""
+    from tqdm import tqdm
+
+    from arbiter.engine import game_names
+    from arbiter.server.records import RecordError, format_record
+
+    if game_name is not None and game_name not in game_names():
+        fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
+
+    async def select(store: SqliteStore) -> tuple[list[GameRecord], bool]:
+        games = await store.list_games(player=player_name, game=game_name, limit=None)
+        known = player_name is None or bool(games) or await store.get_player(player_name) is not None
+        return games[::-1], known
+
+    records, player_known = run_with_store(db, select)
+    if not player_known:
+        fail(f"unknown player {player_name!r}: no such registered player and no games")
+    try:
+        out = sys.stdout if output is None else output.open("w", encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {output}: {error.strerror}")
+    skipped = 0
+    try:
+        written = 0
+        for record in tqdm(records, unit="game", disable=output is None, file=sys.stderr, desc="export"):
+            try:
+                text = format_record(record)
+            except RecordError as error:
+                click.echo(f"arbiter: warning: skipped {record.start.match_id}: {error}", err=True)
+                skipped += 1
+                continue
+            out.write(("\n" if written else "") + text)
+            written += 1
+    finally:
+        if output is not None:
+            out.close()
+    if output is not None:
+        click.echo(f"wrote {written} games to {output}", err=True)
+    if skipped:
+        raise SystemExit(1)
+
+
+@click.command()
+@click.argument("game_name", metavar="GAME")
+@DB_OPTION
+def leaderboard(game_name: str, db: Path) -> None:
+    """The ladder standings of GAME: rating, deviation, games and W/D/L ('?' marks provisional)."""
+    ratings = run_with_store(db, lambda store: store.leaderboard(game_name))
+    if not ratings:
+        click.echo(f"no rated games of {game_name!r} yet", err=True)
+        return
+    width = max(6, *(len(r.player) for r in ratings))
+    click.echo(f"{'#':>3}  {'PLAYER':<{width}}  RATING     RD  GAMES     W     D     L")
+    for rank, r in enumerate(ratings, 1):
+        mark = "?" if r.provisional else " "
+        click.echo(
+            f"{rank:>3}  {r.player:<{width}}  {r.rating:6.0f}{mark} {r.deviation:5.0f}  {r.games:5d}"
+            f" {r.wins:5d} {r.draws:5d} {r.losses:5d}"
+        )
+
+
+COMMANDS = [player, export, leaderboard]

@@ -1,0 +1,248 @@
+"""``arbiter serve``: run the match server until Ctrl-C or SIGTERM, then drain and stop cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+import click
+
+from arbiter.cli.errors import fail
+from arbiter.cli.logs import LEVELS, configure_logging
+from arbiter.server.app import serve_until
+from arbiter.server.config import DEFAULT_LADDER_CLOCKS, LadderConfig, ServerConfig, parse_ladder_clock
+from arbiter.server.store.base import Store, StoreError
+
+MEMORY = ":memory:"
+DEFAULTS = ServerConfig()
+
+
+def open_store(db: str) -> Store:
+    """``:memory:`` → a MemoryStore (nothing kept); anything else is a SQLite file path."""
+    if db == MEMORY:
+        from arbiter.server.store.memory import MemoryStore
+
+        return MemoryStore()
+    from arbiter.server.store.sqlite import SqliteStore
+
+    path = Path(db)
+    if path.is_dir():
+        fail(f"--db {db} is a directory; give a file path (or {MEMORY})")
+    return SqliteStore(path)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port; 0 picks a free one."
+)
+@click.option(
+    "--db",
+    envvar="ARBITER_DB",
+    default="arbiter.db",
+    show_default="$ARBITER_DB or ./arbiter.db",
+    help=f"SQLite database file, created if missing; {MEMORY} keeps nothing.",
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(0, 3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds a disconnected player may take to come back before its matches are adjudicated.",
+)
+@click.option(
+    "--challenge-ttl",
+    type=click.FloatRange(1, 86400),
+    default=60.0,
+    show_default=True,
+    help="Seconds before an unanswered direct challenge expires.",
+)
+@click.option(
+    "--seek-ttl",
+    type=click.FloatRange(1, 86400),
+    default=600.0,
+    show_default=True,
+    help="Seconds before an open seek nobody took expires.",
+)
+@click.option(
+    "--max-matches",
+    type=click.IntRange(1, 100_000),
+    default=100,
+    show_default=True,
+    help="Live matches one player may play at once.",
+)
+@click.option(
+    "--rate",
+    type=click.FloatRange(1, 1e6),
+    default=200.0,
+    show_default=True,
+    help="Messages per second one connection may send (burst: twice that).",
+)
+@click.option(
+    "--ladder-clock",
+    "ladder_clocks",
+    multiple=True,
+    metavar="GAME=SECS+INC[/LIMIT]",
+    help="The ladder's time control for a game, e.g. gomoku=60+1 (repeatable; defaults in docs/STORE.md).",
+)
+@click.option(
+    "--max-open-challenges",
+    type=click.IntRange(1, 10_000),
+    default=DEFAULTS.max_open_challenges,
+    show_default=True,
+    help="Direct challenges and seeks one player may have open at once.",
+)
+@click.option(
+    "--max-spectators",
+    type=click.IntRange(0, 1_000_000),
+    default=DEFAULTS.max_spectators,
+    show_default=True,
+    help="Spectators one match may have.",
+)
+@click.option(
+    "--max-spectated",
+    type=click.IntRange(0, 10_000),
+    default=DEFAULTS.max_spectated,
+    show_default=True,
+    help="Matches one connection may watch at once.",
+)
+@click.option(
+    "--max-frame-bytes",
+    type=click.IntRange(1024, 16 * 1024 * 1024),
+    default=DEFAULTS.max_frame_bytes,
+    show_default=True,
+    help="Largest incoming websocket frame; a larger one closes the connection (1009).",
+)
+@click.option(
+    "--max-send-buffer",
+    type=click.IntRange(64 * 1024, 1024**3),
+    default=DEFAULTS.max_send_buffer_bytes,
+    show_default=True,
+    help="Bytes that may wait to be sent to one client; a client that does not read past this is closed (4009).",
+)
+@click.option(
+    "--flood-tolerance",
+    type=click.IntRange(0, 1_000_000),
+    default=DEFAULTS.flood_tolerance,
+    show_default=True,
+    help="Messages a client may send past the rate limit (each dropped) before it is disconnected (4008).",
+)
+@click.option(
+    "--hello-timeout",
+    type=click.FloatRange(0.1, 3600),
+    default=DEFAULTS.hello_timeout_s,
+    show_default=True,
+    help="Seconds a new connection has to send hello (else closed with 4002).",
+)
+@click.option(
+    "--ping-interval",
+    type=click.FloatRange(0, 3600),
+    default=DEFAULTS.ping_interval_s,
+    show_default=True,
+    help="Seconds between websocket keep-alive pings; 0 sends none.",
+)
+@click.option(
+    "--ping-timeout",
+    type=click.FloatRange(0, 3600),
+    default=DEFAULTS.ping_timeout_s,
+    show_default=True,
+    help="Seconds a ping may go unanswered before the connection is dropped; 0 waits forever.",
+)
+@click.option(
+    "--drain-timeout",
+    type=click.FloatRange(0, 86400),
+    default=DEFAULTS.drain_timeout_s,
+    show_default=True,
+    help="On SIGTERM or Ctrl-C, seconds live matches may take to finish (no new ones start) before "
+    "the rest end as interrupted; a second signal ends them at once.",
+)
+@click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
+@click.option(
+    "--log-level",
+    type=click.Choice(LEVELS),
+    default="info",
+    show_default=True,
+    help="Log records on stderr, one JSON object per line: info has connections and match starts and ends; "
+    "debug adds every move.",
+)
+def serve(
+    host: str,
+    port: int,
+    db: str,
+    grace: float,
+    challenge_ttl: float,
+    seek_ttl: float,
+    max_matches: int,
+    rate: float,
+    ladder_clocks: tuple[str, ...],
+    max_open_challenges: int,
+    max_spectators: int,
+    max_spectated: int,
+    max_frame_bytes: int,
+    max_send_buffer: int,
+    flood_tolerance: int,
+    hello_timeout: float,
+    ping_interval: float,
+    ping_timeout: float,
+    drain_timeout: float,
+    no_warm: bool,
+    log_level: str,
+) -> None:
+    """Run the match server: websocket protocol, GET /healthz and /metrics on one port.
+
+    SIGTERM or Ctrl-C drains: no new match starts (challenges, accepts and ladder joins get
+    ``unavailable``), live matches play on for up to --drain-timeout seconds while players may still
+    log in to finish them, then the rest end as ``interrupted``; every end is announced and stored,
+    and the process exits 0. A second signal ends the drain at once.
+    """
+    configure_logging(log_level)
+    clocks = dict(DEFAULT_LADDER_CLOCKS)
+    for text in ladder_clocks:
+        try:
+            game, clock = parse_ladder_clock(text)
+        except ValueError as error:
+            fail(f"--ladder-clock {error}")
+        clocks[game] = clock
+    config = ServerConfig(
+        host=host,
+        port=port,
+        reconnect_grace_s=grace,
+        challenge_ttl_s=challenge_ttl,
+        seek_ttl_s=seek_ttl,
+        max_matches=max_matches,
+        rate_per_s=rate,
+        rate_burst=int(2 * rate),
+        flood_tolerance=flood_tolerance,
+        max_open_challenges=max_open_challenges,
+        max_spectators=max_spectators,
+        max_spectated=max_spectated,
+        max_frame_bytes=max_frame_bytes,
+        max_send_buffer_bytes=max_send_buffer,
+        hello_timeout_s=hello_timeout,
+        ping_interval_s=ping_interval or None,
+        ping_timeout_s=ping_timeout or None,
+        drain_timeout_s=drain_timeout,
+        ladder=LadderConfig(clocks=clocks),
+        warm_engine=not no_warm,
+    )
+    store = open_store(db)
+
+    async def main() -> None:
+        stop, hurry = asyncio.Event(), asyncio.Event()  # the first signal drains, a second cuts it short
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, lambda: (hurry if stop.is_set() else stop).set())
+        await serve_until(config, store, stop, hurry=hurry,
+                          announce=lambda url: click.echo(f"listening on {url}", err=True))
+
+    try:
+        asyncio.run(main())
+    except StoreError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"cannot listen on {host}:{port}: {error.strerror or error}")
+    click.echo("stopped", err=True)
+
+
+COMMANDS = [serve]

@@ -1,0 +1,128 @@
+"""Every server setting in one place, with its default; the limits part is announced in welcome."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arbiter.engine import game_names
+from arbiter.protocol.codec import MAX_FRAME_BYTES
+
+from .clock import ClockSpec
+
+# Ladder time controls: short enough that bots play many games, long enough to think.
+DEFAULT_LADDER_CLOCKS: dict[str, ClockSpec] = {
+    "tictactoe": ClockSpec(10_000, 200),
+    "tictactoe4": ClockSpec(30_000, 500),
+    "vanishing": ClockSpec(30_000, 500),
+}
+DEFAULT_LADDER_CLOCK = ClockSpec(60_000, 1_000)
+
+
+@dataclass(frozen=True)
+class LadderConfig:
+    """The ladder's settings: a clock per game (others get ``default_clock``) and the pairing knobs."""
+
+    clocks: Mapping[str, ClockSpec] = field(default_factory=lambda: dict(DEFAULT_LADDER_CLOCKS))
+    default_clock: ClockSpec = DEFAULT_LADDER_CLOCK
+    window: float = 200.0  # rating points a pairing may span at first
+    widen_per_s: float = 10.0  # and more for every second of waiting
+    rematch_after_s: float = 30.0  # two players who just met wait this long before meeting again
+    retry_s: float = 1.0  # how often waiting players are looked at again
+    seed: int | None = None  # for the pairing's randomness (tests)
+
+    def clock_for(self, game: str) -> ClockSpec:
+        return self.clocks.get(game, self.default_clock)
+
+
+def parse_ladder_clock(text: str) -> tuple[str, ClockSpec]:
+    """``gomoku=60+1`` or ``gomoku=60+1/5``: GAME=INITIAL+INCREMENT[/MOVE_LIMIT] in seconds; ValueError."""
+    game, sep, spec = text.partition("=")
+    if not sep or game not in game_names():
+        raise ValueError(f"{text!r}: expected GAME=INITIAL+INCREMENT[/MOVE_LIMIT] with a game from {game_names()}")
+    times, slash, limit = spec.partition("/")
+    initial, _, increment = times.partition("+")
+    try:
+        clock = ClockSpec(
+            round(float(initial) * 1000),
+            round(float(increment or 0) * 1000),
+            round(float(limit) * 1000) if slash else None,
+        )
+    except ValueError:
+        raise ValueError(f"{text!r}: times are seconds, like gomoku=60+1 or gomoku=60+1/5") from None
+    if (
+        clock.initial_ms <= 0
+        or clock.increment_ms < 0
+        or (clock.move_limit_ms is not None and clock.move_limit_ms <= 0)
+    ):
+        raise ValueError(f"{text!r}: the initial time and a move limit must be positive, the increment not negative")
+    return game, clock
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8765  # 0 picks a free port (tests)
+
+    # Frames and connections
+    max_frame_bytes: int = MAX_FRAME_BYTES  # larger incoming frames close the connection (1009)
+    max_send_buffer_bytes: int = 4 * 1024 * 1024  # a client that does not read beyond this is closed (4009)
+    ping_interval_s: float | None = 20.0  # websocket keepalive; a dead peer is dropped after interval + timeout
+    ping_timeout_s: float | None = 20.0
+    hello_timeout_s: float = 10.0  # the first message must be hello within this (4002)
+    close_timeout_s: float = 5.0
+
+    # Rate limit per connection: a token bucket; past it, messages are dropped with rate_limited,
+    # and a client that keeps going for flood_tolerance more messages is closed (4008).
+    rate_per_s: float = 200.0
+    rate_burst: int = 400
+    flood_tolerance: int = 200
+
+    # Players, challenges, matches
+    reconnect_grace_s: float = 30.0  # a dropped player may come back this long; then its matches are adjudicated
+    challenge_ttl_s: float = 60.0  # a direct challenge not answered by then expires
+    seek_ttl_s: float = 600.0  # an open seek not taken by then expires
+    max_open_challenges: int = 20  # per player: direct challenges and seeks it has open
+    max_matches: int = 100  # live matches per player (bots play many at once)
+    max_spectated: int = 32  # matches one connection may watch
+    max_spectators: int = 1000  # spectators of one match
+    finished_ids_kept: int = 10_000  # ended matches remembered, to answer match_over instead of unknown_match
+
+    # Clocks accepted in challenges (milliseconds)
+    min_initial_ms: int = 100
+    max_initial_ms: int = 3 * 3600 * 1000
+    max_increment_ms: int = 600 * 1000
+    min_move_limit_ms: int = 100
+    max_move_limit_ms: int = 3600 * 1000
+
+    ladder: LadderConfig = field(default_factory=LadderConfig)  # ladder clocks per game and pairing
+
+    drain_timeout_s: float = 30.0  # on SIGTERM, live matches may finish this long before they are interrupted
+
+    warm_engine: bool = True  # compile every game's kernels before listening, so no clock runs during it
+
+    def limits(self) -> dict[str, Any]:
+        """The limits a client must respect, as sent in welcome."""
+        return {
+            "max_frame_bytes": self.max_frame_bytes,
+            "rate_per_s": self.rate_per_s,
+            "rate_burst": self.rate_burst,
+            "flood_tolerance": self.flood_tolerance,
+            "hello_timeout_ms": int(self.hello_timeout_s * 1000),
+            "reconnect_grace_ms": int(self.reconnect_grace_s * 1000),
+            "challenge_ttl_ms": int(self.challenge_ttl_s * 1000),
+            "seek_ttl_ms": int(self.seek_ttl_s * 1000),
+            "max_open_challenges": self.max_open_challenges,
+            "max_matches": self.max_matches,
+            "max_spectated": self.max_spectated,
+            "max_spectators": self.max_spectators,
+            "max_send_buffer_bytes": self.max_send_buffer_bytes,
+            "clock": {
+                "min_initial_ms": self.min_initial_ms,
+                "max_initial_ms": self.max_initial_ms,
+                "max_increment_ms": self.max_increment_ms,
+                "min_move_limit_ms": self.min_move_limit_ms,
+                "max_move_limit_ms": self.max_move_limit_ms,
+            },
+        }

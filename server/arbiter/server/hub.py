@@ -1,0 +1,204 @@
+"""The server's core without sockets: it builds the features, and owns the handshake, the dispatch
+table, presence and reconnects, and the drain.
+
+The hub is the composition root, the one place that knows every feature: each feature gets what it
+needs passed in (settings, the store, the clock, the lower features it uses) and offers its request
+handlers as a table; none of them imports the hub. Sessions hand the hub typed messages; it routes
+each through ``handlers`` (message class → handler) to the lobby, the challenges, the matches or the
+ladder. A handler either returns None or a coroutine the session awaits; it refuses a request by
+raising ProtocolError before changing anything. A new feature registers its messages with
+``messages.register`` and its handlers with ``hub.register``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from importlib.metadata import version
+
+from arbiter.engine import describe_games
+from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.ladder import LadderJoin
+from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello, Ping, Request
+from arbiter.server.metrics import ServerMetrics
+from arbiter.server.store.base import Store, StoreError
+
+from .challenges import Challenges
+from .clock import Alarm
+from .config import ServerConfig
+from .ladder import Ladder
+from .lobby import Lobby
+from .matches import Matches
+from .players import Identity, OnlinePlayer, Roster
+from .session import Handler, Session
+
+log = logging.getLogger("arbiter.server")
+SERVER_NAME = f"arbiter/{version('arbiter-server')}"  # announced in welcome
+
+
+class Hub:
+    def __init__(self, config: ServerConfig, store: Store, *, now: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.store = store
+        self.now = now
+        self.games = describe_games()
+        self.limits = config.limits()
+        self.metrics = ServerMetrics()
+        self.draining = False
+        self.roster = Roster()
+        # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
+        self.lobby = Lobby(self.roster, seeks=lambda: self.challenges.seeks(), matches=lambda: self.matches.summaries())
+        self.matches = Matches(config, store, self.metrics, self.lobby, now=now)
+        self.challenges = Challenges(config, self.roster, self.lobby, self.matches, now=now)
+        self.ladder = Ladder(config.ladder, max_matches=config.max_matches, roster=self.roster, matches=self.matches,
+                             store=store, now=now)  # fmt: skip
+        self.metrics.live_matches.set_function(lambda: len(self.matches.live))
+        self.handlers: dict[type[Request], Handler] = {Ping: self.on_ping}
+        for feature in (self.lobby, self.challenges, self.matches, self.ladder):
+            for message_class, handler in feature.handlers().items():
+                self.register(message_class, handler)
+
+    def register(self, message_class: type[Request], handler: Handler) -> None:
+        """Route ``message_class`` to ``handler(session, message)``."""
+        self.handlers[message_class] = handler
+
+    # --- handshake -----------------------------------------------------------------------------------
+    async def greet(self, session: Session, hello: Hello) -> OnlinePlayer:
+        """Identify the client, attach the session to its player, send welcome, resync its matches."""
+        if hello.protocol != PROTOCOL_VERSION:
+            raise ProtocolError(
+                ErrorCode.PROTOCOL_VERSION,
+                f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
+            )
+        player = await self._identify(hello)
+        returning = player.grace is not None or player.session is not None
+        previous = player.session
+        player.session = session
+        session.player = player
+        if previous is not None:
+            previous.close_replaced()
+        if player.grace is not None:
+            player.grace.cancel()
+            player.grace = None
+        if hello.games is not None:
+            player.games = list(hello.games)
+        if hello.levels is not None:
+            player.levels = hello.levels
+        session.reply(
+            hello,
+            {
+                "type": "welcome",
+                "protocol": PROTOCOL_VERSION,
+                "server": SERVER_NAME,
+                "player": player.identity.describe(),
+                "resume_token": player.resume_token,
+                "games": self.games,
+                "limits": self.limits,
+                "resumed": [live.id for live in self.matches.of(player) if live.announced],
+            },
+        )
+        log.info("player connected", extra={"player": player.name, "kind": player.identity.kind,
+                                             "guest": player.identity.guest, "returning": returning})
+        self.lobby.presence(player)
+        if returning:
+            self.matches.player_returned(player)
+        for data in player.missed:
+            session.send(data)
+        player.missed.clear()
+        return player
+
+    async def _identify(self, hello: Hello) -> OnlinePlayer:
+        if hello.token is None:
+            return self.roster.add(self.roster.new_guest_identity(), hello.games)
+        guest = self.roster.guest_by_token(hello.token)
+        if guest is not None:
+            return guest
+        try:
+            account = await self.store.authenticate(hello.token)
+        except StoreError:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check tokens right now") from None
+        if account is None:
+            raise ProtocolError(ErrorCode.AUTH_FAILED, "unknown or revoked token")
+        player = self.roster.get(account.name)
+        if player is None:
+            player = self.roster.add(Identity(account.name, account.kind, False), hello.games)
+        return player
+
+    # --- connections going ---------------------------------------------------------------------------
+    def disconnected(self, session: Session) -> None:
+        """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""
+        self.matches.drop_spectator(session)
+        self.lobby.drop(session)
+        player = session.player
+        if player is None or player.session is not session:
+            return  # never greeted, or replaced by a newer connection
+        player.session = None
+        log.info("player disconnected", extra={"player": player.name, "live_matches": len(player.matches)})
+        self.challenges.drop_player(player)
+        if not player.matches:
+            self._leave(player)
+            return
+        player.grace = Alarm(lambda: self._grace_expired(player), now=self.now)
+        player.grace.set(self.now() + self.config.reconnect_grace_s)
+        self.lobby.presence(player)
+        self.matches.player_left(player, int(self.config.reconnect_grace_s * 1000))
+
+    def _grace_expired(self, player: OnlinePlayer) -> None:
+        player.grace = None
+        if player.session is None:
+            log.info("player did not come back within the grace", extra={"player": player.name})
+            self.matches.abandon(player)
+            self._leave(player)
+
+    def _leave(self, player: OnlinePlayer) -> None:
+        self.roster.remove(player)
+        self.lobby.player_offline(player)
+
+    # --- stopping -----------------------------------------------------------------------------------
+    async def drain(self, timeout_s: float, hurry: asyncio.Event | None = None) -> None:
+        """Stop starting matches, let the live ones finish for up to ``timeout_s`` (less if ``hurry`` is
+        set), then end the rest as the restart rule would (``interrupted``), record every end, flush the store.
+
+        Until then everything else goes on: connections stay open and new ones may log in, so a player
+        who dropped can come back and finish its match; moves, clocks and reconnect graces run as usual.
+        Challenges, accepts and ladder joins are refused with ``unavailable``, and the ladder stops pairing.
+        """
+        self.draining = True
+        for message_class in (Challenge, Accept, LadderJoin):
+            self.handlers[message_class] = self._refuse_new_match
+        self.ladder.stop_timers()
+        log.info("draining", extra={"live_matches": len(self.matches.live), "timeout_s": timeout_s})
+        waits = {asyncio.ensure_future(self.matches.wait_none_live())}
+        if hurry is not None:
+            waits.add(asyncio.ensure_future(hurry.wait()))
+        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        for wait in waits:
+            wait.cancel()
+        if self.matches.live:
+            log.info("drain deadline: interrupting the live matches", extra={"live_matches": len(self.matches.live)})
+        self.matches.interrupt_all()
+        await self.matches.drain()
+        started = time.perf_counter()
+        try:
+            await self.store.flush()
+        except StoreError as error:
+            log.error("store failed to flush at the end of the drain: %s", error)
+        self.metrics.store_write.observe(time.perf_counter() - started)
+
+    def _refuse_new_match(self, session: Session, msg: Request) -> None:
+        raise ProtocolError(ErrorCode.UNAVAILABLE, "the server is shutting down: no new matches (live ones may finish)")
+
+    def stop_timers(self) -> None:
+        """Shutdown: no flag, grace or expiry may fire any more."""
+        self.matches.stop_timers()
+        self.challenges.stop_timers()
+        self.ladder.stop_timers()
+        for player in self.roster:
+            if player.grace is not None:
+                player.grace.cancel()
+
+    # --- small requests ------------------------------------------------------------------------------
+    def on_ping(self, session: Session, msg: Ping) -> None:
+        session.reply(msg, {"type": "pong", "time_ms": int(time.time() * 1000)})

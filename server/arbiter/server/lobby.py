@@ -1,0 +1,82 @@
+"""The lobby: who is online, open seeks and live matches, as a snapshot and as live updates.
+
+A client asks once (``lobby``) or subscribes (``subscribe``: a snapshot, then an update message
+for every change until ``unsubscribe`` or disconnect). The lobby owns no seek and no match: the
+challenges and the matches tell it what changed, and it reads their listings through the two
+functions it is given, so it depends on neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arbiter.protocol.codec import encode
+from arbiter.protocol.messages import Lobby as LobbyRequest
+from arbiter.protocol.messages import Request, Subscribe, Unsubscribe
+
+from .players import OnlinePlayer, Roster
+from .session import Handler, Session
+
+Listing = Callable[[], list[dict[str, Any]]]
+
+
+class Lobby:
+    def __init__(self, roster: Roster, *, seeks: Listing, matches: Listing) -> None:
+        self.roster = roster
+        self.seeks = seeks  # the open seeks as the lobby lists them
+        self.matches = matches  # the live, announced matches as the lobby lists them
+        self.subscribers: set[Session] = set()
+
+    def handlers(self) -> dict[type[Request], Handler]:
+        return {LobbyRequest: self.on_lobby, Subscribe: self.on_subscribe, Unsubscribe: self.on_unsubscribe}
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "type": "lobby_state",
+            "players": [player.describe() for player in self.roster],
+            "seeks": self.seeks(),
+            "matches": self.matches(),
+        }
+
+    # --- requests ----------------------------------------------------------------------------------
+    def on_lobby(self, session: Session, msg: LobbyRequest) -> None:
+        session.reply(msg, self.snapshot())
+
+    def on_subscribe(self, session: Session, msg: Subscribe) -> None:
+        self.subscribers.add(session)
+        session.reply(msg, self.snapshot())
+
+    def on_unsubscribe(self, session: Session, msg: Unsubscribe) -> None:
+        self.subscribers.discard(session)
+        session.ok(msg)
+
+    def drop(self, session: Session) -> None:
+        """The session's connection is gone."""
+        self.subscribers.discard(session)
+
+    # --- updates -----------------------------------------------------------------------------------
+    def publish(self, message: dict[str, Any]) -> None:
+        if self.subscribers:
+            data = encode(message)
+            for session in self.subscribers:
+                session.send(data)
+
+    def presence(self, player: OnlinePlayer) -> None:
+        """A player came online, or its entry changed (away or back)."""
+        self.publish({"type": "presence", "player": player.describe()})
+
+    def player_offline(self, player: OnlinePlayer) -> None:
+        self.publish({"type": "player_offline", "name": player.name})
+
+    def seek_added(self, seek: dict[str, Any]) -> None:
+        self.publish({"type": "seek_added", "seek": seek})
+
+    def seek_removed(self, seek_id: str, reason: str) -> None:
+        self.publish({"type": "seek_removed", "seek": seek_id, "reason": reason})
+
+    def match_listed(self, summary: dict[str, Any]) -> None:
+        self.publish({"type": "match_listed", "match": summary})
+
+    def match_unlisted(self, match_id: str, result: str | None, reason: str) -> None:
+        self.publish({"type": "match_unlisted", "match": match_id, "result": result, "reason": reason})

@@ -1,0 +1,456 @@
+"""Live matches: starting them, routing match requests, fanning out events, flag and grace timers,
+and finishing each with the store before its end is announced.
+
+``LiveMatch`` binds one pure ``Match`` to its two players, its spectators and its flag alarm.
+Each event is encoded once and the same bytes go to every recipient. What the matches need of the
+rest of the server is passed in: settings, the store, the metrics, the lobby to tell, the clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from arbiter.engine import Game
+from arbiter.protocol.codec import encode
+from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.messages import (
+    Abort,
+    AcceptDraw,
+    DeclineDraw,
+    MakeMove,
+    MatchRequest,
+    OfferDraw,
+    Request,
+    Resign,
+    Spectate,
+    Sync,
+    Unspectate,
+)
+from arbiter.server.store.base import GameStart, MoveRecord, Store, StoreError
+
+from .clock import Alarm, ClockSpec
+from .config import ServerConfig
+from .lobby import Lobby
+from .match import Match, MatchError, Result
+from .metrics import ServerMetrics
+from .players import OnlinePlayer
+from .session import Handler, Session
+
+log = logging.getLogger("arbiter.server")
+
+
+class LiveMatch:
+    __slots__ = ("alarm", "announced", "levels", "match", "players", "spectators")
+
+    def __init__(
+        self,
+        match: Match,
+        players: tuple[OnlinePlayer, OnlinePlayer],
+        on_flag: Callable[[LiveMatch], None],
+        now: Callable[[], float],
+    ) -> None:
+        self.match = match
+        self.players = players
+        self.spectators: set[Session] = set()
+        self.alarm = Alarm(lambda: on_flag(self), now=now)
+        self.announced = False  # match_start has been sent
+        self.levels: list[int | None] = [None, None]  # by colour: the level a challenge asked of a bot
+
+    @property
+    def id(self) -> str:
+        return self.match.id
+
+    def color_of(self, player: OnlinePlayer | None) -> int | None:
+        if self.players[0] is player:
+            return 0
+        if self.players[1] is player:
+            return 1
+        return None
+
+    def broadcast(self, data: bytes) -> None:
+        """Send to both players (if connected) and every spectator."""
+        for player in self.players:
+            if player.session is not None:
+                player.session.send(data)
+        for spectator in self.spectators:
+            spectator.send(data)
+
+    def summary(self) -> dict[str, Any]:
+        """The match as listed in the lobby."""
+        match = self.match
+        return {
+            "match": match.id,
+            "game": match.game.name,
+            "params": match.game.params,
+            "players": [p.name for p in self.players],
+            "clock": match.clock_spec.describe(),
+            "rated": match.rated,
+        }
+
+    def state_message(self, color: int | None, now: float) -> dict[str, Any]:
+        """A full snapshot: what a spectator or a returning player needs to carry on."""
+        match = self.match
+        return {
+            "type": "match_state",
+            "match": match.id,
+            "game": match.game.name,
+            "params": match.game.params,
+            "players": [p.identity.describe() for p in self.players],
+            "color": color,
+            "clock": match.clock_spec.describe(),
+            "clocks": match.clocks_ms(now),
+            "rated": match.rated,
+            "moves": list(match.moves),
+            "ply": match.ply,
+            "to_move": match.to_move,
+            "draw_offer": match.draw_offer,
+            "connected": [p.connected for p in self.players],
+            "levels": self.levels,
+        }
+
+
+class Matches:
+    """Every live match by id, and the ids of recently ended ones."""
+
+    def __init__(
+        self, config: ServerConfig, store: Store, metrics: ServerMetrics, lobby: Lobby, *, now: Callable[[], float]
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.lobby = lobby
+        self.now = now
+        self.live: dict[str, LiveMatch] = {}
+        self._ended: OrderedDict[str, None] = OrderedDict()
+        self._finishing: set[asyncio.Task[None]] = set()
+        self._none_live: asyncio.Future[None] | None = None  # set when the last live match ends (drain)
+        # Called after each end is recorded and announced (the ladder frees its players there).
+        self.end_listeners: list[Callable[[LiveMatch, Result, dict[str, float]], None]] = []
+
+    def handlers(self) -> dict[type[Request], Handler]:
+        return {
+            MakeMove: self.on_move,
+            Resign: self.on_resign,
+            Abort: self.on_abort,
+            OfferDraw: self.on_offer_draw,
+            AcceptDraw: self.on_accept_draw,
+            DeclineDraw: self.on_decline_draw,
+            Spectate: self.on_spectate,
+            Unspectate: self.on_unspectate,
+            Sync: self.on_sync,
+        }
+
+    def of(self, player: OnlinePlayer) -> list[LiveMatch]:
+        """The player's live matches, oldest first."""
+        return [self.live[match_id] for match_id in player.matches]
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """The live matches as the lobby lists them (announced ones only)."""
+        return [live.summary() for live in self.live.values() if live.announced]
+
+    # --- starting ----------------------------------------------------------------------------------
+    async def start(
+        self,
+        players: tuple[OnlinePlayer, OnlinePlayer],
+        game: Game,
+        clock: ClockSpec,
+        *,
+        rated: bool,
+        levels: tuple[int | None, int | None] = (None, None),
+    ) -> LiveMatch:
+        """Create a match (players[0] moves first), record its start, then announce it and start the clock.
+
+        The caller has checked both players' match limits. ProtocolError(unavailable) if the store fails.
+        """
+        match_id = secrets.token_urlsafe(6)
+        while match_id in self.live or match_id in self._ended:
+            match_id = secrets.token_urlsafe(6)
+        match = Match(match_id, game, clock, rated=rated)
+        live = LiveMatch(match, players, self._on_flag, self.now)
+        live.levels = list(levels)
+        self.live[match_id] = live
+        for player in players:
+            player.matches.append(match_id)
+        start = GameStart(match_id, game.name, dict(game.params), (players[0].name, players[1].name),
+                          clock.describe(), rated, time.time())  # fmt: skip
+        try:
+            await self.store.start_game(start)
+        except StoreError as error:
+            log.error("store failed to start the match: %s", error, extra={"match": match_id})
+            self._forget(live)
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot record games right now") from None
+        if match.over or match_id not in self.live:
+            return live
+        now = self.now()
+        match.start(now)
+        live.announced = True
+        message: dict[str, Any] = {
+            "type": "match_start",
+            "match": match_id,
+            "game": game.name,
+            "params": game.params,
+            "players": [p.identity.describe() for p in players],
+            "color": 0,
+            "clock": clock.describe(),
+            "clocks": match.clocks_ms(now),
+            "rated": rated,
+            "to_move": match.to_move,
+            "levels": live.levels,
+        }
+        for color, player in enumerate(players):
+            message["color"] = color
+            player.send(encode(message))
+        self._arm(live)
+        self.lobby.match_listed(live.summary())
+        log.info("match started", extra={"match": match_id, "game": game.name, "players": [p.name for p in players],
+                                         "rated": rated})
+        return live
+
+    # --- requests from clients ---------------------------------------------------------------------
+    def on_move(self, session: Session, msg: MakeMove) -> None:
+        live = self.live.get(msg.match)
+        if live is None or not live.announced:
+            raise self._missing(msg.match)
+        color = live.color_of(session.player)
+        if color is None:
+            raise ProtocolError(ErrorCode.NOT_A_PLAYER, "only the match's players may move")
+        try:
+            played = live.match.play(color, msg.ply, msg.move, self.now())
+        except MatchError:
+            if live.match.over:  # the move came after the flag fell: the match ended on time
+                self.end(live)
+            raise
+        live.broadcast(
+            encode(
+                {
+                    "type": "moved",
+                    "match": live.match.id,
+                    "ply": played.ply,
+                    "move": played.move,
+                    "by": color,
+                    "clocks": played.clocks_ms,
+                    "elapsed_ms": played.elapsed_ms,
+                }
+            )
+        )
+        self.metrics.move_accepted(self.now() - session.received_at)
+        if log.isEnabledFor(logging.DEBUG):  # the hot path: nothing built for a record nobody keeps
+            log.debug("move", extra={"match": live.id, "player": live.players[color].name, "ply": played.ply,
+                                     "move": played.move, "elapsed_ms": played.elapsed_ms})
+        try:
+            self.store.record_move(live.match.id, MoveRecord(played.ply, played.move, played.elapsed_ms))
+        except Exception:  # the store must never block play; its own error handling reports the failure
+            log.exception("store failed to queue a move", extra={"match": live.id})
+        if live.match.over:
+            self.end(live)
+        else:
+            self._arm(live)
+
+    def on_resign(self, session: Session, msg: Resign) -> None:
+        live, color = self._acting(session, msg)
+        live.match.resign(color, self.now())
+        session.ok(msg)
+        self.end(live)
+
+    def on_abort(self, session: Session, msg: Abort) -> None:
+        live, color = self._acting(session, msg)
+        live.match.abort(color, self.now())
+        session.ok(msg)
+        self.end(live)
+
+    def on_offer_draw(self, session: Session, msg: OfferDraw) -> None:
+        live, color = self._acting(session, msg)
+        result = live.match.offer_draw(color, self.now())
+        session.ok(msg)
+        if result is not None:
+            self.end(live)
+        else:
+            live.broadcast(encode({"type": "draw_offered", "match": live.id, "by": color}))
+
+    def on_accept_draw(self, session: Session, msg: AcceptDraw) -> None:
+        live, color = self._acting(session, msg)
+        live.match.accept_draw(color, self.now())
+        session.ok(msg)
+        self.end(live)
+
+    def on_decline_draw(self, session: Session, msg: DeclineDraw) -> None:
+        live, color = self._acting(session, msg)
+        live.match.decline_draw(color)
+        session.ok(msg)
+        live.broadcast(encode({"type": "draw_declined", "match": live.id, "by": color}))
+
+    def on_spectate(self, session: Session, msg: Spectate) -> None:
+        live = self._find(msg.match)
+        color = live.color_of(session.player)
+        if color is None and live.id not in session.spectating:
+            if len(session.spectating) >= self.config.max_spectated:
+                raise ProtocolError(ErrorCode.TOO_MANY_SPECTATED, "this connection watches too many matches")
+            if len(live.spectators) >= self.config.max_spectators:
+                raise ProtocolError(ErrorCode.TOO_MANY_SPECTATED, "this match has as many spectators as it takes")
+            live.spectators.add(session)
+            session.spectating.add(live.id)
+        session.reply(msg, live.state_message(color, self.now()))
+
+    def on_unspectate(self, session: Session, msg: Unspectate) -> None:
+        live = self.live.get(msg.match)
+        if live is not None:
+            live.spectators.discard(session)
+        session.spectating.discard(msg.match)
+        session.ok(msg)
+
+    def on_sync(self, session: Session, msg: Sync) -> None:
+        live = self._find(msg.match)
+        color = live.color_of(session.player)
+        if color is None and session not in live.spectators:
+            raise ProtocolError(ErrorCode.NOT_A_PLAYER, "sync is for players and spectators; spectate first")
+        session.reply(msg, live.state_message(color, self.now()))
+
+    # --- connections coming and going ----------------------------------------------------------------
+    def drop_spectator(self, session: Session) -> None:
+        for match_id in session.spectating:
+            live = self.live.get(match_id)
+            if live is not None:
+                live.spectators.discard(session)
+        session.spectating.clear()
+
+    def player_left(self, player: OnlinePlayer, grace_ms: int) -> None:
+        for live in self.of(player):
+            if live.announced:
+                color = live.color_of(player)
+                live.broadcast(encode({"type": "player_left", "match": live.id, "color": color, "grace_ms": grace_ms}))
+
+    def player_returned(self, player: OnlinePlayer) -> None:
+        """Resync the returning player's matches, and tell everyone in them it is back."""
+        now = self.now()
+        for live in self.of(player):
+            if live.announced:
+                color = live.color_of(player)
+                player.send(encode(live.state_message(color, now)))
+                live.broadcast(encode({"type": "player_returned", "match": live.id, "color": color}))
+
+    def abandon(self, player: OnlinePlayer) -> None:
+        """The player's grace ran out: each of its live matches is adjudicated."""
+        now = self.now()
+        for live in self.of(player):
+            color = live.color_of(player)
+            assert color is not None
+            if live.match.flag(now) is None:
+                opponent = live.players[1 - color]
+                live.match.abandon(color, now, opponent_present=opponent.connected)
+            self.end(live)
+
+    # --- ending ---------------------------------------------------------------------------------------
+    def end(self, live: LiveMatch) -> None:
+        """The match is over: stop its timers, unlist it, then record and announce its end."""
+        result = live.match.result
+        assert result is not None
+        self._forget(live)
+        self.lobby.match_unlisted(live.id, result.result, result.reason)
+        task = asyncio.get_running_loop().create_task(self._finish(live, result, time.time()))
+        self._finishing.add(task)
+        task.add_done_callback(self._finishing.discard)
+
+    async def _finish(self, live: LiveMatch, result: Result, ended: float) -> None:
+        started = time.perf_counter()
+        try:
+            changes = await self.store.finish_game(live.id, result.result, result.reason, ended)
+        except StoreError as error:
+            log.error("store failed to record the end: %s", error, extra={"match": live.id})
+            changes = {}
+        # finish_game commits the queued moves with the end: the store's write latency as the server sees it.
+        self.metrics.store_write.observe(time.perf_counter() - started)
+        log.info("match ended", extra={"match": live.id, "players": [p.name for p in live.players],
+                                       "result": result.result, "reason": result.reason, "ply": live.match.ply,
+                                       "rating_changes": changes})
+        data = encode(
+            {
+                "type": "end",
+                "match": live.id,
+                "result": result.result,
+                "winner": result.winner,
+                "reason": result.reason,
+                "clocks": live.match.clocks_ms(self.now()),
+                "ply": live.match.ply,
+                "rating_changes": changes,
+            }
+        )
+        for player in live.players:
+            player.send_or_keep(data)
+        for spectator in live.spectators:
+            spectator.send(data)
+            spectator.spectating.discard(live.id)
+        live.spectators.clear()
+        for listener in self.end_listeners:
+            listener(live, result, changes)
+
+    async def drain(self) -> None:
+        """Wait for every end being recorded (server shutdown)."""
+        while self._finishing:
+            await asyncio.gather(*self._finishing)
+
+    async def wait_none_live(self) -> None:
+        """Return once no match is live (a drain: no new one starts meanwhile)."""
+        while self.live:
+            self._none_live = asyncio.get_running_loop().create_future()
+            await self._none_live
+
+    def interrupt_all(self) -> None:
+        """End every live match now: on time if its flag is down, else voided as ``interrupted`` (what the
+        restart rule would make of it after a crash: a live match's moves never end it)."""
+        now = self.now()
+        for live in list(self.live.values()):
+            if live.match.flag(now) is None:
+                live.match.interrupt(now)
+            self.end(live)
+
+    def stop_timers(self) -> None:
+        for live in self.live.values():
+            live.alarm.cancel()
+
+    # --- helpers --------------------------------------------------------------------------------------
+    def _arm(self, live: LiveMatch) -> None:
+        deadline = live.match.deadline()
+        if deadline is not None:
+            live.alarm.set(deadline)
+
+    def _on_flag(self, live: LiveMatch) -> None:
+        if live.match.flag(self.now()) is not None:
+            self.end(live)
+        elif not live.match.over:
+            self._arm(live)
+
+    def _forget(self, live: LiveMatch) -> None:
+        live.alarm.cancel()
+        if self.live.pop(live.id, None) is not None:
+            self._ended[live.id] = None
+            if len(self._ended) > self.config.finished_ids_kept:
+                self._ended.popitem(last=False)
+            if not self.live and self._none_live is not None and not self._none_live.done():
+                self._none_live.set_result(None)
+        for player in live.players:
+            if live.id in player.matches:
+                player.matches.remove(live.id)
+
+    def _missing(self, match_id: str) -> ProtocolError:
+        if match_id in self._ended:
+            return ProtocolError(ErrorCode.MATCH_OVER, f"match {match_id} is over")
+        return ProtocolError(ErrorCode.UNKNOWN_MATCH, f"no match {match_id!r}")
+
+    def _find(self, match_id: str) -> LiveMatch:
+        live = self.live.get(match_id)
+        if live is None or not live.announced:
+            raise self._missing(match_id)
+        return live
+
+    def _acting(self, session: Session, msg: MatchRequest) -> tuple[LiveMatch, int]:
+        live = self._find(msg.match)
+        color = live.color_of(session.player)
+        if color is None:
+            raise ProtocolError(ErrorCode.NOT_A_PLAYER, "only the match's players may do that")
+        return live, color

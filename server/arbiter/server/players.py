@@ -1,0 +1,135 @@
+"""Who is connected: identities, guests and their resume tokens, and players away within their grace.
+
+Presence is the bottom of the server: it knows a player's connection only as a ``Connection`` (send,
+be replaced) and its live matches only by id, so sessions and matches build on it, never around it.
+
+A player is online from its hello until it has been disconnected for the reconnect grace (or at
+once when it disconnects with no live match). One connection per player: a newer hello for the
+same identity replaces the older connection. Guests get a unique generated name and a resume
+token that brings them back as the same guest while they are still online or away.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from arbiter.server.store.base import GUEST_PREFIX
+
+from .clock import Alarm
+
+MISSED_KEPT = 64  # end messages kept for a player while it is away
+
+
+class Connection(Protocol):
+    """What presence needs of a player's connection (a ``Session``)."""
+
+    def send(self, data: bytes) -> None:
+        """Queue one frame for the client."""
+
+    def close_replaced(self) -> None:
+        """Close: a newer connection of the same player took over."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    name: str
+    kind: str  # "bot" or "human"
+    guest: bool
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "guest": self.guest}
+
+
+class OnlinePlayer:
+    """A player the server knows right now, connected (``session``) or away (``session is None``)."""
+
+    __slots__ = ("games", "grace", "identity", "levels", "matches", "missed", "resume_token", "session")
+
+    def __init__(self, identity: Identity, games: list[str] | None, resume_token: str | None) -> None:
+        self.identity = identity
+        self.games: list[str] = list(games or [])
+        self.levels: int | None = None  # a bot's strength levels, from its hello
+        self.session: Connection | None = None
+        self.matches: list[str] = []  # ids of its live matches, oldest first
+        self.resume_token = resume_token
+        self.grace: Alarm | None = None
+        self.missed: list[bytes] = []
+
+    @property
+    def name(self) -> str:
+        return self.identity.name
+
+    @property
+    def connected(self) -> bool:
+        return self.session is not None
+
+    def send(self, data: bytes) -> None:
+        """Send to the player's connection; dropped while it is away (a resync follows its return)."""
+        if self.session is not None:
+            self.session.send(data)
+
+    def send_or_keep(self, data: bytes) -> None:
+        """Send, or keep for delivery right after the player's next welcome (used for match ends)."""
+        if self.session is not None:
+            self.session.send(data)
+        elif len(self.missed) < MISSED_KEPT:
+            self.missed.append(data)
+
+    def describe(self) -> dict[str, Any]:
+        """The player's presence entry in the lobby."""
+        return {
+            **self.identity.describe(),
+            "games": self.games,
+            "levels": self.levels,
+            "playing": len(self.matches),
+            "away": self.session is None,
+        }
+
+
+class Roster:
+    """Every online or away player by name, and the guests' resume tokens."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, OnlinePlayer] = {}
+        self._guest_tokens: dict[str, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def __iter__(self) -> Iterator[OnlinePlayer]:
+        return iter(list(self._by_name.values()))
+
+    def get(self, name: str) -> OnlinePlayer | None:
+        return self._by_name.get(name)
+
+    def guest_by_token(self, token: str) -> OnlinePlayer | None:
+        name = self._guest_tokens.get(token)
+        return None if name is None else self._by_name.get(name)
+
+    def add(self, identity: Identity, games: list[str] | None) -> OnlinePlayer:
+        """A newly online player (the caller has checked the name is not online)."""
+        token = secrets.token_urlsafe(24) if identity.guest else None
+        player = OnlinePlayer(identity, games, token)
+        self._by_name[identity.name] = player
+        if token is not None:
+            self._guest_tokens[token] = identity.name
+        return player
+
+    def new_guest_identity(self) -> Identity:
+        """A guest name nobody online uses (registered names never start with ``guest-``)."""
+        while True:
+            name = f"{GUEST_PREFIX}{secrets.token_hex(3)}"
+            if name not in self._by_name:
+                return Identity(name, "human", True)
+
+    def remove(self, player: OnlinePlayer) -> None:
+        if self._by_name.get(player.name) is player:
+            del self._by_name[player.name]
+        if player.resume_token is not None:
+            self._guest_tokens.pop(player.resume_token, None)
+        if player.grace is not None:
+            player.grace.cancel()
+            player.grace = None

@@ -1,0 +1,58 @@
+"""The restart rule: what becomes of games a crash (or a stop) left unfinished in the store.
+
+Run once at start-up, before any new match. Each interrupted game is adjudicated from its
+recorded moves, replayed with the engine:
+
+- If the moves already finish the game (the crash came between the last move and the end being
+  committed), the game gets the result the rules give it, rated as it was meant to be.
+- Otherwise it is **voided**: no result, reason ``interrupted``, no rating change. Neither player
+  is to blame for a server that went away, and a partial game says nothing about strength; the
+  moves stay in the record, and the ladder pairs the players again.
+
+Matches are not adjourned and resumed: clients, bots above all, hold no state across a server
+restart to resume from, and the clocks' real time is lost with the process.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from arbiter.engine import EngineError, create_game
+from arbiter.server.store.base import GameRecord, Store, StoreError
+
+log = logging.getLogger("arbiter.server")
+
+VOIDED_REASON = "interrupted"
+
+
+def adjudicate(record: GameRecord) -> tuple[str | None, str]:
+    """(result, reason) for an interrupted game: its outcome if the moves end it, else void."""
+    try:
+        game = create_game(record.start.game, record.start.params)
+        state = game.new_state()
+        for move in record.moves:
+            state.play(game.decode_move(move.move))
+    except EngineError as error:
+        log.warning("interrupted match does not replay (%s); voided", error, extra={"match": record.start.match_id})
+        return None, VOIDED_REASON
+    outcome = state.outcome
+    if outcome is None:
+        return None, VOIDED_REASON
+    return outcome.result, outcome.reason
+
+
+async def resolve_interrupted(store: Store) -> list[tuple[str, str | None, str]]:
+    """Adjudicate every interrupted game in ``store``; (match id, result, reason) of each."""
+    resolved = []
+    for record in await store.interrupted_games():
+        result, reason = adjudicate(record)
+        try:
+            await store.finish_game(record.start.match_id, result, reason, time.time())
+        except StoreError as error:
+            log.error("could not resolve an interrupted match: %s", error, extra={"match": record.start.match_id})
+            continue
+        log.info("interrupted match resolved", extra={"match": record.start.match_id, "result": result,
+                                                      "reason": reason})
+        resolved.append((record.start.match_id, result, reason))
+    return resolved

@@ -1,0 +1,211 @@
+"""One client connection: rate limit, decode, parse, dispatch to the hub, encode the replies.
+
+``Session`` knows nothing about websockets: it talks to a ``Transport`` (send bytes, close), so
+the dispatcher can be driven in-process by tests and fuzzers. ``serve_connection`` is the thin
+websocket adapter: it waits for hello, feeds frames to the session and reports the disconnect.
+What a session needs of the server is the narrow ``SessionHost`` (settings, the clock, the dispatch
+table, the handshake and the disconnect), which the hub provides; nothing here imports the hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import broadcast as ws_broadcast
+from websockets.exceptions import ConnectionClosed
+
+from arbiter.protocol.codec import decode, encode
+from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
+from arbiter.protocol.messages import Hello, Request, parse
+
+from .config import ServerConfig
+from .metrics import ServerMetrics
+from .players import OnlinePlayer
+from .ratelimit import TokenBucket, Verdict
+
+log = logging.getLogger("arbiter.server")
+SERVER_SIDE_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
+
+# A request's handler: done when it returns None, or a coroutine the session awaits (slow requests).
+# It refuses a request by raising ProtocolError before changing anything.
+Handler = Callable[["Session", Any], Awaitable[None] | None]
+
+
+class Transport(Protocol):
+    def send(self, data: bytes) -> None:
+        """Queue one binary frame without waiting."""
+
+    def close(self, code: int, reason: str) -> None:
+        """Start closing the connection with a close code."""
+
+
+class SessionHost(Protocol):
+    """What a session needs of the server (the hub is one)."""
+
+    config: ServerConfig
+    metrics: ServerMetrics
+    handlers: Mapping[type[Request], Handler]
+
+    def now(self) -> float:
+        """The server's monotonic clock, in seconds."""
+
+    async def greet(self, session: Session, hello: Hello) -> OnlinePlayer:
+        """Identify the client of ``session`` from its hello and welcome it; ProtocolError to refuse."""
+
+    def disconnected(self, session: Session) -> None:
+        """The session's connection is gone."""
+
+
+class Session:
+    __slots__ = ("bucket", "closing", "hub", "max_frame_bytes", "player", "received_at", "spectating", "transport")
+
+    def __init__(self, hub: SessionHost, transport: Transport) -> None:
+        self.hub = hub
+        self.transport = transport
+        self.player: OnlinePlayer | None = None
+        self.spectating: set[str] = set()
+        self.closing = False
+        config = hub.config
+        self.max_frame_bytes = config.max_frame_bytes
+        self.received_at = hub.now()  # when the frame being handled arrived (the move-latency metric)
+        self.bucket = TokenBucket(config.rate_per_s, config.rate_burst, config.flood_tolerance, self.received_at)
+
+    # --- output --------------------------------------------------------------------------------------
+    def send(self, data: bytes) -> None:
+        if not self.closing:
+            self.transport.send(data)
+
+    def reply(self, request: Request, message: dict[str, Any]) -> None:
+        """Send ``message`` as the reply to ``request`` (echoing its id as ``re``)."""
+        if request.id is not None:
+            message["re"] = request.id
+        self.send(encode(message))
+
+    def ok(self, request: Request, **fields: Any) -> None:
+        self.reply(request, {"type": "ok", **fields})
+
+    def close(self, code: CloseCode, reason: str) -> None:
+        if not self.closing:
+            self.closing = True
+            self.transport.close(code, reason)
+
+    def close_replaced(self) -> None:
+        """A newer connection took over this session's player."""
+        self.close(CloseCode.REPLACED, "the same player connected again")
+
+    def _error(self, error: ProtocolError, request: Request | None = None) -> None:
+        if error.re is None and request is not None:
+            error.re = request.id
+        # A client's mistakes are its own business (debug); the server failing to serve is not.
+        level = logging.WARNING if error.code in SERVER_SIDE_CODES else logging.DEBUG
+        if log.isEnabledFor(level):
+            player = None if self.player is None else self.player.name
+            log.log(level, "error reply: %s", error.message, extra={"code": error.code.value, "player": player})
+        self.hub.metrics.errors.labels(error.code.value).inc()
+        self.send(encode(error.to_message()))
+
+    # --- input ---------------------------------------------------------------------------------------
+    async def handshake(self, frame: bytes | str) -> bool:
+        """Handle the first frame, which must be a hello; False (after an error reply) when rejected."""
+        request = None
+        try:
+            request = parse(decode(frame, max_bytes=self.hub.config.max_frame_bytes))
+            if not isinstance(request, Hello):
+                raise ProtocolError(ErrorCode.HELLO_FIRST, "the first message must be hello")
+            await self.hub.greet(self, request)
+            return True
+        except ProtocolError as error:
+            self._error(error, request)
+            return False
+
+    def receive(self, frame: bytes | str) -> Awaitable[None] | None:
+        """Handle one frame after the handshake; returns a coroutine to await for slow requests."""
+        self.received_at = now = self.hub.now()
+        verdict = self.bucket.take(now)
+        if verdict is not Verdict.ALLOW:
+            self._over_limit(verdict)
+            return None
+        request = None
+        try:
+            request = parse(decode(frame, max_bytes=self.max_frame_bytes))
+            handler = self.hub.handlers.get(type(request))
+            if handler is None:
+                raise ProtocolError(ErrorCode.ALREADY_GREETED, "hello was already accepted on this connection")
+            pending = handler(self, request)
+        except ProtocolError as error:
+            self._error(error, request)
+            return None
+        except Exception:
+            log.exception("handler failed on %r", request, extra={"code": ErrorCode.INTERNAL.value})
+            self._error(ProtocolError(ErrorCode.INTERNAL, "the server failed on this request"), request)
+            return None
+        if pending is None:
+            return None
+        return self._complete(pending, request)
+
+    async def _complete(self, pending: Awaitable[None], request: Request) -> None:
+        try:
+            await pending
+        except ProtocolError as error:
+            self._error(error, request)
+        except Exception:
+            log.exception("handler failed on %r", request, extra={"code": ErrorCode.INTERNAL.value})
+            self._error(ProtocolError(ErrorCode.INTERNAL, "the server failed on this request"), request)
+
+    def _over_limit(self, verdict: Verdict) -> None:
+        if verdict is Verdict.DROP_AND_WARN:
+            self._error(ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down or be disconnected"))
+        elif verdict is Verdict.CLOSE:
+            self.close(CloseCode.FLOOD, "rate limit exceeded")
+
+
+class WebSocketTransport:
+    """Frames out through one websocket connection, never waiting; a reader that falls too far behind is closed."""
+
+    __slots__ = ("_closing", "_connection", "_connections", "_limit")
+
+    def __init__(self, connection: ServerConnection, max_buffer: int) -> None:
+        self._connection = connection
+        self._connections = (connection,)
+        self._limit = max_buffer
+        self._closing: asyncio.Task[None] | None = None
+
+    def send(self, data: bytes) -> None:
+        ws_broadcast(self._connections, data)
+        transport = self._connection.transport
+        if transport is not None and transport.get_write_buffer_size() > self._limit:
+            self.close(CloseCode.TOO_SLOW, "not reading fast enough")
+
+    def close(self, code: int, reason: str) -> None:
+        if self._closing is None:
+            self._closing = asyncio.get_running_loop().create_task(self._connection.close(code, reason))
+
+
+async def serve_connection(hub: SessionHost, connection: ServerConnection) -> None:
+    """The websocket handler: hello within the timeout, then every frame to the session until the end."""
+    config = hub.config
+    session = Session(hub, WebSocketTransport(connection, config.max_send_buffer_bytes))
+    hub.metrics.connections.inc()
+    try:
+        try:
+            async with asyncio.timeout(config.hello_timeout_s):
+                first = await connection.recv()
+        except TimeoutError:
+            await connection.close(CloseCode.HANDSHAKE_TIMEOUT, "no hello")
+            return
+        if not await session.handshake(first):
+            await connection.close(CloseCode.HANDSHAKE_FAILED, "hello rejected")
+            return
+        async for frame in connection:
+            pending = session.receive(frame)
+            if pending is not None:
+                await pending
+    except ConnectionClosed:
+        pass
+    finally:
+        hub.metrics.connections.dec()
+        hub.disconnected(session)

@@ -1,0 +1,190 @@
+"""The store interface the server, the ladder and the CLI use; SQLite implements it by default.
+
+Every method is async so the event loop never waits on a disk: an implementation runs its
+queries off the loop (SQLite: one writer thread that batches). A PostgreSQL store can implement
+the same class later without the rest of Arbiter changing.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from arbiter.server.ratings import PROVISIONAL_DEVIATION
+
+PlayerKind = Literal["bot", "human"]
+
+# Names the server hands to guests start with this; nobody can register one (case-insensitive).
+GUEST_PREFIX = "guest-"
+MAX_NAME_LENGTH = 32
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+class StoreError(RuntimeError):
+    """The store cannot do what was asked (disk full, file locked or corrupt, …). Message is for people."""
+
+
+class NameTaken(StoreError):
+    """A player with that name already exists."""
+
+
+class UnknownPlayer(StoreError):
+    """No player by that name."""
+
+
+class BadName(StoreError):
+    """A name that cannot be registered: empty, too long, odd characters, or reserved for guests."""
+
+
+def check_player_name(name: str) -> str:
+    """Return ``name`` if it can be registered, else raise BadName saying why."""
+    if not isinstance(name, str) or not name:
+        raise BadName("a player name must be a non-empty string")
+    if len(name) > MAX_NAME_LENGTH:
+        raise BadName(f"a player name has at most {MAX_NAME_LENGTH} characters, {name!r} has {len(name)}")
+    if not set(name) <= _NAME_CHARS or not name[0].isalnum():
+        raise BadName(f"{name!r}: a player name is letters, digits, '_', '-', '.', and starts with a letter or digit")
+    if name.lower().startswith(GUEST_PREFIX.rstrip("-")):
+        raise BadName(f"{name!r}: names starting with 'guest' are reserved for guests")
+    return name
+
+
+@dataclass(frozen=True)
+class Player:
+    id: int
+    name: str
+    kind: PlayerKind
+    created: float  # unix time
+    revoked: bool = False
+
+
+@dataclass(frozen=True)
+class GameStart:
+    """What is known when a match starts. ``players[i]`` plays colour i (0 moves first)."""
+
+    match_id: str
+    game: str
+    params: dict[str, Any]
+    players: tuple[str, str]
+    clock: dict[str, Any]
+    rated: bool
+    started: float
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    ply: int  # 0-based index of the move in the game
+    move: Any  # the wire value
+    elapsed_ms: int  # thinking time the mover's clock was charged
+
+
+@dataclass(frozen=True)
+class Rating:
+    player: str
+    game: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def provisional(self) -> bool:
+        """Glicko-2 deviation still high: the rating is an early estimate."""
+        return self.deviation > PROVISIONAL_DEVIATION
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished (or interrupted) game as stored."""
+
+    start: GameStart
+    moves: list[MoveRecord]
+    result: str | None  # "1-0", "0-1", "1/2-1/2", or None while live / interrupted
+    reason: str | None
+    ended: float | None
+    rating_changes: dict[str, float] = field(default_factory=dict)
+
+
+class Store(ABC):
+    """Players, games and ratings. Open with ``await store.open()``; close with ``await store.close()``."""
+
+    @abstractmethod
+    async def open(self) -> None: ...
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Flush every pending write, then release the database."""
+
+    # --- players -----------------------------------------------------------------------------
+    @abstractmethod
+    async def add_player(self, name: str, kind: PlayerKind) -> str:
+        """Register a player; return its new token (stored only hashed). NameTaken if it exists."""
+
+    @abstractmethod
+    async def authenticate(self, token: str) -> Player | None:
+        """The player whose token this is (compared in constant time), or None (unknown/revoked)."""
+
+    @abstractmethod
+    async def get_player(self, name: str) -> Player | None: ...
+
+    @abstractmethod
+    async def list_players(self) -> list[Player]: ...
+
+    @abstractmethod
+    async def reissue_token(self, name: str) -> str:
+        """Replace the player's token with a new one (lifting any revocation); return it once.
+        UnknownPlayer if there is none. The old token stops working at once."""
+
+    @abstractmethod
+    async def revoke_player(self, name: str) -> None:
+        """Revoke the player's token. UnknownPlayer if there is none."""
+
+    # --- games -------------------------------------------------------------------------------
+    @abstractmethod
+    async def start_game(self, start: GameStart) -> None:
+        """Record that a match began (queued; does not wait for the disk)."""
+
+    @abstractmethod
+    def record_move(self, match_id: str, move: MoveRecord) -> None:
+        """Queue a move for the next batched write. Never blocks, never waits."""
+
+    async def flush(self) -> None:
+        """Wait until every write queued so far is durably on disk; StoreError if it cannot be.
+        A store that writes at once (or keeps nothing) has nothing to wait for."""
+        return None
+
+    @abstractmethod
+    async def finish_game(
+        self, match_id: str, result: str | None, reason: str, ended: float
+    ) -> dict[str, float]:
+        """Commit the game's end (and, for a rated game, update both ratings) durably before
+        returning; return the rating change of each player by name (empty when unrated)."""
+
+    @abstractmethod
+    async def get_game(self, match_id: str) -> GameRecord | None: ...
+
+    @abstractmethod
+    async def list_games(
+        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100
+    ) -> list[GameRecord]:
+        """Games newest first (finished, live and interrupted), filtered; ``limit=None`` for all."""
+
+    @abstractmethod
+    async def interrupted_games(self) -> list[GameRecord]:
+        """Games started but never finished (found after a crash), for the restart rule."""
+
+    # --- ratings -----------------------------------------------------------------------------
+    @abstractmethod
+    async def get_rating(self, player: str, game: str) -> Rating: ...
+
+    @abstractmethod
+    async def leaderboard(self, game: str) -> list[Rating]: ...
+
+    @abstractmethod
+    async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
+        """For each pair of players: [wins, draws, losses] of the first against the second
+        (rated, finished games)."""

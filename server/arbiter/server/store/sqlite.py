@@ -1,0 +1,641 @@
+"""The embedded store: one SQLite file in WAL mode, driven by one thread that owns the connection.
+
+Every query runs on that thread, so the event loop never touches the disk. Writes that the game
+loop must not wait for (a match's start, its moves) go into a queue and are committed in
+batches: every ``flush_interval`` seconds or ``batch_size`` writes, whichever comes first. A
+batch that fails (disk full, file locked) stays queued and is retried with a growing pause, and
+the failure is logged, never raised into the game loop; the in-memory match goes on. Anything
+that must be on disk before the caller proceeds (``finish_game``, ``flush``) first commits the
+queue, so a finished game's moves, result and ratings are durable when it returns.
+
+``synchronous=FULL`` makes every commit survive a power cut, not only a ``kill -9``; batching
+keeps that to one fsync per batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import hmac
+import json
+import logging
+import os
+import queue
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from arbiter.server.ratings import Glicko2Rating, rate_game
+
+from .base import (
+    GameRecord,
+    GameStart,
+    MoveRecord,
+    NameTaken,
+    Player,
+    PlayerKind,
+    Rating,
+    Store,
+    StoreError,
+    UnknownPlayer,
+    check_player_name,
+)
+from .migrations import NewerSchema, migrate
+
+log = logging.getLogger("arbiter.server.store")
+
+T = TypeVar("T")
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+FIRST_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+TOKEN_PREFIX = "arb_"
+MAX_RETRY_PAUSE = 2.0  # seconds between attempts to write a failed batch, at most
+_SQL_CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
+# A write that fails with one of these will fail every time (a value the schema or SQLite refuses):
+# it is dropped, alone, rather than retried forever.
+_REFUSED = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError, OverflowError, TypeError)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def _hash_secret(secret: str) -> bytes:
+    # Tokens carry 256 random bits, so a plain sha256 is enough: nothing to brute-force.
+    return hashlib.sha256(secret.encode()).digest()
+
+
+@dataclass(frozen=True)
+class _StartWrite:
+    start: GameStart
+    params_json: str
+    clock_json: str
+
+
+@dataclass(frozen=True)
+class _MoveWrite:
+    match_id: str
+    ply: int
+    move_json: str
+    elapsed_ms: int
+
+
+@dataclass
+class _Job:
+    """A call to run on the store's thread; ``needs_queue_written`` refuses to run over unwritten moves."""
+
+    fn: Callable[[sqlite3.Connection], Any]
+    future: concurrent.futures.Future[Any]
+    needs_queue_written: bool = False
+
+
+_STOP = object()
+
+
+class SqliteStore(Store):
+    """The ``Store`` in one SQLite file.
+
+    ``size_limit_bytes`` caps the file like a quota (writes past it fail as on a full disk);
+    ``busy_timeout`` is how long a write waits for another process's lock before StoreError.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = 5.0,
+        flush_interval: float = 0.05,
+        batch_size: int = 500,
+        size_limit_bytes: int | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.busy_timeout = busy_timeout
+        self.flush_interval = flush_interval
+        self.batch_size = batch_size
+        self.size_limit_bytes = size_limit_bytes
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        # Owned by the store's thread once it runs:
+        self._pending: list[_StartWrite | _MoveWrite] = []
+        self._last_write_error: StoreError | None = None
+        self._failed_attempts = 0
+        self._game_ids: dict[str, int] = {}
+
+    # --- life cycle ---------------------------------------------------------------------------
+    async def open(self) -> None:
+        """Open (creating if needed) the file, switch on WAL and foreign keys, migrate the schema."""
+        if self._thread is not None:
+            raise StoreError(f"{self.path}: the store is already open")
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._thread = threading.Thread(target=self._run, args=(ready,), name=f"store {self.path.name}", daemon=True)
+        self._thread.start()
+        try:
+            await asyncio.wrap_future(ready)
+        except BaseException:
+            await asyncio.to_thread(self._thread.join)
+            self._thread = None
+            raise
+
+    async def close(self) -> None:
+        if self._thread is None or self._closed:
+            return
+        self._closed = True
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self._queue.put((_STOP, done))
+        await asyncio.to_thread(self._thread.join)
+        if not done.done():
+            raise StoreError(f"{self.path}: the store's thread had stopped; queued writes are lost")
+        done.result()
+
+    async def flush(self) -> None:
+        await self._call(lambda conn: None, needs_queue_written=True)
+
+    # --- players ------------------------------------------------------------------------------
+    async def add_player(self, name: str, kind: PlayerKind) -> str:
+        check_player_name(name)
+        if kind not in ("bot", "human"):
+            raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
+        selector = secrets.token_urlsafe(9)
+        secret = secrets.token_urlsafe(32)
+
+        def insert(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                if conn.execute("SELECT 1 FROM players WHERE name = ?", (name,)).fetchone():
+                    raise NameTaken(f"a player named {name!r} already exists")
+                conn.execute(
+                    "INSERT INTO players (name, kind, token_selector, token_hash, created) VALUES (?, ?, ?, ?, ?)",
+                    (name, kind, selector, _hash_secret(secret), time.time()),
+                )
+
+        await self._call(insert)
+        return f"{TOKEN_PREFIX}{selector}.{secret}"
+
+    async def authenticate(self, token: str) -> Player | None:
+        if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
+            return None
+        selector, dot, secret = token[len(TOKEN_PREFIX) :].partition(".")
+        if not dot:
+            return None
+
+        def find(conn: sqlite3.Connection) -> Player | None:
+            row = conn.execute(
+                "SELECT id, name, kind, created, revoked, token_hash FROM players WHERE token_selector = ?",
+                (selector,),
+            ).fetchone()
+            # The selector only finds the row; the secret is checked in constant time.
+            if row is None or not hmac.compare_digest(row[5], _hash_secret(secret)) or row[4] is not None:
+                return None
+            return Player(row[0], row[1], row[2], row[3], revoked=False)
+
+        return await self._call(find)
+
+    async def get_player(self, name: str) -> Player | None:
+        return await self._call(lambda conn: _player(conn, name))
+
+    async def list_players(self) -> list[Player]:
+        def rows(conn: sqlite3.Connection) -> list[Player]:
+            cursor = conn.execute("SELECT id, name, kind, created, revoked FROM players ORDER BY name")
+            return [Player(r[0], r[1], r[2], r[3], revoked=r[4] is not None) for r in cursor]
+
+        return await self._call(rows)
+
+    async def reissue_token(self, name: str) -> str:
+        selector = secrets.token_urlsafe(9)
+        secret = secrets.token_urlsafe(32)
+
+        def replace(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                updated = conn.execute(
+                    "UPDATE players SET token_selector = ?, token_hash = ?, revoked = NULL WHERE name = ?",
+                    (selector, _hash_secret(secret), name),
+                ).rowcount
+                if not updated:
+                    raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._call(replace)
+        return f"{TOKEN_PREFIX}{selector}.{secret}"
+
+    async def revoke_player(self, name: str) -> None:
+        def revoke(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                if not conn.execute("UPDATE players SET revoked = ? WHERE name = ?", (time.time(), name)).rowcount:
+                    raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._call(revoke)
+
+    # --- games --------------------------------------------------------------------------------
+    async def start_game(self, start: GameStart) -> None:
+        self._enqueue(_StartWrite(start, _json(start.params), _json(start.clock)))
+
+    def record_move(self, match_id: str, move: MoveRecord) -> None:
+        self._enqueue(_MoveWrite(match_id, move.ply, _json(move.move), int(move.elapsed_ms)))
+
+    async def finish_game(self, match_id: str, result: str | None, reason: str, ended: float) -> dict[str, float]:
+        if result is not None and result not in RESULTS:
+            raise StoreError(f"a result is one of {', '.join(RESULTS)} or None, not {result!r}")
+        return await self._call(
+            lambda conn: self._finish(conn, match_id, result, reason, ended), needs_queue_written=True
+        )
+
+    async def get_game(self, match_id: str) -> GameRecord | None:
+        def read(conn: sqlite3.Connection) -> GameRecord | None:
+            records = _game_records(conn, "WHERE match_id = ?", (match_id,))
+            return records[0] if records else None
+
+        return await self._call(read)
+
+    async def list_games(
+        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100
+    ) -> list[GameRecord]:
+        clauses, args = [], []
+        if player is not None:
+            clauses.append("(first_name = ? OR second_name = ?)")
+            args += [player, player]
+        if game is not None:
+            clauses.append("game = ?")
+            args.append(game)
+        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+        tail = f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
+        return await self._call(lambda conn: _game_records(conn, tail, tuple(args)))
+
+    async def interrupted_games(self) -> list[GameRecord]:
+        """Games started but never finished. Call it at start-up, before any new match begins,
+        or live matches show up too."""
+        return await self._call(lambda conn: _game_records(conn, "WHERE ended IS NULL ORDER BY started, id", ()))
+
+    # --- ratings ------------------------------------------------------------------------------
+    async def get_rating(self, player: str, game: str) -> Rating:
+        def read(conn: sqlite3.Connection) -> Rating:
+            found = _player(conn, player)
+            if found is None:
+                raise UnknownPlayer(f"no player named {player!r}")
+            return _rating(conn, found.id, found.name, game)
+
+        return await self._call(read)
+
+    async def leaderboard(self, game: str) -> list[Rating]:
+        def read(conn: sqlite3.Connection) -> list[Rating]:
+            cursor = conn.execute(
+                "SELECT p.name, r.game, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses"
+                " FROM ratings r JOIN players p ON p.id = r.player_id"
+                " WHERE r.game = ? AND p.revoked IS NULL ORDER BY r.rating DESC, p.name",
+                (game,),
+            )
+            return [Rating(*row) for row in cursor]
+
+        return await self._call(read)
+
+    async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
+        def read(conn: sqlite3.Connection) -> dict[str, dict[str, list[int]]]:
+            table: dict[str, dict[str, list[int]]] = {}
+            cursor = conn.execute(
+                "SELECT first_name, second_name, result FROM games WHERE game = ? AND rated = 1 AND result IS NOT NULL",
+                (game,),
+            )
+            for first, second, result in cursor:
+                column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[result]
+                table.setdefault(first, {}).setdefault(second, [0, 0, 0])[column] += 1
+                table.setdefault(second, {}).setdefault(first, [0, 0, 0])[2 - column] += 1
+            return table
+
+        return await self._call(read)
+
+    async def rating_history(self, player: str, game: str) -> list[tuple[float, float, float]]:
+        """(time, rating, deviation) after each rated game of ``player`` at ``game``, oldest first."""
+
+        def read(conn: sqlite3.Connection) -> list[tuple[float, float, float]]:
+            found = _player(conn, player)
+            if found is None:
+                raise UnknownPlayer(f"no player named {player!r}")
+            cursor = conn.execute(
+                "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND game = ? ORDER BY at, id",
+                (found.id, game),
+            )
+            return [tuple(row) for row in cursor]
+
+        return await self._call(read)
+
+    # --- calls into the store's thread --------------------------------------------------------
+    def _enqueue(self, write: _StartWrite | _MoveWrite) -> None:
+        if self._thread is None or self._closed:
+            log.error("%s: store is not open; dropped %r", self.path, write)
+            return
+        self._queue.put(write)
+
+    async def _call(self, fn: Callable[[sqlite3.Connection], T], needs_queue_written: bool = False) -> T:
+        if self._thread is None or self._closed or not self._thread.is_alive():
+            raise StoreError(f"{self.path}: the store is not open")
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._queue.put(_Job(fn, future, needs_queue_written))
+        return await asyncio.wrap_future(future)
+
+    # --- the store's thread -------------------------------------------------------------------
+    def _run(self, ready: concurrent.futures.Future[None]) -> None:
+        try:
+            conn = self._connect()
+        except BaseException as exc:
+            ready.set_exception(exc)
+            return
+        ready.set_result(None)
+        try:
+            self._serve(conn)
+        finally:
+            conn.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal":
+                raise StoreError(f"{self.path}: SQLite refused WAL mode (got {mode!r}); is it on a network drive?")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            if self.size_limit_bytes is not None:
+                page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+                conn.execute(f"PRAGMA max_page_count = {max(1, self.size_limit_bytes // page_size)}")
+            migrate(conn)
+        except NewerSchema as exc:
+            conn.close()
+            raise StoreError(f"{self.path} was written by a newer Arbiter ({exc}); upgrade Arbiter") from None
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc) from None
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _serve(self, conn: sqlite3.Connection) -> None:
+        deadline: float | None = None
+        while True:
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                item = None
+            # While failing, writes wait for their retry time: each attempt may sit out a busy timeout.
+            healthy = not self._failed_attempts
+            if item is None:
+                deadline = self._write_pending(conn)
+            elif isinstance(item, _StartWrite | _MoveWrite):
+                self._pending.append(item)
+                if deadline is None:
+                    deadline = time.monotonic() + self.flush_interval
+                if healthy and len(self._pending) >= self.batch_size:
+                    deadline = self._write_pending(conn)
+            elif isinstance(item, _Job):
+                if healthy or item.needs_queue_written:
+                    deadline = self._write_pending(conn)
+                self._run_job(conn, item)
+            else:  # (_STOP, done)
+                _, done = item
+                self._write_pending(conn)
+                if self._pending:
+                    log.error("%s: closing with %d writes that could not be made", self.path, len(self._pending))
+                    done.set_exception(self._last_write_error or StoreError(f"{self.path}: writes lost"))
+                else:
+                    done.set_result(None)
+                return
+
+    def _run_job(self, conn: sqlite3.Connection, job: _Job) -> None:
+        if not job.future.set_running_or_notify_cancel():
+            return
+        if job.needs_queue_written and self._pending:
+            job.future.set_exception(self._last_write_error or StoreError(f"{self.path}: writes are pending"))
+            return
+        try:
+            job.future.set_result(job.fn(conn))
+        except StoreError as exc:
+            job.future.set_exception(exc)
+        except sqlite3.Error as exc:
+            job.future.set_exception(self._error(exc))
+        except BaseException as exc:  # a bug: hand it to the caller rather than kill the thread
+            job.future.set_exception(exc)
+
+    def _write_pending(self, conn: sqlite3.Connection) -> float | None:
+        """Commit the queued writes; on failure keep them and return when to try again."""
+        if not self._pending:
+            return None
+        try:
+            try:
+                self._write_batch(conn, self._pending)
+            except _REFUSED:
+                self._write_one_by_one(conn)
+        except sqlite3.Error as exc:
+            error = self._error(exc)
+            self._failed_attempts += 1
+            if self._failed_attempts == 1:
+                log.error("%s: %d queued writes not saved, will retry: %s", self.path, len(self._pending), error)
+            self._last_write_error = error
+            pause = min(MAX_RETRY_PAUSE, self.flush_interval * 2**self._failed_attempts)
+            return time.monotonic() + pause
+        if self._failed_attempts:
+            log.warning("%s: queued writes saved after %d failed attempts", self.path, self._failed_attempts)
+        self._pending.clear()
+        self._failed_attempts = 0
+        self._last_write_error = None
+        return None
+
+    def _write_one_by_one(self, conn: sqlite3.Connection) -> None:
+        """A batch broke a constraint (a server bug): save what can be saved, drop only the culprits."""
+        while self._pending:
+            write = self._pending[0]
+            try:
+                self._write_batch(conn, [write])
+            except _REFUSED as exc:
+                log.error("%s: dropped a write the schema refuses (%s): %r", self.path, exc, write)
+            self._pending.pop(0)
+
+    def _write_batch(self, conn: sqlite3.Connection, writes: list[_StartWrite | _MoveWrite]) -> None:
+        new_ids: dict[str, int] = {}
+        with _transaction(conn):
+            for write in writes:
+                if isinstance(write, _StartWrite):
+                    game_id = self._insert_game(conn, write)
+                    if game_id is not None:
+                        new_ids[write.start.match_id] = game_id
+                    continue
+                game_id = new_ids.get(write.match_id) or self._game_id(conn, write.match_id)
+                if game_id is None:
+                    log.error("%s: move %d for unknown match %s dropped", self.path, write.ply, write.match_id)
+                    continue
+                conn.execute(
+                    "INSERT OR REPLACE INTO moves (game_id, ply, move, elapsed_ms) VALUES (?, ?, ?, ?)",
+                    (game_id, write.ply, write.move_json, max(0, write.elapsed_ms)),
+                )
+        self._game_ids.update(new_ids)
+
+    def _insert_game(self, conn: sqlite3.Connection, write: _StartWrite) -> int | None:
+        start = write.start
+        if conn.execute("SELECT 1 FROM games WHERE match_id = ?", (start.match_id,)).fetchone():
+            log.error("%s: match %s was already started; second start dropped", self.path, start.match_id)
+            return None
+        ids = [_player_id(conn, name) for name in start.players]
+        cursor = conn.execute(
+            "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id, clock,"
+            " rated, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (start.match_id, start.game, write.params_json, *start.players, *ids, write.clock_json,
+             int(start.rated), start.started),
+        )  # fmt: skip
+        return cursor.lastrowid
+
+    def _game_id(self, conn: sqlite3.Connection, match_id: str) -> int | None:
+        game_id = self._game_ids.get(match_id)
+        if game_id is None:
+            row = conn.execute("SELECT id FROM games WHERE match_id = ?", (match_id,)).fetchone()
+            game_id = row[0] if row else None
+        return game_id
+
+    def _finish(
+        self, conn: sqlite3.Connection, match_id: str, result: str | None, reason: str, ended: float
+    ) -> dict[str, float]:
+        with _transaction(conn):
+            row = conn.execute(
+                "SELECT id, game, first_name, second_name, first_id, second_id, rated, ended"
+                " FROM games WHERE match_id = ?",
+                (match_id,),
+            ).fetchone()
+            if row is None:
+                raise StoreError(f"no game with match id {match_id!r}")
+            game_id, game, first_name, second_name, first_id, second_id, rated, already_ended = row
+            if already_ended is not None:
+                raise StoreError(f"match {match_id!r} is already finished")
+            conn.execute(
+                "UPDATE games SET ended = ?, result = ?, reason = ? WHERE id = ?", (ended, result, reason, game_id)
+            )
+            if not (rated and result is not None and first_id is not None and second_id is not None):
+                return {}
+            before = (_rating(conn, first_id, first_name, game), _rating(conn, second_id, second_name, game))
+            score = FIRST_SCORE[result]
+            after = rate_game(_glicko(before[0]), _glicko(before[1]), score)
+            changes: dict[str, float] = {}
+            for player_id, old, new, own_score in zip(
+                (first_id, second_id), before, after, (score, 1.0 - score), strict=True
+            ):
+                conn.execute(
+                    "INSERT OR REPLACE INTO ratings (player_id, game, rating, deviation, volatility, games, wins,"
+                    " draws, losses, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (player_id, game, new.rating, new.deviation, new.volatility, old.games + 1,
+                     old.wins + (own_score == 1.0), old.draws + (own_score == 0.5), old.losses + (own_score == 0.0),
+                     ended),
+                )  # fmt: skip
+                conn.execute(
+                    "INSERT INTO rating_history (player_id, game, game_id, rating_before, rating, deviation,"
+                    " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (player_id, game, game_id, old.rating, new.rating, new.deviation, new.volatility, ended),
+                )
+                changes[old.player] = new.rating - old.rating
+            return changes
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        """One line for people: what is wrong with which file, and what to do about it."""
+        text = str(exc)
+        lowered = text.lower()
+        if "disk is full" in lowered or "database or disk is full" in lowered:
+            return StoreError(f"{self.path}: the disk is full (or the store's size limit was reached); free space")
+        if "locked" in lowered or "busy" in lowered:
+            return StoreError(
+                f"{self.path}: the database is locked by another process (waited {self.busy_timeout:g} s); "
+                "stop the other process or retry"
+            )
+        if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+            return StoreError(f"{self.path} is not an Arbiter database or is corrupted ({text}); restore a backup")
+        if "unable to open" in lowered:
+            return StoreError(f"cannot open {self.path}: check that its folder exists and is writable")
+        if "readonly" in lowered or "read-only" in lowered:
+            return StoreError(f"{self.path} is read-only: check the file's and its folder's permissions")
+        return StoreError(f"{self.path}: {text}")
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any error: no half-written game ever."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _player(conn: sqlite3.Connection, name: str) -> Player | None:
+    row = conn.execute("SELECT id, name, kind, created, revoked FROM players WHERE name = ?", (name,)).fetchone()
+    return None if row is None else Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None)
+
+
+def _player_id(conn: sqlite3.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT id FROM players WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def _rating(conn: sqlite3.Connection, player_id: int, name: str, game: str) -> Rating:
+    row = conn.execute(
+        "SELECT rating, deviation, volatility, games, wins, draws, losses FROM ratings"
+        " WHERE player_id = ? AND game = ?",
+        (player_id, game),
+    ).fetchone()
+    if row is None:
+        fresh = Glicko2Rating()
+        return Rating(name, game, fresh.rating, fresh.deviation, fresh.volatility)
+    return Rating(name, game, *row)
+
+
+def _glicko(rating: Rating) -> Glicko2Rating:
+    return Glicko2Rating(rating.rating, rating.deviation, rating.volatility)
+
+
+def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) -> list[GameRecord]:
+    """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
+    rows = conn.execute(
+        "SELECT id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason"
+        f" FROM games {tail}",
+        args,
+    ).fetchall()
+    moves: dict[int, list[MoveRecord]] = {row[0]: [] for row in rows}
+    changes: dict[int, dict[str, float]] = {row[0]: {} for row in rows}
+    ids = list(moves)
+    for i in range(0, len(ids), _SQL_CHUNK):
+        chunk = ids[i : i + _SQL_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for game_id, ply, move, elapsed in conn.execute(
+            f"SELECT game_id, ply, move, elapsed_ms FROM moves WHERE game_id IN ({marks}) ORDER BY game_id, ply",
+            chunk,
+        ):
+            moves[game_id].append(MoveRecord(ply, json.loads(move), elapsed))
+        for game_id, name, change in conn.execute(
+            "SELECT h.game_id, p.name, h.rating - h.rating_before FROM rating_history h"
+            f" JOIN players p ON p.id = h.player_id WHERE h.game_id IN ({marks})",
+            chunk,
+        ):
+            changes[game_id][name] = change
+    return [
+        GameRecord(
+            start=GameStart(
+                match_id=match_id,
+                game=game,
+                params=json.loads(params),
+                players=(first, second),
+                clock=json.loads(clock),
+                rated=bool(rated),
+                started=started,
+            ),
+            moves=moves[game_id],
+            result=result,
+            reason=reason,
+            ended=ended,
+            rating_changes=changes[game_id],
+        )
+        for game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason in rows
+    ]

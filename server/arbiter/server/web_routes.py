@@ -1,0 +1,227 @@
+"""The browser client on the server's own port: its files, its msgpack library, and finished games as JSON.
+
+The client is plain ES modules in ``web/`` beside this module with no build step. Its one library,
+``@msgpack/msgpack``, is installed by ``npm ci`` into ``node_modules`` (never copied into the
+repository); the server finds the library's ESM build at start-up and serves it under
+``/vendor/msgpack/``, which the page's import map names ``@msgpack/msgpack``. Without it the server
+still runs for bots, logs how to install it, and ``/`` answers a page saying the same.
+
+Every file is read once at start-up and answered from memory, as ``http.py`` asks of its routes.
+Replays read finished games from the store: ``GET /games.json?game=G&player=P&limit=N`` lists them,
+``GET /game.json?match=M`` gives one with its moves in the wire encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from arbiter.server.store.base import GameRecord, Store, StoreError
+
+from .http import HttpRoutes, json_response
+
+log = logging.getLogger("arbiter.server")
+
+WEB_ROOT = Path(__file__).resolve().parent / "web"
+PART_ROOT = Path(__file__).resolve().parents[2]  # server/ in a checkout, where its package.json is
+MSGPACK_ESM = Path("@msgpack/msgpack/dist.esm")
+VENDOR_PREFIX = "/vendor/msgpack/"
+NODE_MODULES_ENV = "ARBITER_NODE_MODULES"  # a node_modules folder elsewhere (an image, a shared install)
+INSTALL_HINT = "run `npm ci` in server/ (or `make install`, which does it too)"
+
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
+GAMES_LIMIT = 50  # finished games listed by /games.json unless ?limit= says otherwise
+MAX_GAMES_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    body: bytes
+    content_type: str
+    etag: str
+
+
+def node_modules_candidates() -> list[Path]:
+    """Where ``npm ci`` may have put node_modules: the env override, the working folder, server/."""
+    candidates = []
+    override = os.environ.get(NODE_MODULES_ENV)
+    if override:
+        candidates.append(Path(override))
+    candidates += [Path.cwd() / "node_modules", PART_ROOT / "node_modules"]
+    return candidates
+
+
+def find_msgpack_esm(node_modules: Iterable[Path]) -> Path | None:
+    """The first folder holding the library's ESM entry point ``index.mjs``, or None."""
+    for folder in node_modules:
+        candidate = folder / MSGPACK_ESM
+        if (candidate / "index.mjs").is_file():
+            return candidate
+    return None
+
+
+def load_files(root: Path, prefix: str) -> dict[str, StaticFile]:
+    """Every servable file under ``root`` by its URL path (``prefix`` + relative path)."""
+    files = {}
+    for path in sorted(root.rglob("*")):
+        content_type = CONTENT_TYPES.get(path.suffix)
+        if content_type is None or not path.is_file():
+            continue
+        body = path.read_bytes()
+        etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+        files[prefix + path.relative_to(root).as_posix()] = StaticFile(body, content_type, etag)
+    return files
+
+
+def unavailable_page(heading: str, body_html: str) -> str:
+    """A small page saying why the browser client cannot start (the server itself runs on)."""
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>Arbiter: browser client unavailable</title>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
+        "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:40em;line-height:1.5}</style></head>"
+        f"<body><h1>{html.escape(heading)}</h1>{body_html}</body></html>\n"
+    )
+
+
+def missing_library_page(searched: list[Path]) -> str:
+    places = "".join(f"<li><code>{html.escape(str(p / MSGPACK_ESM))}</code></li>" for p in searched)
+    return unavailable_page(
+        "The browser client is not installed",
+        "<p>The server runs, but the page needs its msgpack library, <code>@msgpack/msgpack</code>, "
+        f"from npm. To install it, {html.escape(INSTALL_HINT)}, then restart the server.</p>"
+        f"<p>Looked in:</p><ul>{places}</ul>",
+    )
+
+
+class WebClient:
+    """The routes of the browser client; ``add_routes`` registers them in the server's table."""
+
+    def __init__(self, store: Store, *, web_root: Path = WEB_ROOT, node_modules: list[Path] | None = None) -> None:
+        self.store = store
+        searched = node_modules_candidates() if node_modules is None else node_modules
+        self.files = load_files(web_root, "/")
+        index = self.files.get("/index.html")
+        self.library = find_msgpack_esm(searched)
+        self.missing_page: str | None = None
+        if index is None:
+            log.error("browser client disabled: its files are missing from %s", web_root)
+            self.missing_page = unavailable_page(
+                "The browser client is missing",
+                f"<p>This installation has no client files in <code>{html.escape(str(web_root))}</code>.</p>",
+            )
+        elif self.library is None:
+            log.error("browser client disabled: @msgpack/msgpack is not installed; %s", INSTALL_HINT)
+            self.missing_page = missing_library_page(searched)
+        else:
+            self.files.update(load_files(self.library, VENDOR_PREFIX))
+            self.files["/"] = index
+
+    def add_routes(self, routes: HttpRoutes) -> None:
+        for path in self.files:
+            routes.add(path, self._static)
+        if self.missing_page is not None:
+            routes.add("/", self._missing)
+            routes.add(VENDOR_PREFIX + "index.mjs", self._missing)
+        routes.add("/games.json", self._games_json)
+        routes.add("/game.json", self._game_json)
+
+    # --- files ---------------------------------------------------------------------------------------
+    def _static(self, connection: ServerConnection, request: Request) -> Response:
+        found = self.files[urlsplit(request.path).path]
+        headers = Headers(
+            [
+                ("Content-Type", found.content_type),
+                ("Cache-Control", "no-cache"),
+                ("ETag", found.etag),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Connection", "close"),
+            ]
+        )
+        if request.headers.get("If-None-Match") == found.etag:
+            return Response(HTTPStatus.NOT_MODIFIED.value, HTTPStatus.NOT_MODIFIED.phrase, headers, b"")
+        headers["Content-Length"] = str(len(found.body))
+        return Response(HTTPStatus.OK.value, HTTPStatus.OK.phrase, headers, found.body)
+
+    def _missing(self, connection: ServerConnection, request: Request) -> Response:
+        assert self.missing_page is not None
+        response = connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, self.missing_page)
+        del response.headers["Content-Type"]
+        response.headers["Content-Type"] = "text/html; charset=utf-8"
+        return response
+
+    # --- finished games ------------------------------------------------------------------------------
+    async def _games_json(self, connection: ServerConnection, request: Request) -> Response:
+        query = _query(request)
+        try:
+            limit = max(1, min(int(query.get("limit", GAMES_LIMIT)), MAX_GAMES_LIMIT))
+        except ValueError:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "limit must be an integer"})
+        try:
+            # Live and interrupted games are listed by the store too; ask for more so `limit` finished remain.
+            records = await self.store.list_games(player=query.get("player"), game=query.get("game"), limit=limit * 2)
+        except StoreError:
+            return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+        finished = [summary(r) for r in records if r.ended is not None][:limit]
+        return json_response(connection, HTTPStatus.OK, {"games": finished})
+
+    async def _game_json(self, connection: ServerConnection, request: Request) -> Response:
+        match_id = _query(request).get("match")
+        if not match_id:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?match=ID"})
+        try:
+            record = await self.store.get_game(match_id)
+        except StoreError:
+            return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+        if record is None:
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no game {match_id!r}"})
+        if record.ended is None:
+            return json_response(
+                connection, HTTPStatus.CONFLICT, {"error": f"game {match_id!r} is not over; spectate it instead"}
+            )
+        body = {
+            **summary(record),
+            "clock": record.start.clock,
+            "moves": [{"move": m.move, "elapsed_ms": m.elapsed_ms} for m in record.moves],
+            "rating_changes": record.rating_changes,
+        }
+        return json_response(connection, HTTPStatus.OK, body)
+
+
+def summary(record: GameRecord) -> dict[str, Any]:
+    """A finished game as the replay list shows it."""
+    start = record.start
+    return {
+        "match": start.match_id,
+        "game": start.game,
+        "params": start.params,
+        "players": list(start.players),
+        "rated": start.rated,
+        "result": record.result,
+        "reason": record.reason,
+        "plies": len(record.moves),
+        "started": start.started,
+        "ended": record.ended,
+    }
+
+
+def _query(request: Request) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(urlsplit(request.path).query).items()}

@@ -1,0 +1,71 @@
+"""The dependency rules between the parts hold, and each of them can fail.
+
+``lint-imports`` (import-linter, configured in the root pyproject.toml) checks the real tree in
+``make lint``. Here it runs on a temporary copy of the five source folders: as copied, every contract
+is kept; with one deliberately bad import added, the contract that forbids it is reported broken.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PORTIONS = ["protocol", "engine", "server", "bots", "src"]  # each holds a part of the `arbiter` namespace
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def copy_tree(tmp_path: Path) -> Path:
+    """The five folders' Python sources and the root pyproject.toml, in a fresh folder."""
+    copy = tmp_path / "tree"
+    for portion in PORTIONS:
+        shutil.copytree(ROOT / portion / "arbiter", copy / portion / "arbiter",
+                        ignore=shutil.ignore_patterns("__pycache__", "node_modules", "web"))  # fmt: skip
+    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    return copy
+
+
+def lint(copy: Path) -> subprocess.CompletedProcess[str]:
+    """import-linter on the copy: its folders come first on the path, before the installed parts."""
+    path = os.pathsep.join(str(copy / portion) for portion in PORTIONS)
+    return subprocess.run([str(LINT_IMPORTS), "--config", str(copy / "pyproject.toml"), "--no-cache"],
+                          cwd=copy, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": path})  # fmt: skip
+
+
+def add_import(copy: Path, module: str, statement: str) -> None:
+    path = copy / module
+    path.write_text(path.read_text() + f"\n{statement}  # a deliberately bad import\n")
+
+
+def test_the_copied_tree_keeps_every_contract(tmp_path: Path) -> None:
+    result = lint(copy_tree(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout and "BROKEN" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "statement", "contract"),
+    [
+        ("protocol/arbiter/protocol/codec.py", "import arbiter.engine", "protocol imports nothing else of arbiter"),
+        ("engine/arbiter/engine/ops.py", "import arbiter.protocol.codec", "engine imports nothing else of arbiter"),
+        ("engine/arbiter/engine/perft.py", "import arbiter.bots.brain", "engine imports nothing else of arbiter"),
+        ("bots/arbiter/bots/client.py", "import arbiter.server.config", "bots and server never import each other"),
+        ("server/arbiter/server/match.py", "import arbiter.bots.brain", "bots and server never import each other"),
+        ("server/arbiter/server/players.py", "import arbiter.server.hub", "the server's layers"),
+        ("server/arbiter/server/session.py", "import arbiter.server.matches", "the server's layers"),
+        ("engine/arbiter/cli/errors.py", "import arbiter.server.app", "the command host imports only the engine"),
+    ],
+)
+def test_a_bad_import_breaks_its_contract(tmp_path: Path, module: str, statement: str, contract: str) -> None:
+    copy = copy_tree(tmp_path)
+    add_import(copy, module, statement)
+    result = lint(copy)
+    assert result.returncode == 1, result.stdout + result.stderr
+    broken = [line.removesuffix(" BROKEN") for line in result.stdout.splitlines() if line.endswith(" BROKEN")]
+    assert any(name.startswith(contract) for name in broken), result.stdout  # (others may break through it)
