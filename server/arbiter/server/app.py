@@ -30,10 +30,11 @@ from arbiter.server.store.base import Store
 from arbiter.server.store.memory import MemoryStore
 
 from .config import ServerConfig
-from .http import HttpRoutes, json_response
+from .http import HttpRoutes, json_response, text_response
 from .hub import Hub
 from .recovery import resolve_interrupted
 from .session import serve_connection
+from .standings import StandingsPages
 from .warmup import warm_games
 from .web_routes import WebClient
 
@@ -77,7 +78,7 @@ async def run_server(
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
-    hub.ladder.add_routes(routes)
+    StandingsPages(store).add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
 
     async def handler(connection: ServerConnection) -> None:
@@ -134,10 +135,7 @@ def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
     def metrics(connection: ServerConnection, request: Request) -> Response:
         for game, size in hub.ladder.queue_sizes().items():
             hub.metrics.ladder_queue.labels(game).set(size)
-        response = connection.respond(HTTPStatus.OK, hub.metrics.render().decode())
-        del response.headers["Content-Type"]
-        response.headers["Content-Type"] = CONTENT_TYPE
-        return response
+        return text_response(connection, HTTPStatus.OK, hub.metrics.render().decode(), CONTENT_TYPE)
 
     return metrics
 

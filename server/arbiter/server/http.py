@@ -12,6 +12,7 @@ import json
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
@@ -20,12 +21,22 @@ from websockets.http11 import Request, Response
 RouteHandler = Callable[[ServerConnection, Request], Response | Awaitable[Response]]
 
 
-def json_response(connection: ServerConnection, status: HTTPStatus, body: Any) -> Response:
-    """A JSON response (the handshake API only builds text ones; the content type is swapped)."""
-    response = connection.respond(status, json.dumps(body, separators=(",", ":")))
+def text_response(connection: ServerConnection, status: HTTPStatus, body: str, content_type: str) -> Response:
+    """A response of ``content_type`` (the handshake API only builds text/plain ones; the type is swapped)."""
+    response = connection.respond(status, body)
     del response.headers["Content-Type"]
-    response.headers["Content-Type"] = "application/json"
+    response.headers["Content-Type"] = content_type
     return response
+
+
+def json_response(connection: ServerConnection, status: HTTPStatus, body: Any) -> Response:
+    """A JSON response."""
+    return text_response(connection, status, json.dumps(body, separators=(",", ":")), "application/json")
+
+
+def query_params(request: Request) -> dict[str, str]:
+    """The request's query string as a dict: the first value of each key (``?game=gomoku&limit=5``)."""
+    return {key: values[0] for key, values in parse_qs(urlsplit(request.path).query).items()}
 
 
 class HttpRoutes:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -30,7 +30,7 @@ from websockets.http11 import Request, Response
 
 from arbiter.server.store.base import GameRecord, Store, StoreError
 
-from .http import HttpRoutes, json_response
+from .http import HttpRoutes, json_response, query_params, text_response
 
 log = logging.getLogger("arbiter.server")
 
@@ -163,14 +163,11 @@ class WebClient:
 
     def _missing(self, connection: ServerConnection, request: Request) -> Response:
         assert self.missing_page is not None
-        response = connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, self.missing_page)
-        del response.headers["Content-Type"]
-        response.headers["Content-Type"] = "text/html; charset=utf-8"
-        return response
+        return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, self.missing_page, "text/html; charset=utf-8")
 
     # --- finished games ------------------------------------------------------------------------------
     async def _games_json(self, connection: ServerConnection, request: Request) -> Response:
-        query = _query(request)
+        query = query_params(request)
         try:
             limit = max(1, min(int(query.get("limit", GAMES_LIMIT)), MAX_GAMES_LIMIT))
         except ValueError:
@@ -184,7 +181,7 @@ class WebClient:
         return json_response(connection, HTTPStatus.OK, {"games": finished})
 
     async def _game_json(self, connection: ServerConnection, request: Request) -> Response:
-        match_id = _query(request).get("match")
+        match_id = query_params(request).get("match")
         if not match_id:
             return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?match=ID"})
         try:
@@ -221,7 +218,3 @@ def summary(record: GameRecord) -> dict[str, Any]:
         "started": start.started,
         "ended": record.ended,
     }
-
-
-def _query(request: Request) -> dict[str, str]:
-    return {key: values[0] for key, values in parse_qs(urlsplit(request.path).query).items()}

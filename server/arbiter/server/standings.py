@@ -1,0 +1,167 @@
+"""The ladder's standings over HTTP: leaderboards and crosstables as JSON and HTML, and game records.
+
+``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
+list of ladders without ``game``) and ``/export?game=G&player=P&match=M&limit=N`` (game records,
+docs/RECORDS.md). Each answer is one or two store reads; a store that fails answers 503.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlencode
+
+from websockets.asyncio.server import ServerConnection
+from websockets.http11 import Request as HttpRequest
+from websockets.http11 import Response
+
+from arbiter.engine import game_names
+from arbiter.server.records import RecordError, format_record
+from arbiter.server.store.base import Rating, Store, StoreError
+
+from .http import HttpRoutes, json_response, query_params, text_response
+
+log = logging.getLogger("arbiter.server")
+
+EXPORT_LIMIT = 1000  # games per HTTP export unless ?limit= says otherwise (at most MAX_EXPORT_LIMIT)
+MAX_EXPORT_LIMIT = 10_000
+HTML = "text/html; charset=utf-8"
+PLAIN = "text/plain; charset=utf-8"
+
+
+def describe_rating(rating: Rating) -> dict[str, Any]:
+    """A rating as the protocol and the JSON pages show it."""
+    return {
+        "player": rating.player,
+        "rating": round(rating.rating, 1),
+        "deviation": round(rating.deviation, 1),
+        "provisional": rating.provisional,
+        "games": rating.games,
+        "wins": rating.wins,
+        "draws": rating.draws,
+        "losses": rating.losses,
+    }
+
+
+class StandingsPages:
+    """The standings routes; ``add_routes`` registers them in the server's table."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def add_routes(self, routes: HttpRoutes) -> None:
+        routes.add("/leaderboard.json", self._leaderboard_json)
+        routes.add("/crosstable.json", self._crosstable_json)
+        routes.add("/leaderboard", self._leaderboard_html)
+        routes.add("/export", self._export)
+
+    def _leaderboard_json(self, connection: ServerConnection, request: HttpRequest) -> Awaitable[Response]:
+        async def respond(game: str) -> Response:
+            ratings = await self.store.leaderboard(game)
+            return json_response(
+                connection, HTTPStatus.OK, {"game": game, "ratings": [describe_rating(r) for r in ratings]}
+            )
+
+        return _with_game(connection, request, respond)
+
+    def _crosstable_json(self, connection: ServerConnection, request: HttpRequest) -> Awaitable[Response]:
+        async def respond(game: str) -> Response:
+            table = await self.store.crosstable(game)
+            return json_response(connection, HTTPStatus.OK, {"game": game, "table": table})
+
+        return _with_game(connection, request, respond)
+
+    async def _leaderboard_html(self, connection: ServerConnection, request: HttpRequest) -> Response:
+        query = query_params(request)
+        game = query.get("game")
+        if game is None or game not in game_names():
+            links = "".join(f'<li><a href="/leaderboard?{urlencode({"game": g})}">{g}</a></li>' for g in game_names())
+            return text_response(connection, HTTPStatus.OK, _page("Arbiter ladders", f"<ul>{links}</ul>"), HTML)
+        try:
+            ratings = await self.store.leaderboard(game)
+            table = await self.store.crosstable(game)
+        except StoreError:
+            return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
+        return text_response(connection, HTTPStatus.OK, _standings_page(game, ratings, table), HTML)
+
+    async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
+        query = query_params(request)
+        game, player, match_id = query.get("game"), query.get("player"), query.get("match")
+        if game is not None and game not in game_names():
+            return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {game!r}\n", PLAIN)
+        try:
+            limit = min(int(query.get("limit", EXPORT_LIMIT)), MAX_EXPORT_LIMIT)
+        except ValueError:
+            return text_response(connection, HTTPStatus.BAD_REQUEST, "limit must be an integer\n", PLAIN)
+        try:
+            if match_id is not None:
+                found = await self.store.get_game(match_id)
+                records = [] if found is None else [found]
+            else:
+                records = (await self.store.list_games(player=player, game=game, limit=limit))[::-1]
+        except StoreError:
+            return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
+        texts = []
+        for record in records:
+            try:
+                texts.append(format_record(record))
+            except RecordError as error:
+                log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
+        return text_response(connection, HTTPStatus.OK, "\n".join(texts), PLAIN)
+
+
+
+
+async def _with_game(
+    connection: ServerConnection, request: HttpRequest, respond: Callable[[str], Awaitable[Response]]
+) -> Response:
+    game = query_params(request).get("game")
+    if game is None:
+        return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?game=NAME"})
+    if game not in game_names():
+        return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no game {game!r}"})
+    try:
+        return await respond(game)
+    except StoreError:
+        return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        "<!doctype html>\n<html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}td:first-child,th:first-child{text-align:left}"
+        f"</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>\n"
+    )
+
+
+def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str, list[int]]]) -> str:
+    rows = "".join(
+        f"<tr><td>{rank}. {html.escape(r.player)}</td><td>{r.rating:.0f}{'?' if r.provisional else ''}</td>"
+        f"<td>{r.deviation:.0f}</td><td>{r.games}</td><td>{r.wins}</td><td>{r.draws}</td><td>{r.losses}</td></tr>"
+        for rank, r in enumerate(ratings, 1)
+    )
+    standings = (
+        "<h2>Leaderboard</h2><table><tr><th>player</th><th>rating</th><th>RD</th><th>games</th>"
+        f"<th>W</th><th>D</th><th>L</th></tr>{rows}</table><p>? = provisional (RD above 110)</p>"
+    )
+    names = [r.player for r in ratings] + sorted(set(table) - {r.player for r in ratings})
+    header = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    cells = ""
+    for a in names:
+        line = "".join(
+            "<td>—</td>" if a == b else f"<td>{'/'.join(map(str, table.get(a, {}).get(b, [0, 0, 0])))}</td>"
+            for b in names
+        )
+        cells += f"<tr><td>{html.escape(a)}</td>{line}</tr>"
+    crosstable = f"<h2>Crosstable (W/D/L of the row's player)</h2><table><tr><th></th>{header}</tr>{cells}</table>"
+    query = html.escape(urlencode({"game": game}))
+    links = (
+        f'<p><a href="/leaderboard.json?{query}">leaderboard JSON</a> · <a href="/crosstable.json?{query}">'
+        f'crosstable JSON</a> · <a href="/export?{query}">game records</a></p>'
+    )
+    return _page(f"{game} ladder", standings + crosstable + links)
