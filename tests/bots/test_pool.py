@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -23,6 +24,7 @@ from arbiter.bots.pool import (
     ThinkTimeout,
     WorkerCrashed,
     check_numba_cache,
+    wait_for_exit,
 )
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import Game
@@ -235,3 +237,19 @@ async def test_an_unwritable_numba_cache_folder_is_a_clear_error(
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "made" / "here"))
     assert check_numba_cache() == str(tmp_path / "made" / "here")
     assert (tmp_path / "made" / "here").is_dir()
+
+
+async def test_wait_for_exit_waits_for_the_end_and_honours_its_timeout() -> None:
+    """The pool reaps workers through a pidfd, not a polling loop: a live process times out, an ended one returns."""
+    process = multiprocessing.get_context("fork").Process(target=signal.pause)
+    process.start()
+    try:
+        assert not await wait_for_exit(process, 0.05)
+        process.terminate()
+        assert await wait_for_exit(process, 10)
+        assert process.exitcode == -signal.SIGTERM
+        assert await wait_for_exit(process)  # already reaped: at once
+    finally:
+        if process.exitcode is None:
+            process.kill()
+            process.join()

@@ -42,6 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from .brain import Brain, ThinkRequest, ThinkResult
@@ -197,12 +198,9 @@ class BrainPool:
             process = worker.process
             if process is None:
                 continue
-            while process.exitcode is None and time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-            if process.exitcode is None:
+            if not await wait_for_exit(process, max(0.0, deadline - time.monotonic())):
                 process.kill()
-                while process.exitcode is None:
-                    await asyncio.sleep(0.01)
+                await wait_for_exit(process)
             self._detach(worker)
 
     async def __aenter__(self) -> BrainPool:
@@ -404,9 +402,8 @@ class BrainPool:
         self._replacing.add(task)
         task.add_done_callback(self._replacing.discard)
 
-    async def _replace(self, worker: _Worker, process: Any) -> None:
-        while process.exitcode is None:  # reap it; the pipe closes just before the exit
-            await asyncio.sleep(0.005)
+    async def _replace(self, worker: _Worker, process: BaseProcess) -> None:
+        await wait_for_exit(process)  # reap it; the pipe closes just before the exit
         if self._closed:
             return
         worker.restarts += 1
@@ -494,6 +491,33 @@ def _think(conn: Connection, brain: Brain, job_id: int, request: ThinkRequest) -
         conn.send(("error", job_id, traceback.format_exc()))
         return
     conn.send(("result", job_id, result))
+
+
+async def wait_for_exit(process: BaseProcess, timeout: float | None = None) -> bool:
+    """Wait until ``process`` has ended, without polling; False if ``timeout`` came first.
+
+    Its ``sentinel`` cannot tell: a forked worker closes the inherited end that would signal its
+    exit (``_close_inherited_descriptors``). A pidfd (Linux 5.3+) becomes readable when the process
+    ends, whatever it closed; reading ``exitcode`` afterwards reaps it.
+    """
+    if process.exitcode is not None:
+        return True
+    try:
+        pidfd = os.pidfd_open(process.pid)  # type: ignore[arg-type]
+    except ProcessLookupError:  # already gone and reaped
+        return True
+    loop = asyncio.get_running_loop()
+    ended = loop.create_future()
+    loop.add_reader(pidfd, lambda: ended.done() or ended.set_result(None))
+    try:
+        async with asyncio.timeout(timeout):
+            await ended
+    except TimeoutError:
+        return False
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+    return process.exitcode is not None
 
 
 def _close_inherited_descriptors(*, keep: int) -> None:
