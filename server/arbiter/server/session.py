@@ -3,6 +3,13 @@
 ``Session`` knows nothing about websockets: it talks to a ``Transport`` (send bytes, close), so
 the dispatcher can be driven in-process by tests and fuzzers. ``serve_connection`` is the thin
 websocket adapter: it waits for hello, feeds frames to the session and reports the disconnect.
+
+Slow requests (those whose handler returns a coroutine: they wait for the store) never hold up the
+reading of frames. They run one after another in the session's *lane*, in the order they came, and
+every later request that is not about a match waits its turn in the lane too, so a ``ladder_join``
+is never overtaken by the ``ladder_leave`` sent after it. Match requests (moves, resignations, draw
+offers, spectating) do not wait: they touch only their match, so a store that stalls an ``accept``
+or a leaderboard read does not stall the connection's moves in its other matches.
 What a session needs of the server is the narrow ``SessionHost`` (settings, the clock, the dispatch
 table, the handshake and the disconnect), which the hub provides; nothing here imports the hub.
 """
@@ -11,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
@@ -20,7 +28,7 @@ from websockets.exceptions import ConnectionClosed
 
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
-from arbiter.protocol.messages import Hello, Request, parse
+from arbiter.protocol.messages import Hello, MatchRequest, Request, parse
 
 from .config import ServerConfig
 from .metrics import ServerMetrics
@@ -29,6 +37,7 @@ from .ratelimit import TokenBucket, Verdict
 
 log = logging.getLogger("arbiter.server")
 SERVER_SIDE_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
+MAX_WAITING = 64  # requests of one connection waiting in its lane; more are refused (rate_limited)
 
 # A request's handler: done when it returns None, or a coroutine the session awaits (slow requests).
 # It refuses a request by raising ProtocolError before changing anything.
@@ -61,7 +70,8 @@ class SessionHost(Protocol):
 
 
 class Session:
-    __slots__ = ("bucket", "closing", "hub", "max_frame_bytes", "player", "received_at", "spectating", "transport")
+    __slots__ = ("_lane", "_lane_task", "bucket", "closing", "hub", "max_frame_bytes", "player", "received_at",
+                 "spectating", "transport")  # fmt: skip
 
     def __init__(self, hub: SessionHost, transport: Transport) -> None:
         self.hub = hub
@@ -73,6 +83,9 @@ class Session:
         self.max_frame_bytes = config.max_frame_bytes
         self.received_at = hub.now()  # when the frame being handled arrived (the move-latency metric)
         self.bucket = TokenBucket(config.rate_per_s, config.rate_burst, config.flood_tolerance, self.received_at)
+        # Slow requests and those queued behind them: (request, start, done); ``start`` calls the handler.
+        self._lane: deque[tuple[Request, Callable[[], Awaitable[None] | None], asyncio.Future[None]]] = deque()
+        self._lane_task: asyncio.Task[None] | None = None
 
     # --- output --------------------------------------------------------------------------------------
     def send(self, data: bytes) -> None:
@@ -123,7 +136,11 @@ class Session:
             return False
 
     def receive(self, frame: bytes | str) -> Awaitable[None] | None:
-        """Handle one frame after the handshake; returns a coroutine to await for slow requests."""
+        """Handle one frame after the handshake: at once, or in the lane (module docstring).
+
+        Returns None when the request is done, else an awaitable that completes when it is (tests
+        and fuzzers await it; the websocket adapter goes on reading).
+        """
         self.received_at = now = self.hub.now()
         verdict = self.bucket.take(now)
         if verdict is not Verdict.ALLOW:
@@ -135,6 +152,8 @@ class Session:
             handler = self.hub.handlers.get(type(request))
             if handler is None:
                 raise ProtocolError(ErrorCode.ALREADY_GREETED, "hello was already accepted on this connection")
+            if self._lane and not isinstance(request, MatchRequest):
+                return self._wait_in_lane(request, lambda: handler(self, request))
             pending = handler(self, request)
         except ProtocolError as error:
             self._error(error, request)
@@ -145,16 +164,39 @@ class Session:
             return None
         if pending is None:
             return None
-        return self._complete(pending, request)
+        return self._wait_in_lane(request, lambda: pending)
 
-    async def _complete(self, pending: Awaitable[None], request: Request) -> None:
-        try:
-            await pending
-        except ProtocolError as error:
-            self._error(error, request)
-        except Exception:
-            log.exception("handler failed on %r", request, extra={"code": ErrorCode.INTERNAL.value})
-            self._error(ProtocolError(ErrorCode.INTERNAL, "the server failed on this request"), request)
+    def _wait_in_lane(self, request: Request, start: Callable[[], Awaitable[None] | None]) -> Awaitable[None] | None:
+        if len(self._lane) >= MAX_WAITING:
+            self._error(ProtocolError(ErrorCode.RATE_LIMITED, "too many requests waiting for the server"), request)
+            return None
+        done = asyncio.get_running_loop().create_future()
+        self._lane.append((request, start, done))
+        if self._lane_task is None:
+            self._lane_task = asyncio.get_running_loop().create_task(self._run_lane())
+        return done
+
+    async def _run_lane(self) -> None:
+        while self._lane:
+            request, start, done = self._lane[0]
+            try:
+                pending = start()
+                if pending is not None:
+                    await pending
+            except ProtocolError as error:
+                self._error(error, request)
+            except Exception:
+                log.exception("handler failed on %r", request, extra={"code": ErrorCode.INTERNAL.value})
+                self._error(ProtocolError(ErrorCode.INTERNAL, "the server failed on this request"), request)
+            finally:
+                self._lane.popleft()
+                done.set_result(None)
+        self._lane_task = None
+
+    async def settled(self) -> None:
+        """Wait until every request received so far is done (the connection is going)."""
+        while (task := self._lane_task) is not None and not task.done():
+            await asyncio.shield(task)
 
     def _over_limit(self, verdict: Verdict) -> None:
         if verdict is Verdict.DROP_AND_WARN:
@@ -201,11 +243,12 @@ async def serve_connection(hub: SessionHost, connection: ServerConnection) -> No
             await connection.close(CloseCode.HANDSHAKE_FAILED, "hello rejected")
             return
         async for frame in connection:
-            pending = session.receive(frame)
-            if pending is not None:
-                await pending
+            session.receive(frame)  # slow requests go on in the session's lane
     except ConnectionClosed:
         pass
     finally:
-        hub.metrics.connections.dec()
-        hub.disconnected(session)
+        try:
+            await session.settled()  # what the client asked for is done before its disconnect is
+        finally:
+            hub.metrics.connections.dec()
+            hub.disconnected(session)
