@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: system-deps system-deps-test install install-test warm run test lint clean
+.PHONY: system-deps system-deps-test install install-test warm run test test-fast lint clean
 
 # Debian packages: Node.js and npm for the browser client's library; for the tests also
 # Chromium (browser tests) and docker-compose (validates docker-compose.yml). Only what is missing.
@@ -54,6 +54,10 @@ lint: install-test
 
 test: install-test warm lint
 	$(BIN)/python -m pytest
+
+# The inner loop: everything but the slow, browser and process tests (CI runs them all: `make test`).
+test-fast: install-test warm
+	$(BIN)/python -m pytest -m "not slow and not browser and not process"
 
 clean:
 	rm -rf $(VENV) server/node_modules .numba_cache .pytest_cache .hypothesis

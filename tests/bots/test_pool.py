@@ -77,10 +77,10 @@ async def test_workers_are_forked_warm_and_answer_at_once() -> None:
     async with BrainPool(RandomBrain, workers=2) as pool:
         assert pool.size == 2 and all(pool.pids) and len(set(pool.pids)) == 2
         assert pool.parent_warm_seconds > 0
-        assert max(pool.warm_seconds) < 0.5  # kernels came compiled with the fork
+        assert max(pool.warm_seconds) < 1.0  # kernels came compiled with the fork (a cold compile takes > 1.5 s)
         began = time.perf_counter()
         result = await pool.think(ThinkRequest("m", "tictactoe4", {}, [[0, 0]], 1.0))
-        assert time.perf_counter() - began < 0.5
+        assert time.perf_counter() - began < 1.0
         assert tuple(result.move) != (0, 0)
 
 
@@ -107,10 +107,10 @@ async def test_a_match_stays_on_its_worker_until_forgotten() -> None:
 async def test_many_matches_spread_over_workers_and_run_in_parallel() -> None:
     async with BrainPool(ProbeBrain, workers=2) as pool:
         began = time.perf_counter()
-        results = await asyncio.gather(*(pool.think(ask(f"m{i}", action="sleep", seconds=0.3)) for i in range(4)))
+        results = await asyncio.gather(*(pool.think(ask(f"m{i}", action="sleep", seconds=1.0)) for i in range(4)))
         elapsed = time.perf_counter() - began
         assert len({r.info["pid"] for r in results}) == 2
-        assert elapsed < 1.1  # 4 × 0.3 s of work on 2 workers, not 1.2 s in a row
+        assert elapsed < 3.0  # 4 × 1 s of sleep on 2 workers takes 2 s, in a row 4 s: a second's margin each way
 
 
 async def test_think_all_asks_every_worker_with_its_own_seed_and_merges() -> None:
@@ -158,7 +158,7 @@ async def test_a_brain_exception_is_reported_and_the_worker_lives_on() -> None:
 async def test_thinking_never_blocks_the_event_loop() -> None:
     async with BrainPool(ProbeBrain, workers=1) as pool:
         gaps = []
-        thinking = asyncio.ensure_future(pool.think(ask("a", action="sleep", seconds=0.6)))
+        thinking = asyncio.ensure_future(pool.think(ask("a", action="sleep", seconds=1.0)))
         last = time.perf_counter()
         while not thinking.done():
             await asyncio.sleep(0.01)
@@ -166,7 +166,7 @@ async def test_thinking_never_blocks_the_event_loop() -> None:
             gaps.append(now - last)
             last = now
         await thinking
-        assert len(gaps) > 20 and max(gaps) < 0.2
+        assert len(gaps) > 20 and max(gaps) < 0.5  # a think on the loop would stall it for the whole second
 
 
 async def test_close_stops_every_worker_and_fails_what_waits() -> None:
