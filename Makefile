@@ -47,9 +47,12 @@ warm: install
 run: install warm
 	$(BIN)/arbiter up
 
-# ruff on every folder of code; import-linter on the dependency rules between the parts (pyproject.toml).
+# ruff (rules and formatting) on every folder of code, mypy on every part, import-linter on the dependency
+# rules between the parts (all configured in pyproject.toml).
 lint: install-test
 	$(BIN)/ruff check $(PARTS) src tests benchmarks examples
+	$(BIN)/ruff format --check $(PARTS) src tests benchmarks examples
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 test: install-test warm lint

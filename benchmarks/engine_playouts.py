@@ -48,8 +48,10 @@ def main() -> None:
     subprocess.run([sys.executable, "-c", ENGINE_START], check=True)  # make sure the cache is warm
     engine = median_start_seconds(ENGINE_START, args.runs)
     baseline = median_start_seconds(BASELINE_START, args.runs)
-    print(f"\nwarm start to first move: {engine:.3f} s median of {args.runs} "
-          f"(bare python + numpy: {baseline:.3f} s, ratio {engine / baseline:.2f}x)")
+    print(
+        f"\nwarm start to first move: {engine:.3f} s median of {args.runs} "
+        f"(bare python + numpy: {baseline:.3f} s, ratio {engine / baseline:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,11 @@ async def play(url: str, token: str, *, games: int | None = None) -> None:
             elif kind in ("match_start", "match_state"):  # a new match, or one resumed after a reconnect
                 params = message["params"]
                 taken = {tuple(move) for move in message.get("moves", [])}
-                boards[message["match"]] = {"color": message["color"], "size": (params["m"], params["n"]),
-                                            "taken": taken}
+                boards[message["match"]] = {
+                    "color": message["color"],
+                    "size": (params["m"], params["n"]),
+                    "taken": taken,
+                }
                 await move_if_our_turn(message["match"], len(taken))
             elif kind == "moved" and message["match"] in boards:
                 boards[message["match"]]["taken"].add(tuple(message["move"]))

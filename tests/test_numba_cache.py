@@ -10,8 +10,9 @@ PRINT_CACHE = "import arbiter.engine, os; print(os.environ['NUMBA_CACHE_DIR'])"
 
 def cache_dir(env: dict[str, str]) -> str:
     clean = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    return subprocess.run([sys.executable, "-c", PRINT_CACHE], capture_output=True, text=True, check=True,
-                          env={**clean, **env}).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", PRINT_CACHE], capture_output=True, text=True, check=True, env={**clean, **env}
+    ).stdout.strip()
 
 
 def test_default_cache_is_keyed_by_the_kernel_sources(tmp_path: Path) -> None:

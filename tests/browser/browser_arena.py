@@ -14,8 +14,9 @@ from arbiter.server.store.sqlite import SqliteStore
 
 # Every run saves each board's screenshot under test-artifacts/ (ignored by git); to refresh the
 # pictures the docs and README show: ARBITER_SCREENSHOTS=docs/screenshots make test
-SCREENSHOTS = Path(os.environ.get("ARBITER_SCREENSHOTS", Path(__file__).resolve().parents[2] / "test-artifacts"
-                                  / "screenshots")).resolve()
+SCREENSHOTS = Path(
+    os.environ.get("ARBITER_SCREENSHOTS", Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots")
+).resolve()
 
 
 @dataclass

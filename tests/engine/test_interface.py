@@ -120,8 +120,13 @@ def test_move_format_errors_name_the_problem() -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["perft", "checkers", "2"], ["perft", "mnk", "2", "-p", "k=99"], ["perft", "mnk", "2", "-p", "k"],
-     ["perft", "tictactoe", "-1"], ["bench", "nope"]],
+    [
+        ["perft", "checkers", "2"],
+        ["perft", "mnk", "2", "-p", "k=99"],
+        ["perft", "mnk", "2", "-p", "k"],
+        ["perft", "tictactoe", "-1"],
+        ["bench", "nope"],
+    ],
 )
 def test_cli_rejects_bad_input_with_exit_code_2(args: list[str]) -> None:
     result = subprocess.run([sys.executable, "-m", "arbiter.cli", *args], capture_output=True, text=True)
@@ -130,19 +135,29 @@ def test_cli_rejects_bad_input_with_exit_code_2(args: list[str]) -> None:
 
 
 def test_cli_perft_prints_the_count_last() -> None:
-    result = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "tictactoe", "9"],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "arbiter.cli", "perft", "tictactoe", "9"], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip().splitlines()[-1] == "127872"
 
 
 def test_cli_options_read_their_environment_variable() -> None:
     env = {**os.environ, "ARBITER_PERFT_PARAMS": "m=3 n=3 k=3"}
-    result = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1"], capture_output=True,
-                            text=True, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1"], capture_output=True, text=True, env=env
+    )
     assert result.returncode == 0 and result.stdout.strip() == "9"
-    flag_wins = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1", "-p", "m=4", "-p", "n=4",
-                                "-p", "k=4"], capture_output=True, text=True, env=env)
+    flag_wins = subprocess.run(
+        [sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1", "-p", "m=4", "-p", "n=4", "-p", "k=4"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert flag_wins.stdout.strip() == "16"
-    bad = subprocess.run([sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1"], capture_output=True, text=True,
-                         env={**env, "ARBITER_PERFT_PARAMS": "k=99"})
+    bad = subprocess.run(
+        [sys.executable, "-m", "arbiter.cli", "perft", "mnk", "1"],
+        capture_output=True,
+        text=True,
+        env={**env, "ARBITER_PERFT_PARAMS": "k=99"},
+    )
     assert bad.returncode == 2 and "'k'" in bad.stderr

@@ -135,8 +135,12 @@ def test_transposed_move_orders_share_a_key() -> None:
 
 
 def test_wins_in_every_direction_and_overlines() -> None:
-    for line in ([(x, 3) for x in range(5)], [(3, y) for y in range(5)], [(i, i) for i in range(5)],
-                 [(i, 6 - i) for i in range(5)]):
+    for line in (
+        [(x, 3) for x in range(5)],
+        [(3, y) for y in range(5)],
+        [(i, i) for i in range(5)],
+        [(i, 6 - i) for i in range(5)],
+    ):
         state = create_game("gomoku10").new_state()
         filler = iter((x, 9) for x in range(10))
         for move in line:
@@ -150,8 +154,9 @@ def test_wins_in_every_direction_and_overlines() -> None:
 def _play_line_with_gap_filled_last(exact: bool) -> int:
     """Black builds xxxx_x on row 0 then fills the gap: a six, which wins only without ``exact``."""
     state = create_game("gomoku", {"exact": exact}).new_state()
-    for black, white in zip([(0, 0), (1, 0), (2, 0), (3, 0), (5, 0)], [(0, 5), (2, 5), (4, 5), (6, 5), (8, 5)],
-                            strict=True):
+    for black, white in zip(
+        [(0, 0), (1, 0), (2, 0), (3, 0), (5, 0)], [(0, 5), (2, 5), (4, 5), (6, 5), (8, 5)], strict=True
+    ):
         state.play(black)
         state.play(white)
     state.play((4, 0))

@@ -31,7 +31,11 @@ def compose() -> dict:
     assert binary, "docker-compose is missing: `make test` installs it (scripts/install-system-deps --test)"
     resolved = subprocess.run(
         [binary, "-f", str(ROOT / "docker-compose.yml"), "config"],
-        capture_output=True, text=True, timeout=60, check=False, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
     )
     assert resolved.returncode == 0, resolved.stderr
     return yaml.safe_load(resolved.stdout)

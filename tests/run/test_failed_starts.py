@@ -64,7 +64,6 @@ def test_a_server_whose_database_cannot_be_opened_says_so(tmp_path: Path, where:
     assert str(tmp_path / where) in line
 
 
-
 @pytest.mark.parametrize(
     ("option", "message"),
     [("speed=3", "unknown option 'speed'"), ("depth=0", "depth must be"), ("depth", "--option takes key=value")],

@@ -50,9 +50,21 @@ async def lobby_players(url: str) -> dict[str, dict]:
 async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> None:
     port = free_port()
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"),
-        "--workers", "1", "--drain-timeout", "3", stdout=asyncio.subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
+        sys.executable,
+        "-m",
+        "arbiter.cli",
+        "up",
+        "--port",
+        str(port),
+        "--data",
+        str(tmp_path / "data"),
+        "--workers",
+        "1",
+        "--drain-timeout",
+        "3",
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
     )
     try:
         announced = await read_until_up(process)
@@ -96,8 +108,17 @@ async def test_up_names_a_port_in_use(tmp_path: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"),
-            "--no-bots", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "arbiter.cli",
+            "up",
+            "--port",
+            str(port),
+            "--data",
+            str(tmp_path / "data"),
+            "--no-bots",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         async with asyncio.timeout(60):
             _, stderr = await process.communicate()

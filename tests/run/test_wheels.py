@@ -97,8 +97,16 @@ async def test_a_bot_from_its_wheels_plays_a_server_from_its_wheel(venvs: dict[s
     token = run(venvs["server"] / "arbiter", "player", "add", "wheelbot", "--kind", "bot", "--db", db,
                 env=env, cwd=tmp_path).stdout.strip()  # fmt: skip
     server = await asyncio.create_subprocess_exec(
-        venvs["server"] / "arbiter", "serve", "--port", "0", "--db", str(db), "--no-warm",
-        stderr=asyncio.subprocess.PIPE, env=env, cwd=tmp_path,
+        venvs["server"] / "arbiter",
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        "--no-warm",
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
     )
     bot = None
     try:
@@ -107,8 +115,20 @@ async def test_a_bot_from_its_wheels_plays_a_server_from_its_wheel(venvs: dict[s
                 assert line, "the server exited before listening"
         url = line.split()[-1]
         bot = await asyncio.create_subprocess_exec(
-            venvs["bots"] / "arbiter", "bot", "random", "--server", url, "--token", token, "--games", "tictactoe",
-            "--workers", "1", stderr=asyncio.subprocess.DEVNULL, env=env, cwd=tmp_path,
+            venvs["bots"] / "arbiter",
+            "bot",
+            "random",
+            "--server",
+            url,
+            "--token",
+            token,
+            "--games",
+            "tictactoe",
+            "--workers",
+            "1",
+            stderr=asyncio.subprocess.DEVNULL,
+            env=env,
+            cwd=tmp_path,
         )
         guest = await Client.connect(url)
         async with asyncio.timeout(180):  # the bot compiles its kernels before it logs in

@@ -475,7 +475,9 @@ class PerfectBrain(Brain):
     def _vanishing_outcome(child: State, value: np.ndarray, distance: np.ndarray, limit: int, ply: int) -> Evaluation:
         """The exact worth, for the player who just moved, of reaching ``child``."""
         if child.is_terminal:
-            return Evaluation(WIN - (ply + 1), 1) if child.outcome.winner is not None else Evaluation(0, None)
+            outcome = child.outcome
+            assert outcome is not None  # a terminal state has one
+            return Evaluation(WIN - (ply + 1), 1) if outcome.winner is not None else Evaluation(0, None)
         index = vanishing_index(child)
         plies = 1 + int(distance[index])
         if value[index] == VALUE_DRAW or ply + plies > limit:

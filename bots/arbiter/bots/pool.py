@@ -47,6 +47,13 @@ from typing import Any
 
 from .brain import Brain, ThinkRequest, ThinkResult
 
+# The contexts that can start a worker (multiprocessing.get_context names them by start method).
+Context = (
+    multiprocessing.context.ForkContext
+    | multiprocessing.context.SpawnContext
+    | (multiprocessing.context.ForkServerContext)
+)
+
 READY_TIMEOUT = 300.0  # a cold numba compile of a large brain on a busy machine
 STOP_GRACE = 2.0
 
@@ -103,10 +110,10 @@ class _Worker:
     """One slot of the pool: its current process, its pipe and its queue of work."""
 
     index: int
-    process: Any = None
-    conn: Connection | None = None
+    process: BaseProcess | None = None  # None until first launched
+    conn: Connection | None = None  # None while detached (dead, or being replaced)
     pid: int = 0
-    ready: asyncio.Future[None] | None = None
+    ready: asyncio.Future[None] = field(init=False)  # set by each launch, before anything reads it
     queue: deque[_Job | str] = field(default_factory=deque)  # a str is a match id to forget
     current: _Job | None = None
     timer: asyncio.TimerHandle | None = None
@@ -148,11 +155,11 @@ class BrainPool:
         self.level = level
         self.options = dict(options or {})
         self.start_method = start_method
-        self._context = multiprocessing.get_context(start_method)
+        self._context: Context = multiprocessing.get_context(start_method)  # type: ignore[assignment]
         self._workers = [_Worker(i) for i in range(count)]
         self._affinity: dict[str, int] = {}
         self._job_ids = itertools.count(1)
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started_loop: asyncio.AbstractEventLoop | None = None
         self._replacing: set[asyncio.Task[None]] = set()
         self._closed = False
         self.parent_warm_seconds = 0.0
@@ -160,10 +167,10 @@ class BrainPool:
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
         """Warm the brain here (for ``fork``), start every worker, and wait until each is warm."""
-        if self._loop is not None:
+        if self._started_loop is not None:
             raise PoolError("the pool is already started")
         check_numba_cache()
-        self._loop = asyncio.get_running_loop()
+        self._started_loop = asyncio.get_running_loop()
         if self.start_method == "fork":
             began = time.perf_counter()
             self.brain_class(self.level, **self.options).warm_up()
@@ -202,6 +209,13 @@ class BrainPool:
                 process.kill()
                 await wait_for_exit(process)
             self._detach(worker)
+
+    @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the pool was started on: it reads the workers' pipes."""
+        if self._started_loop is None:
+            raise PoolError("the pool is not started")
+        return self._started_loop
 
     async def __aenter__(self) -> BrainPool:
         await self.start()
@@ -320,6 +334,8 @@ class BrainPool:
 
     def _send(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         try:
+            if worker.conn is None:
+                raise OSError("the worker is detached")
             worker.conn.send(message)
         except OSError:
             self._on_death(worker)
@@ -327,6 +343,8 @@ class BrainPool:
     # --- messages from workers ----------------------------------------------------------------
     def _on_readable(self, worker: _Worker) -> None:
         try:
+            if worker.conn is None:
+                raise OSError("the worker is detached")
             message = worker.conn.recv()
         except (EOFError, OSError):
             self._on_death(worker)
@@ -373,7 +391,8 @@ class BrainPool:
                     f"{job.timeout:.3g} s and was replaced"
                 )
             )
-        worker.process.kill()
+        if worker.process is not None:
+            worker.process.kill()
         self._on_death(worker)
 
     def _on_death(self, worker: _Worker) -> None:
@@ -381,6 +400,7 @@ class BrainPool:
         if worker.conn is None:
             return
         process = worker.process
+        assert process is not None  # a worker with a pipe was launched
         self._detach(worker)
         if self._closed:
             return
@@ -427,16 +447,17 @@ class BrainPool:
         parent_end, child_end = self._context.Pipe(duplex=True)
         worker.ready = self._loop.create_future()
         worker.ready.add_done_callback(_consume_exception)
-        worker.process = self._context.Process(
+        process = self._context.Process(
             target=_worker_main,
             args=(child_end, self.brain_class, self.level, self.options, self.start_method == "fork"),
             name=f"{self.brain_class.name}-worker-{worker.index}",
             daemon=True,
         )
-        worker.process.start()
+        process.start()
         child_end.close()
+        worker.process = process
         worker.conn = parent_end
-        worker.pid = worker.process.pid
+        worker.pid = process.pid or 0
         self._loop.add_reader(parent_end.fileno(), self._on_readable, worker)
 
     def _detach(self, worker: _Worker) -> None:
@@ -502,13 +523,20 @@ async def wait_for_exit(process: BaseProcess, timeout: float | None = None) -> b
     """
     if process.exitcode is not None:
         return True
+    if process.pid is None:  # never started
+        return True
     try:
-        pidfd = os.pidfd_open(process.pid)  # type: ignore[arg-type]
+        pidfd = os.pidfd_open(process.pid)
     except ProcessLookupError:  # already gone and reaped
         return True
     loop = asyncio.get_running_loop()
-    ended = loop.create_future()
-    loop.add_reader(pidfd, lambda: ended.done() or ended.set_result(None))
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    loop.add_reader(pidfd, readable)
     try:
         async with asyncio.timeout(timeout):
             await ended

@@ -35,10 +35,17 @@ def _print_version(context: click.Context, _param: click.Parameter, value: bool)
 
 # Every option also reads ARBITER_<COMMAND>_<OPTION> (e.g. ARBITER_SERVE_PORT); flags win over the
 # environment, the environment over defaults. docs/CONFIGURATION.md lists them all.
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ARBITER",
-                               "show_default": True})
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the installed Arbiter distributions and exit.")
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "ARBITER", "show_default": True}
+)
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the installed Arbiter distributions and exit.",
+)
 def main() -> None:
     """Arbiter: match server, bots and tools for two-player board games."""
 

@@ -48,8 +48,13 @@ def perft(game_name: str, depth: int, params: tuple[str, ...], divide: bool) -> 
 
 @click.command()
 @click.argument("game_names_", metavar="[GAME]...", nargs=-1)
-@click.option("--seconds", type=click.FloatRange(0.1, 60.0), default=1.0, show_default=True,
-              help="Time spent on each measurement.")
+@click.option(
+    "--seconds",
+    type=click.FloatRange(0.1, 60.0),
+    default=1.0,
+    show_default=True,
+    help="Time spent on each measurement.",
+)
 def bench(game_names_: tuple[str, ...], seconds: float) -> None:
     """Random playouts per second on one core, numba kernels against the pure-Python reference."""
     from arbiter.engine.bench import DEFAULT_GAMES, bench_game, format_table

@@ -47,7 +47,11 @@ def _default(option: click.Option) -> str:
 
 def environment_variable(path: tuple[str, ...], option: click.Option) -> str:
     """The variable that sets ``option`` of ``arbiter <path>`` (click's auto_envvar_prefix rule)."""
-    return option.envvar or f"ARBITER_{'_'.join(path).upper().replace('-', '_')}_{option.name.upper()}"
+    if isinstance(option.envvar, str):
+        return option.envvar
+    if option.envvar:  # a list of names: the first is the one documented
+        return option.envvar[0]
+    return f"ARBITER_{'_'.join(path).upper().replace('-', '_')}_{(option.name or '').upper()}"
 
 
 def options_by_command() -> Iterator[tuple[tuple[str, ...], click.Command, list[click.Option]]]:

@@ -436,7 +436,7 @@ class PaperSoccerState(State):
 
     def _check_and_play_actions(self, actions: list[int]) -> None:
         mover = self.to_move
-        text = self.game.move_to_text(actions)
+        text = self.game.move_to_text(tuple(actions))
         for index, step in enumerate(actions):
             if self.is_terminal or self.to_move != mover:
                 raise IllegalMove(f"turn {text} goes on after it ended at step {index}: the ball reached {self.ball}")

@@ -117,7 +117,7 @@ def clock(value: Any) -> dict[str, Any]:
     initial = value.get("initial_ms")
     increment = value.get("increment_ms", 0)
     limit = value.get("move_limit_ms")
-    if not _is_int(initial) or not 0 < initial <= INT32:
+    if not isinstance(initial, int) or not _is_int(initial) or not 0 < initial <= INT32:
         raise FieldError("initial_ms must be a positive integer")
     if not _is_int(increment) or not 0 <= increment <= INT32:
         raise FieldError("increment_ms must be a non-negative integer")

@@ -99,8 +99,15 @@ class Hub:
                 "resumed": [live.id for live in self.matches.of(player) if live.announced],
             },
         )
-        log.info("player connected", extra={"player": player.name, "kind": player.identity.kind,
-                                             "guest": player.identity.guest, "returning": returning})
+        log.info(
+            "player connected",
+            extra={
+                "player": player.name,
+                "kind": player.identity.kind,
+                "guest": player.identity.guest,
+                "returning": returning,
+            },
+        )
         self.lobby.presence(player)
         if returning:
             self.matches.player_returned(player)
@@ -170,7 +177,7 @@ class Hub:
             self.handlers[message_class] = self._refuse_new_match
         self.ladder.stop_timers()
         log.info("draining", extra={"live_matches": len(self.matches.live), "timeout_s": timeout_s})
-        waits = {asyncio.ensure_future(self.matches.wait_none_live())}
+        waits: set[asyncio.Future[object]] = {asyncio.ensure_future(self.matches.wait_none_live())}
         if hurry is not None:
             waits.add(asyncio.ensure_future(hurry.wait()))
         await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)

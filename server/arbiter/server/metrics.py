@@ -33,16 +33,20 @@ class ServerMetrics:
             registry=r,
         )
         self.errors = Counter("arbiter_errors", "Error replies sent, by protocol error code.", ["code"], registry=r)
-        self.ladder_queue = Gauge("arbiter_ladder_queue_size", "Players waiting in a ladder queue.", ["game"],
-                                  registry=r)
+        self.ladder_queue = Gauge(
+            "arbiter_ladder_queue_size", "Players waiting in a ladder queue.", ["game"], registry=r
+        )
         self.store_write = Histogram(
-            "arbiter_store_write_seconds", "Time of one store write batch or commit.", buckets=LATENCY_BUCKETS,
+            "arbiter_store_write_seconds",
+            "Time of one store write batch or commit.",
+            buckets=LATENCY_BUCKETS,
             registry=r,
         )
         self._window_s = window_s
         self._recent_moves: deque[float] = deque()
-        Gauge("arbiter_moves_per_second", "Moves accepted per second over the last ten seconds.",
-              registry=r).set_function(self.moves_per_second)
+        Gauge(
+            "arbiter_moves_per_second", "Moves accepted per second over the last ten seconds.", registry=r
+        ).set_function(self.moves_per_second)
 
     def move_accepted(self, latency_s: float) -> None:
         """Count one move and its latency."""

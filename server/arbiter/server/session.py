@@ -55,9 +55,14 @@ class Transport(Protocol):
 class SessionHost(Protocol):
     """What a session needs of the server (the hub is one)."""
 
-    config: ServerConfig
-    metrics: ServerMetrics
-    handlers: Mapping[type[Request], Handler]
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def metrics(self) -> ServerMetrics: ...
+
+    @property
+    def handlers(self) -> Mapping[type[Request], Handler]: ...
 
     def now(self) -> float:
         """The server's monotonic clock, in seconds."""

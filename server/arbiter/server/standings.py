@@ -113,8 +113,6 @@ class StandingsPages:
         return text_response(connection, HTTPStatus.OK, "\n".join(texts), PLAIN)
 
 
-
-
 async def _with_game(
     connection: ServerConnection, request: HttpRequest, respond: Callable[[str], Awaitable[Response]]
 ) -> Response:

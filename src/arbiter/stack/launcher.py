@@ -94,8 +94,10 @@ async def ensure_accounts(store: Store, specs: tuple[BotSpec, ...], token_dir: P
     """Each default bot's token, from its file in ``token_dir`` or freshly issued and saved there."""
     token_dir.mkdir(parents=True, exist_ok=True)
     os.chmod(token_dir, 0o700)
-    return {spec.account: await ensure_token_file(store, spec.account, "bot", token_dir / f"{spec.account}.token")
-            for spec in specs}
+    return {
+        spec.account: await ensure_token_file(store, spec.account, "bot", token_dir / f"{spec.account}.token")
+        for spec in specs
+    }
 
 
 def _healthy(url: str) -> bool:
@@ -124,15 +126,29 @@ class Launcher:
 
     async def start_server(self) -> None:
         s = self.settings
-        args = ["serve", "--host", s.host, "--port", str(s.port), "--db", str(s.db), "--log-level", s.log_level,
-                "--drain-timeout", str(s.drain_timeout_s), *s.server_args]
-        self.server = await asyncio.create_subprocess_exec(*self._command(*args), env=self._env(),
-                                                           start_new_session=True)
+        args = [
+            "serve",
+            "--host",
+            s.host,
+            "--port",
+            str(s.port),
+            "--db",
+            str(s.db),
+            "--log-level",
+            s.log_level,
+            "--drain-timeout",
+            str(s.drain_timeout_s),
+            *s.server_args,
+        ]
+        self.server = await asyncio.create_subprocess_exec(
+            *self._command(*args), env=self._env(), start_new_session=True
+        )
         deadline = time.monotonic() + s.startup_timeout_s
         while not await asyncio.to_thread(_healthy, s.http_url):
             if self.server.returncode is not None:
-                raise LaunchError(f"the server exited with code {self.server.returncode} before it was ready "
-                                  "(its message is above)")
+                raise LaunchError(
+                    f"the server exited with code {self.server.returncode} before it was ready (its message is above)"
+                )
             if time.monotonic() > deadline:
                 raise LaunchError(f"the server did not answer {s.http_url}/healthz within {s.startup_timeout_s:.0f} s")
             with contextlib.suppress(TimeoutError):
@@ -140,8 +156,17 @@ class Launcher:
 
     async def _start_bot(self, spec: BotSpec, token: str) -> asyncio.subprocess.Process:
         s = self.settings
-        args = ["bot", spec.brain, "--server", s.ws_url, "--log-level", s.log_level,
-                "--drain-timeout", str(s.bot_drain_timeout_s), *spec.args]
+        args = [
+            "bot",
+            spec.brain,
+            "--server",
+            s.ws_url,
+            "--log-level",
+            s.log_level,
+            "--drain-timeout",
+            str(s.bot_drain_timeout_s),
+            *spec.args,
+        ]
         if s.workers is not None:
             args += ["--workers", str(s.workers)]
         return await asyncio.create_subprocess_exec(
@@ -160,8 +185,10 @@ class Launcher:
                 return
             failures = 0 if time.monotonic() - started > 60 else failures + 1
             delay = self.settings.restart_backoff_s[min(failures, len(self.settings.restart_backoff_s) - 1)]
-            log.warning("bot exited; restarting", extra={"player": spec.account, "code": process.returncode,
-                                                          "restart_in_s": delay})
+            log.warning(
+                "bot exited; restarting",
+                extra={"player": spec.account, "code": process.returncode, "restart_in_s": delay},
+            )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), delay)
 
@@ -193,10 +220,19 @@ async def run_up(settings: UpSettings, tokens: dict[str, str], *, ready: asyncio
         loop.add_signal_handler(signum, launcher.stopping.set)
     try:
         await launcher.start_server()
-        supervisors = [asyncio.create_task(launcher.supervise_bot(spec, tokens[spec.account]))
-                       for spec in settings.bots]
-        print(json.dumps({"msg": "arbiter is up", "open": f"{settings.http_url}/",
-                          "bots": [spec.account for spec in settings.bots]}), flush=True)
+        supervisors = [
+            asyncio.create_task(launcher.supervise_bot(spec, tokens[spec.account])) for spec in settings.bots
+        ]
+        print(
+            json.dumps(
+                {
+                    "msg": "arbiter is up",
+                    "open": f"{settings.http_url}/",
+                    "bots": [spec.account for spec in settings.bots],
+                }
+            ),
+            flush=True,
+        )
         print(f"\n  Arbiter is running: open {settings.http_url}/ in a browser (Ctrl-C stops it)\n", flush=True)
         if ready is not None:
             ready.set()

@@ -246,7 +246,7 @@ async def _run_with_progress(config: SeriesConfig, latest: list[SeriesResult]) -
 
     ``latest`` receives the result as soon as a game ends, so Ctrl-C can still print the summary.
     """
-    from tqdm import tqdm  # type: ignore[import-untyped]
+    from tqdm import tqdm
 
     from arbiter.stack.series import run_series
 

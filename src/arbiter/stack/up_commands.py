@@ -13,16 +13,32 @@ from arbiter.cli.errors import fail
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address the server listens on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="The server's port.")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=Path("data"), show_default=True,
-              help="Folder of the database (arbiter.db) and the bots' token files (tokens/).")
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("data"),
+    show_default=True,
+    help="Folder of the database (arbiter.db) and the bots' token files (tokens/).",
+)
 @click.option("--workers", type=click.IntRange(1, 64), help="Search processes per bot (default: the number of cores).")
 @click.option("--no-bots", is_flag=True, help="Start the server alone.")
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
-              show_default=True, help="Least severe log record written to stderr, by every process (JSON lines).")
-@click.option("--drain-timeout", type=click.FloatRange(0, 3600), default=30.0, show_default=True,
-              help="On Ctrl-C or SIGTERM, seconds live games may go on (bots resign theirs after two thirds of it).")
-def up(host: str, port: int, data: Path, workers: int | None, no_bots: bool, log_level: str,
-       drain_timeout: float) -> None:
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="info",
+    show_default=True,
+    help="Least severe log record written to stderr, by every process (JSON lines).",
+)
+@click.option(
+    "--drain-timeout",
+    type=click.FloatRange(0, 3600),
+    default=30.0,
+    show_default=True,
+    help="On Ctrl-C or SIGTERM, seconds live games may go on (bots resign theirs after two thirds of it).",
+)
+def up(
+    host: str, port: int, data: Path, workers: int | None, no_bots: bool, log_level: str, drain_timeout: float
+) -> None:
     """Start the server on its SQLite store with the three default bots as separate processes.
 
     The bots' accounts (alphabeta, mcts, minimax) are created on first start and their tokens kept
@@ -35,8 +51,15 @@ def up(host: str, port: int, data: Path, workers: int | None, no_bots: bool, log
     from arbiter.stack.launcher import DEFAULT_BOTS, LaunchError, UpSettings, ensure_accounts, run_up
 
     configure_logging(log_level)
-    settings = UpSettings(host=host, port=port, data=data, bots=() if no_bots else DEFAULT_BOTS,
-                          workers=workers, log_level=log_level, drain_timeout_s=drain_timeout)
+    settings = UpSettings(
+        host=host,
+        port=port,
+        data=data,
+        bots=() if no_bots else DEFAULT_BOTS,
+        workers=workers,
+        log_level=log_level,
+        drain_timeout_s=drain_timeout,
+    )
 
     async def provision() -> dict[str, str]:
         store = SqliteStore(settings.db)

@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arbiter.engine import Game
+from arbiter.engine.paper_soccer import PaperSoccerGame
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .search import MAX_PLY, TurnSearch
@@ -123,6 +124,7 @@ class SoccerBrain(Brain):
     def search_for(self, game: Game) -> TurnSearch:
         """The field's search, created on first use and kept (with its table) for later turns."""
         if game not in self._searches:
+            assert isinstance(game, PaperSoccerGame)  # plays() admits no other
             self._searches[game] = TurnSearch(game)
         return self._searches[game]
 

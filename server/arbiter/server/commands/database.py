@@ -96,8 +96,12 @@ def player_token(name: str, db: Path) -> None:
 @player.command("ensure")
 @click.argument("name")
 @click.option("--kind", type=click.Choice(["bot", "human"]), required=True, help="What the player is.")
-@click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Where the token is kept (read if it still logs in, else written, mode 0600).")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Where the token is kept (read if it still logs in, else written, mode 0600).",
+)
 @DB_OPTION
 def player_ensure(name: str, kind: str, token_file: Path, db: Path) -> None:
     """Make sure NAME exists and TOKEN_FILE holds a token that logs in as NAME (for unattended bots)."""

@@ -233,8 +233,9 @@ def serve(
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, lambda: (hurry if stop.is_set() else stop).set())
-        await serve_until(config, store, stop, hurry=hurry,
-                          announce=lambda url: click.echo(f"listening on {url}", err=True))
+        await serve_until(
+            config, store, stop, hurry=hurry, announce=lambda url: click.echo(f"listening on {url}", err=True)
+        )
 
     try:
         asyncio.run(main())
