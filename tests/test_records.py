@@ -17,7 +17,7 @@ GAMES = {  # name → (params, board size)
     "gomoku10": ({}, (10, 10)),
     "mnk": ({"m": 7, "n": 5, "k": 4, "exact": False}, (7, 5)),
 }
-names = st.text(string.ascii_letters + string.digits + ' "\\\n\t_-.é中', min_size=1, max_size=20)
+names = st.text(string.ascii_letters + string.digits + ' "\\\n\t_-.é中\x0b\x0c\x85\u2028', min_size=1, max_size=20)
 scalars = st.one_of(
     st.none(),
     st.booleans(),

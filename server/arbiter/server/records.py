@@ -134,7 +134,7 @@ def _escape(text: str) -> str:
 def parse_records(text: str) -> list[GameRecord]:
     """Every record in ``text``; RecordError (naming the line) on anything malformed."""
     records = []
-    lines = text.splitlines()
+    lines = [line.removesuffix("\r") for line in text.split("\n")]  # not splitlines(): \v or \f may be in a value
     i = 0
     while i < len(lines):
         if not lines[i].strip():

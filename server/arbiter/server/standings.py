@@ -1,8 +1,9 @@
 """The ladder's standings over HTTP: leaderboards and crosstables as JSON and HTML, and game records.
 
 ``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
-list of ladders without ``game``) and ``/export?game=G&player=P&match=M&limit=N`` (game records,
-docs/RECORDS.md). Each answer is one or two store reads; a store that fails answers 503.
+list of ladders without ``game``) and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
+records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``). Each answer is one
+or two store reads; a store that fails answers 503.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from arbiter.engine import game_names
-from arbiter.server.records import RecordError, format_record
+from arbiter.server.game_files import FORMATS, GameFileError
 from arbiter.server.store.base import Rating, Store, StoreError
 
 from .http import HttpRoutes, json_response, query_params, text_response
@@ -30,6 +31,7 @@ EXPORT_LIMIT = 1000  # games per HTTP export unless ?limit= says otherwise (at m
 MAX_EXPORT_LIMIT = 10_000
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
+CONTENT_TYPES = {"text": PLAIN, "psq": PLAIN, "sgf": "application/x-go-sgf; charset=utf-8"}
 
 
 def describe_rating(rating: Rating) -> dict[str, Any]:
@@ -92,10 +94,17 @@ class StandingsPages:
         game, player, match_id = query.get("game"), query.get("player"), query.get("match")
         if game is not None and game not in game_names():
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {game!r}\n", PLAIN)
+        fmt = FORMATS.get(query.get("format", "text"))
+        if fmt is None:
+            return text_response(connection, HTTPStatus.BAD_REQUEST, f"format is one of {', '.join(FORMATS)}\n", PLAIN)
         try:
             limit = min(int(query.get("limit", EXPORT_LIMIT)), MAX_EXPORT_LIMIT)
         except ValueError:
             return text_response(connection, HTTPStatus.BAD_REQUEST, "limit must be an integer\n", PLAIN)
+        if fmt.one_game_per_file and match_id is None:
+            return text_response(
+                connection, HTTPStatus.BAD_REQUEST, f"a {fmt.suffix} file holds one game: add &match=ID\n", PLAIN
+            )
         try:
             if match_id is not None:
                 found = await self.store.get_game(match_id)
@@ -104,13 +113,18 @@ class StandingsPages:
                 records = (await self.store.list_games(player=player, game=game, limit=limit))[::-1]
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
+        if fmt.one_game_per_file and not records:
+            return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {match_id!r}\n", PLAIN)
         texts = []
         for record in records:
             try:
-                texts.append(format_record(record))
-            except RecordError as error:
+                texts.append(fmt.write([record]))
+            except GameFileError as error:
+                if fmt.one_game_per_file:
+                    return text_response(connection, HTTPStatus.UNPROCESSABLE_ENTITY, f"{error}\n", PLAIN)
                 log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
-        return text_response(connection, HTTPStatus.OK, "\n".join(texts), PLAIN)
+        body = ("\n" if fmt.name == "text" else "").join(texts)
+        return text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
 
 
 async def _with_game(

@@ -1,5 +1,5 @@
-"""Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export``,
-``arbiter leaderboard``.
+"""Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export`` (text
+records, Gomocup .psq, SGF), ``arbiter leaderboard``.
 
 The database is ``--db PATH``, else ``$ARBITER_DB``, else ``./arbiter.db`` — the same file
 ``arbiter serve --db`` uses. Only ``player add`` creates it.
@@ -126,19 +126,44 @@ def player_revoke(name: str, db: Path) -> None:
 @click.command()
 @click.option("--game", "game_name", metavar="GAME", help="Only games of this game (its name, e.g. gomoku).")
 @click.option("--player", "player_name", metavar="NAME", help="Only games this player played.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE, not stdout.")
+@click.option("--match", "match_id", metavar="ID", help="Only this game.")
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(["text", "psq", "sgf"]),
+    default="text",
+    help="text: Arbiter's records (docs/RECORDS.md); psq: Gomocup/Piskvork, one game per file; sgf: an SGF "
+    "collection (FF[4], GM[4]). psq and sgf hold m,n,k games only; others are skipped with a warning.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="Write to FILE, not stdout; for psq with several games, a FOLDER to fill with one MATCH.psq each.",
+)
 @DB_OPTION
-def export(game_name: str | None, player_name: str | None, output: Path | None, db: Path) -> None:
-    """Write stored games as text records (docs/RECORDS.md), oldest first."""
+def export(
+    game_name: str | None,
+    player_name: str | None,
+    match_id: str | None,
+    format_name: str,
+    output: Path | None,
+    db: Path,
+) -> None:
+    """Write stored games as text records, Gomocup .psq or SGF files, oldest first."""
     from tqdm import tqdm
 
     from arbiter.engine import game_names
-    from arbiter.server.records import RecordError, format_record
+    from arbiter.server.game_files import GameFileError, format_named
 
     if game_name is not None and game_name not in game_names():
         fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
+    fmt = format_named(format_name)
 
     async def select(store: SqliteStore) -> tuple[list[GameRecord], bool]:
+        if match_id is not None:
+            found = await store.get_game(match_id)
+            return ([] if found is None else [found]), True
         games = await store.list_games(player=player_name, game=game_name, limit=None)
         known = player_name is None or bool(games) or await store.get_player(player_name) is not None
         return games[::-1], known
@@ -146,29 +171,43 @@ def export(game_name: str | None, player_name: str | None, output: Path | None, 
     records, player_known = run_with_store(db, select)
     if not player_known:
         fail(f"unknown player {player_name!r}: no such registered player and no games")
+    if match_id is not None and not records:
+        fail(f"no game {match_id!r} in {db}")
+    folder = output if fmt.one_game_per_file and output is not None and (output.is_dir() or len(records) > 1) else None
+    if fmt.one_game_per_file and folder is None and len(records) > 1:
+        fail(f"a {fmt.suffix} file holds one game, and {len(records)} match: give -o FOLDER, or --match ID")
     try:
-        out = sys.stdout if output is None else output.open("w", encoding="utf-8")
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+        out = sys.stdout if output is None or folder is not None else output.open("w", encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {output}: {error.strerror}")
-    skipped = 0
+    skipped = written = 0
     try:
-        written = 0
         for record in tqdm(records, unit="game", disable=output is None, file=sys.stderr, desc="export"):
             try:
-                text = format_record(record)
-            except RecordError as error:
+                text = fmt.write([record])
+            except GameFileError as error:
                 click.echo(f"arbiter: warning: skipped {record.start.match_id}: {error}", err=True)
                 skipped += 1
                 continue
-            out.write(("\n" if written else "") + text)
+            if folder is not None:
+                (folder / f"{_file_name(record.start.match_id)}{fmt.suffix}").write_text(text, encoding="utf-8")
+            else:
+                out.write(("\n" if written and fmt.name == "text" else "") + text)
             written += 1
     finally:
-        if output is not None:
+        if out is not sys.stdout:
             out.close()
     if output is not None:
         click.echo(f"wrote {written} games to {output}", err=True)
     if skipped:
         raise SystemExit(1)
+
+
+def _file_name(match_id: str) -> str:
+    """A match id as a file name: ids are URL-safe already; anything else becomes '_'."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in match_id) or "game"
 
 
 @click.command()

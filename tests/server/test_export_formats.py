@@ -1,0 +1,113 @@
+"""Games played on a real server export as Gomocup .psq and SGF, from the command line and over HTTP,
+and read back as the games the store holds; games without a board (paper soccer) are refused."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from wsclient import Client, play_move, start_match
+
+from arbiter.cli import main
+from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.game_files import read_psq, read_sgf
+from arbiter.server.store.base import GameRecord
+from arbiter.server.store.sqlite import SqliteStore
+
+FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
+
+
+def to_ms(record: GameRecord | None) -> GameRecord:
+    """The record as files hold it: times to the millisecond (the store keeps the clock's digits)."""
+    assert record is not None
+    start = dataclasses.replace(record.start, started=round(record.start.started * 1000) / 1000)
+    ended = None if record.ended is None else round(record.ended * 1000) / 1000
+    return dataclasses.replace(record, start=start, ended=ended)
+
+
+def arbiter(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def http_get(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.headers["Content-Type"], response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read().decode()
+
+
+async def play_three(server: RunningServer) -> dict[str, str]:
+    """A won tic-tac-toe game, a gomoku game resigned after three moves, a resigned paper-soccer game."""
+    alice, bob = await Client.connect(server.url), await Client.connect(server.url)
+    ids = {}
+    ids["tictactoe"] = await start_match(alice, bob)
+    for ply, move in enumerate(FIRST_WINS):
+        assert (await play_move(alice if ply % 2 == 0 else bob, ids["tictactoe"], ply, move))["type"] == "moved"
+    ids["gomoku"] = await start_match(alice, bob, "gomoku")
+    for ply, move in enumerate([[7, 7], [8, 8], [7, 8]]):
+        assert (await play_move(alice if ply % 2 == 0 else bob, ids["gomoku"], ply, move))["type"] == "moved"
+    assert (await bob.request("resign", match=ids["gomoku"]))["type"] == "ok"
+    ids["paper_soccer"] = await start_match(alice, bob, "paper_soccer")
+    assert (await alice.request("resign", match=ids["paper_soccer"]))["type"] == "ok"
+    for match in ids.values():
+        await alice.expect("end", match=match)
+    await alice.close()
+    await bob.close()
+    return ids
+
+
+@pytest.fixture
+async def stored(tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, GameRecord]]:
+    db = tmp_path / "a.db"
+    async with run_server(ServerConfig(port=0), SqliteStore(db)) as server:
+        ids = await play_three(server)
+        await server.hub.store.flush()
+        records = {name: to_ms(await server.hub.store.get_game(match)) for name, match in ids.items()}
+    return db, ids, records
+
+
+def test_cli_exports_sgf_and_psq_that_read_back_as_stored(stored, tmp_path: Path) -> None:
+    db, ids, records = stored
+    sgf = arbiter("export", "--format", "sgf", "--db", str(db))
+    assert sgf.exit_code == 1  # paper soccer has no SGF board: skipped, and said
+    assert f"skipped {ids['paper_soccer']}: paper_soccer is not an m,n,k game" in sgf.stderr
+    assert read_sgf(sgf.stdout) == [records["tictactoe"], records["gomoku"]]
+    assert records["gomoku"].reason == "resign" and "RE[B+R]" in sgf.stdout  # the second player resigned
+
+    crowded = arbiter("export", "--format", "psq", "--game", "gomoku", "--player", "x", "--db", str(db))
+    assert crowded.exit_code == 2 and "unknown player 'x'" in crowded.stderr
+    several = arbiter("export", "--format", "psq", "--db", str(db))
+    assert several.exit_code == 2 and "a .psq file holds one game, and 3 match: give -o FOLDER" in several.stderr
+    one = arbiter("export", "--format", "psq", "--match", ids["tictactoe"], "--db", str(db))
+    assert one.exit_code == 0 and one.stdout.startswith("Piskvorky 3x3, 2:2, 0\n1,1,")
+    assert read_psq(one.stdout) == [records["tictactoe"]]
+
+    folder = tmp_path / "psq"
+    into = arbiter("export", "--format", "psq", "-o", str(folder), "--db", str(db))
+    assert into.exit_code == 1 and "wrote 2 games" in into.stderr
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{ids[g]}.psq" for g in ("tictactoe", "gomoku"))
+    assert read_psq((folder / f"{ids['gomoku']}.psq").read_text()) == [records["gomoku"]]
+    missing = arbiter("export", "--format", "psq", "--match", "nope", "--db", str(db))
+    assert missing.exit_code == 2 and "no game 'nope'" in missing.stderr
+
+
+async def test_http_export_takes_the_same_formats(tmp_path: Path) -> None:
+    async with run_server(ServerConfig(port=0), SqliteStore(tmp_path / "a.db")) as server:
+        ids = await play_three(server)
+        await server.hub.store.flush()
+        base = server.http_url
+        status, kind, body = await asyncio.to_thread(http_get, f"{base}/export?format=sgf&game=gomoku")
+        assert status == 200 and kind.startswith("application/x-go-sgf")
+        assert read_sgf(body) == [to_ms(await server.hub.store.get_game(ids["gomoku"]))]
+        status, kind, body = await asyncio.to_thread(http_get, f"{base}/export?format=psq&match={ids['tictactoe']}")
+        assert status == 200 and read_psq(body) == [to_ms(await server.hub.store.get_game(ids["tictactoe"]))]
+        for path, expected in [("/export?format=psq", 400), ("/export?format=pgn", 400),
+                               (f"/export?format=psq&match={ids['paper_soccer']}", 422),
+                               ("/export?format=psq&match=nope", 404)]:  # fmt: skip
+            assert (await asyncio.to_thread(http_get, base + path))[0] == expected, path
