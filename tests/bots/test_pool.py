@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import multiprocessing
 import os
 import signal
@@ -18,6 +19,7 @@ import pytest
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
 from arbiter.bots.pool import (
     BrainPool,
+    DeadlinePassed,
     PoolClosed,
     PoolError,
     ThinkFailed,
@@ -58,7 +60,8 @@ class ProbeBrain(Brain):
         if action == "sleep":
             time.sleep(request.options["seconds"])
         self.seen[request.match_id] = self.seen.get(request.match_id, 0) + 1
-        info = {"pid": os.getpid(), "seen": self.seen[request.match_id], "seed": request.seed}
+        info = {"pid": os.getpid(), "seen": self.seen[request.match_id], "seed": request.seed,
+                "budget": request.budget}  # fmt: skip
         return ThinkResult([request.seed], info)
 
     def forget(self, match_id: str) -> None:
@@ -220,7 +223,7 @@ async def test_workers_exit_when_their_parent_is_killed() -> None:
 
 async def test_forkserver_workers_warm_up_before_ready() -> None:
     async with BrainPool(RandomBrain, workers=1, start_method="forkserver") as pool:
-        assert pool.parent_warm_seconds == 0
+        assert pool.parent_warm_seconds > 0  # the parent keeps a warm brain of its own, for fallback moves
         result = await pool.think(ThinkRequest("m", "ttt3d", {}, [], 1.0))
         assert len(result.move) == 3
 
@@ -253,3 +256,31 @@ async def test_wait_for_exit_waits_for_the_end_and_honours_its_timeout() -> None
         if process.exitcode is None:
             process.kill()
             process.join()
+
+
+async def test_the_most_urgent_request_goes_first_with_its_budget_cut_to_its_deadline() -> None:
+    """One worker, busy: of the requests waiting for it, the one with the nearest deadline is taken first,
+    and its budget counts from then, ending by the deadline; one whose deadline passes while it waits
+    is refused (DeadlinePassed) without a search, and the pool's own warm brain answers it."""
+    async with BrainPool(ProbeBrain, workers=1) as pool:
+        busy = asyncio.ensure_future(pool.think(ask("busy", action="sleep", seconds=0.5)))
+        await asyncio.sleep(0.05)  # the worker has taken it
+        now = time.monotonic()
+        relaxed = dataclasses.replace(ask("relaxed"), budget=5.0, deadline=now + 30)
+        urgent = dataclasses.replace(ask("urgent"), budget=5.0, deadline=now + 2.0)
+        hopeless = dataclasses.replace(ask("hopeless"), budget=5.0, deadline=now + 0.1)
+        finished: list[str] = []
+
+        async def asked(request: ThinkRequest) -> ThinkResult:
+            result = await pool.think(request)
+            finished.append(request.match_id)
+            return result
+
+        results = await asyncio.gather(asked(relaxed), asked(urgent), asked(hopeless), return_exceptions=True)
+        await busy
+        assert finished == ["urgent", "relaxed"]
+        assert isinstance(results[2], DeadlinePassed) and "hopeless" in str(results[2])
+        assert results[0].info["budget"] == 5.0  # 30 s left: the budget stands
+        assert 1.0 < results[1].info["budget"] < 2.0  # taken ~0.5 s after asking: what was left of 2 s
+        fallback = pool.fallback(hopeless)
+        assert fallback.info["budget"] == 0.02  # level 1, a tiny budget, on this thread

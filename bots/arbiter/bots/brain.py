@@ -7,12 +7,15 @@ manager) knows nothing about any game's search, and a brain knows nothing about 
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from arbiter.engine import Game, State, create_game
+
+FALLBACK_BUDGET = 0.02  # seconds a fallback move may think (Brain.fallback_move)
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,9 @@ class ThinkRequest:
     the time manager allows for this move, in seconds (the brain must answer within it);
     ``match_id`` lets a brain keep per-match memory (a search tree) between its moves; ``level``
     is the strength asked for this match (a challenge may name one), None for the bot's own.
+    ``deadline`` (``time.monotonic()``, the same clock in every process of the machine) is when the
+    answer must be back at the latest: the pool takes the most urgent request first, and counts
+    ``budget`` from when a worker takes it, cut so that it ends by then.
     """
 
     match_id: str
@@ -33,6 +39,7 @@ class ThinkRequest:
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     level: int | None = None
+    deadline: float | None = None
 
     def game_rules(self) -> Game:
         return create_game(self.game, self.params)
@@ -112,6 +119,13 @@ class Brain(ABC):
         sets ``root_parallel`` overrides it, e.g. to add up per-move visit counts from ``info``.
         """
         return results[0]
+
+    def fallback_move(self, request: ThinkRequest) -> ThinkResult:
+        """The cheapest sound move, for when the request's deadline cannot be met: level 1 with a
+        tiny budget, run on the caller's thread (a few milliseconds). Never a uniform random move,
+        unless random is what the brain plays."""
+        hurried = dataclasses.replace(request, level=1, budget=FALLBACK_BUDGET, deadline=None)
+        return self.think(hurried)
 
     def warm_up(self) -> None:  # noqa: B027 - an optional hook; most brains have kernels to warm
         """Compile and run every kernel once on a tiny input, before any clock starts."""

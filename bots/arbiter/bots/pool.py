@@ -55,6 +55,7 @@ Context = (
 )
 
 READY_TIMEOUT = 300.0  # a cold numba compile of a large brain on a busy machine
+MIN_THINK = 0.005  # a worker taking a request with less time than this before its deadline would be late
 STOP_GRACE = 2.0
 
 
@@ -76,6 +77,10 @@ class ThinkTimeout(PoolError):
 
 class PoolClosed(PoolError):
     """The pool was closed, or has no live worker left."""
+
+
+class DeadlinePassed(PoolError):
+    """No worker could take the request before its deadline (``BrainPool.fallback`` answers it)."""
 
 
 def check_numba_cache() -> str | None:
@@ -102,6 +107,7 @@ class _Job:
     request: ThinkRequest
     future: asyncio.Future[ThinkResult]
     timeout: float | None
+    queued_at: float = field(default_factory=time.monotonic)
     sent_at: float = 0.0
 
 
@@ -163,6 +169,7 @@ class BrainPool:
         self._replacing: set[asyncio.Task[None]] = set()
         self._closed = False
         self.parent_warm_seconds = 0.0
+        self._parent_brain: Brain | None = None  # warm, in this process: fallback moves
 
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -171,11 +178,11 @@ class BrainPool:
             raise PoolError("the pool is already started")
         check_numba_cache()
         self._started_loop = asyncio.get_running_loop()
-        if self.start_method == "fork":
-            began = time.perf_counter()
-            self.brain_class(self.level, **self.options).warm_up()
-            self.parent_warm_seconds = time.perf_counter() - began
-        elif self.start_method == "forkserver":
+        began = time.perf_counter()
+        self._parent_brain = self.brain_class(self.level, **self.options)
+        self._parent_brain.warm_up()
+        self.parent_warm_seconds = time.perf_counter() - began
+        if self.start_method == "forkserver":
             self._context.set_forkserver_preload([self.brain_class.__module__])
         for worker in self._workers:
             self._launch(worker)
@@ -280,6 +287,16 @@ class BrainPool:
             raise next(a for a in answers if isinstance(a, BaseException))
         return self.brain_class.merge(results)
 
+    def fallback(self, request: ThinkRequest) -> ThinkResult:
+        """The brain's cheapest sound move for ``request``, from the warm brain in this process.
+
+        For a request that cannot be answered in time (``DeadlinePassed``, or its deadline is here
+        and the worker is still thinking): it blocks the loop for the few milliseconds it takes.
+        """
+        if self._parent_brain is None:
+            raise PoolError("start the pool first")
+        return self._parent_brain.fallback_move(request)
+
     def forget(self, match_id: str) -> None:
         """Tell every worker holding ``match_id`` to drop its memory of it (queued after its work)."""
         self._affinity.pop(match_id, None)
@@ -305,7 +322,7 @@ class BrainPool:
         return worker
 
     async def _submit(self, worker: _Worker, request: ThinkRequest, timeout: float | None) -> ThinkResult:
-        if self._loop is None:
+        if self._started_loop is None:
             raise PoolError("start the pool first")
         if self._closed:
             raise PoolClosed("the pool is closed")
@@ -315,21 +332,38 @@ class BrainPool:
         return await job.future
 
     def _pump(self, worker: _Worker) -> None:
-        """Send queued work to an idle live worker: forgets as they come, then one think."""
+        """Send queued work to an idle live worker: the forgets no queued think still needs, then the
+        most urgent think (earliest deadline; without one, in the order asked), its budget cut to the
+        time left. A think whose deadline is too near for any search fails with DeadlinePassed."""
         if not worker.alive or worker.current is not None:
             return
         while worker.queue:
-            item = worker.queue.popleft()
-            if isinstance(item, str):
+            thinks = [job for job in worker.queue if isinstance(job, _Job) and not job.future.done()]
+            needed = {job.request.match_id for job in thinks}
+            for item in [item for item in worker.queue if isinstance(item, str) and item not in needed]:
+                worker.queue.remove(item)
                 self._send(worker, ("forget", item))
-                continue
-            if item.future.done():  # the caller gave up (cancelled) while it waited
-                continue
-            worker.current = item
-            item.sent_at = time.monotonic()
-            if item.timeout is not None:
-                worker.timer = self._loop.call_later(item.timeout, self._overrun, worker, item)
-            self._send(worker, ("think", item.id, item.request))
+            worker.queue = deque(item for item in worker.queue if isinstance(item, str) or not item.future.done())
+            if not thinks:
+                return
+            job = min(thinks, key=_urgency)
+            worker.queue.remove(job)
+            now = time.monotonic()
+            request = job.request
+            if request.deadline is not None:
+                left = request.deadline - now
+                if left < MIN_THINK:
+                    job.future.set_exception(DeadlinePassed(
+                        f"match {request.match_id!r}: waited {now - job.queued_at:.3f} s for worker "
+                        f"{worker.index}, {max(left, 0.0) * 1000:.0f} ms were left"))  # fmt: skip
+                    continue
+                if left < request.budget:
+                    request = dataclasses.replace(request, budget=left)
+            worker.current = job
+            job.sent_at = now
+            if job.timeout is not None:
+                worker.timer = self._loop.call_later(job.timeout, self._overrun, worker, job)
+            self._send(worker, ("think", job.id, request))
             return
 
     def _send(self, worker: _Worker, message: tuple[Any, ...]) -> None:
@@ -466,6 +500,12 @@ class BrainPool:
             self._loop.remove_reader(worker.conn.fileno())
             worker.conn.close()
             worker.conn = None
+
+
+def _urgency(job: _Job) -> tuple[float, int]:
+    """Earliest deadline first; requests without one after those with one, in the order asked."""
+    deadline = job.request.deadline
+    return (float("inf") if deadline is None else deadline, job.id)
 
 
 def _consume_exception(future: asyncio.Future[None]) -> None:
