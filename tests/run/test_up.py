@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from wsclient import Client
 
+from arbiter.stack.launcher import DEFAULT_BOTS, Launcher, UpSettings, workers_per_bot
+
 DEFAULT_ACCOUNTS = {"alphabeta", "mcts", "minimax"}
 
 
@@ -124,3 +126,13 @@ async def test_up_names_a_port_in_use(tmp_path: Path) -> None:
             _, stderr = await process.communicate()
     assert process.returncode != 0
     assert b"in use" in stderr
+
+
+def test_the_cores_are_shared_among_the_bots() -> None:
+    assert [workers_per_bot(3, cores) for cores in (1, 2, 3, 8, 16)] == [1, 1, 1, 2, 5]
+    assert workers_per_bot(0, 4) == 4
+    launcher = Launcher(UpSettings())
+    arguments = launcher.bot_arguments(DEFAULT_BOTS[0])
+    assert arguments[arguments.index("--workers") + 1] == str(workers_per_bot(len(DEFAULT_BOTS)))
+    explicit = Launcher(UpSettings(workers=3)).bot_arguments(DEFAULT_BOTS[1])
+    assert explicit[explicit.index("--workers") + 1] == "3"

@@ -43,6 +43,15 @@ DEFAULT_BOTS = (
 )
 
 
+def workers_per_bot(bots: int, cores: int | None = None) -> int:
+    """The machine's cores shared among the bots the stack starts, one at least each.
+
+    Each bot's search processes run flat out while it thinks; three bots each with every core would
+    put three searches on each core, and every one of them would think in a third of its time.
+    """
+    return max(1, (cores or os.cpu_count() or 1) // max(1, bots))
+
+
 class LaunchError(RuntimeError):
     """The stack cannot start; the message says what to do."""
 
@@ -53,7 +62,7 @@ class UpSettings:
     port: int = 8765
     data: Path = Path("data")
     bots: tuple[BotSpec, ...] = DEFAULT_BOTS
-    workers: int | None = None  # per bot; None: the bot's default (the number of cores)
+    workers: int | None = None  # per bot; None: the machine's cores shared among the bots (workers_per_bot)
     log_level: str = "info"
     server_args: tuple[str, ...] = ()
     startup_timeout_s: float = 120.0
@@ -154,9 +163,11 @@ class Launcher:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.server.wait(), 0.2)
 
-    async def _start_bot(self, spec: BotSpec, token: str) -> asyncio.subprocess.Process:
+    def bot_arguments(self, spec: BotSpec) -> list[str]:
+        """``arbiter bot …`` for one default bot: its share of the cores unless ``--workers`` says."""
         s = self.settings
-        args = [
+        workers = s.workers if s.workers is not None else workers_per_bot(len(s.bots))
+        return [
             "bot",
             spec.brain,
             "--server",
@@ -165,10 +176,13 @@ class Launcher:
             s.log_level,
             "--drain-timeout",
             str(s.bot_drain_timeout_s),
+            "--workers",
+            str(workers),
             *spec.args,
         ]
-        if s.workers is not None:
-            args += ["--workers", str(s.workers)]
+
+    async def _start_bot(self, spec: BotSpec, token: str) -> asyncio.subprocess.Process:
+        args = self.bot_arguments(spec)
         return await asyncio.create_subprocess_exec(
             *self._command(*args), env={**self._env(), "ARBITER_TOKEN": token}, start_new_session=True
         )

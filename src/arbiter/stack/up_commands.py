@@ -20,7 +20,11 @@ from arbiter.cli.errors import fail
     show_default=True,
     help="Folder of the database (arbiter.db) and the bots' token files (tokens/).",
 )
-@click.option("--workers", type=click.IntRange(1, 64), help="Search processes per bot (default: the number of cores).")
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    help="Search processes per bot (default: the machine's cores shared among the bots, at least 1 each).",
+)
 @click.option("--no-bots", is_flag=True, help="Start the server alone.")
 @click.option(
     "--log-level",
