@@ -20,6 +20,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from arbiter.engine import game_names
+from arbiter.server.bayeselo import PoolFit, fit, games_from_results
 from arbiter.server.game_files import FORMATS, GameFileError
 from arbiter.server.store.base import Rating, Store, StoreError
 
@@ -85,9 +86,16 @@ class StandingsPages:
         try:
             ratings = await self.store.leaderboard(game)
             table = await self.store.crosstable(game)
+            pool = await self.bayeselo(game)
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
-        return text_response(connection, HTTPStatus.OK, _standings_page(game, ratings, table), HTML)
+        return text_response(connection, HTTPStatus.OK, _standings_page(game, ratings, table, pool), HTML)
+
+    async def bayeselo(self, game: str) -> PoolFit:
+        """The BayesElo fit over every rated game of ``game`` (bayeselo.py)."""
+        records = await self.store.list_games(game=game, limit=None)
+        results = [(*r.start.players, r.result) for r in records if r.start.rated and r.result is not None]
+        return fit(games_from_results(results))
 
     async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)
@@ -151,7 +159,7 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str, list[int]]]) -> str:
+def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str, list[int]]], pool: PoolFit) -> str:
     rows = "".join(
         f"<tr><td>{rank}. {html.escape(r.player)}</td><td>{r.rating:.0f}{'?' if r.provisional else ''}</td>"
         f"<td>{r.deviation:.0f}</td><td>{r.games}</td><td>{r.wins}</td><td>{r.draws}</td><td>{r.losses}</td></tr>"
@@ -160,6 +168,17 @@ def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str,
     standings = (
         "<h2>Leaderboard</h2><table><tr><th>player</th><th>rating</th><th>RD</th><th>games</th>"
         f"<th>W</th><th>D</th><th>L</th></tr>{rows}</table><p>? = provisional (RD above 110)</p>"
+    )
+    fitted = "".join(
+        f"<tr><td>{rank}. {html.escape(p.name)}</td><td>{p.elo:+.0f}</td><td>{p.low:+.0f} … {p.high:+.0f}</td>"
+        f"<td>{p.games}</td><td>{p.score / p.games:.1%}</td></tr>"
+        for rank, p in enumerate(pool.players, 1)
+    )
+    bayeselo = (
+        "<h2>BayesElo</h2><p>One maximum-likelihood fit over every rated game (what CGOS and Gomocup publish); "
+        f"Elo relative to the average player. First move: {pool.advantage:+.0f} Elo; draw margin: "
+        f"{pool.draw:.0f} Elo.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
+        f"<th>score</th></tr>{fitted}</table>"
     )
     names = [r.player for r in ratings] + sorted(set(table) - {r.player for r in ratings})
     header = "".join(f"<th>{html.escape(n)}</th>" for n in names)
@@ -176,4 +195,4 @@ def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str,
         f'<p><a href="/leaderboard.json?{query}">leaderboard JSON</a> · <a href="/crosstable.json?{query}">'
         f'crosstable JSON</a> · <a href="/export?{query}">game records</a></p>'
     )
-    return _page(f"{game} ladder", standings + crosstable + links)
+    return _page(f"{game} ladder", standings + bayeselo + crosstable + links)

@@ -229,4 +229,41 @@ def leaderboard(game_name: str, db: Path) -> None:
         )
 
 
-COMMANDS = [player, export, leaderboard]
+@click.command()
+@click.argument("game_name", metavar="GAME")
+@click.option(
+    "--prior",
+    type=click.FloatRange(0, 100),
+    default=2.0,
+    show_default=True,
+    help="Virtual draws of each player against an average one (keeps few games' ratings finite).",
+)
+@DB_OPTION
+def ratings(game_name: str, prior: float, db: Path) -> None:
+    """BayesElo ratings of GAME: one maximum-likelihood fit over all its rated games, with 95% intervals.
+
+    What CGOS and Gomocup publish, beside the ladder's Glicko-2 (`arbiter leaderboard`): ratings
+    relative to the average player, the first move's advantage and the draw margin.
+    """
+    from arbiter.engine import game_names
+    from arbiter.server.bayeselo import fit, games_from_results
+
+    if game_name not in game_names():
+        fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
+    records = run_with_store(db, lambda store: store.list_games(game=game_name, limit=None))
+    results = [(*r.start.players, r.result) for r in records if r.start.rated and r.result is not None]
+    pool = fit(games_from_results(results), prior=prior)
+    if not pool.players:
+        click.echo(f"no rated games of {game_name!r} yet", err=True)
+        return
+    width = max(6, *(len(p.name) for p in pool.players))
+    click.echo(f"{'#':>3}  {'PLAYER':<{width}}    ELO     95% INTERVAL  GAMES  SCORE")
+    for rank, p in enumerate(pool.players, 1):
+        interval = f"[{p.low:+.0f}, {p.high:+.0f}]"
+        click.echo(
+            f"{rank:>3}  {p.name:<{width}}  {p.elo:+5.0f}  {interval:>15}  {p.games:5d}  {p.score / p.games:5.1%}"
+        )
+    click.echo(f"first move: {pool.advantage:+.0f} Elo; draw margin: {pool.draw:.0f} Elo ({len(results)} games)")
+
+
+COMMANDS = [player, export, leaderboard, ratings]
