@@ -15,6 +15,7 @@ from arbiter.server.store.sqlite import SqliteStore
 
 WRITER = """
 import asyncio, sys
+from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -28,7 +29,7 @@ async def main(path):
         await store.start_game(start)
         for ply in range(5):
             store.record_move(start.match_id, MoveRecord(ply, [ply, 0], 10))
-        await store.finish_game(start.match_id, "1-0", "line", i + 0.5)
+        await store.finish_game(start.match_id, "1-0", "line", i + 0.5, rate_result)
     live = GameStart("live", "gomoku", {}, ("bob", "alice"), {"initial": 60}, True, 10.0)
     await store.start_game(live)
     for ply in range(40):
