@@ -556,17 +556,17 @@ class SqliteStore(Store):
 
     def _keep_unwritten_ends(self) -> None:
         """Ends that could not be committed: into the side file, then tell their callers they wait."""
-        waiting = [w for w in self._pending if isinstance(w, _EndWrite) and not w.future.done()]
-        if not waiting:
-            return
-        for end in waiting:
-            self._unwritten_ends[end.match_id] = (end.result, end.reason, end.ended)
-        saved = self._save_unwritten_ends()
+        ends = [w for w in self._pending if isinstance(w, _EndWrite)]
+        new = {end.match_id: (end.result, end.reason, end.ended) for end in ends}
+        if any(self._unwritten_ends.get(match_id) != kept for match_id, kept in new.items()):
+            self._unwritten_ends.update(new)
+            self._save_unwritten_ends()
         error = self._last_write_error or StoreError(f"{self.path}: the store cannot write now")
-        if saved:
+        if self._ends_saved:
             error = StoreError(f"{error}; the end is kept and will be written when the store can")
-        for end in waiting:
-            end.future.set_exception(error)
+        for end in ends:
+            if not end.future.done():  # a caller that gave up (cancelled) has its end kept all the same
+                end.future.set_exception(error)
 
     def _save_unwritten_ends(self) -> bool:
         """Replace the side file with ``_unwritten_ends`` (durably: written, synced, renamed); False if it failed."""
