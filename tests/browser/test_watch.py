@@ -18,6 +18,7 @@ from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.protocol.errors import CloseCode
+from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -208,7 +209,7 @@ async def test_the_leaderboard_shows_rated_results(new_page, arena: Arena) -> No
                           True, time.time())  # fmt: skip
         await arena.store.start_game(start)
         arena.store.record_move(match_id, MoveRecord(0, [0, 0], 5))
-        await arena.store.finish_game(match_id, result, "resign", time.time())
+        await arena.store.finish_game(match_id, result, "resign", time.time(), rate_result)
     page = await new_page()
     await page.click('[data-nav="leaderboard"]')
     await page.select_option("#leaderboard-game", "tictactoe4")

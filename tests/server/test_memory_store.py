@@ -1,50 +1,48 @@
-"""MemoryStore: a real Store in dicts (tokens hashed, games with moves, results, crosstable)."""
+"""MemoryStore keeps only token digests and, behind a real server, rates ladder games; everything
+else it shares with every store is in tests/store/test_store_contract.py."""
 
 from __future__ import annotations
 
 import pytest
+from wsclient import Client, play_move
 
-from arbiter.server.store.base import BadName, GameStart, MoveRecord, NameTaken, UnknownPlayer
+from arbiter.server import ServerConfig, run_server
+from arbiter.server.config import LadderConfig
 from arbiter.server.store.memory import MemoryStore, token_digest
 
+FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 
-async def test_players_and_tokens():
+
+async def test_only_token_digests_are_kept() -> None:
     store = MemoryStore()
     await store.open()
     token = await store.add_player("robo", "bot")
-    assert len(token) >= 40 and token_digest(token) not in {token.encode()}
-    assert token not in repr(store.__dict__)  # only the digest is kept
-    assert (await store.authenticate(token)).name == "robo"
-    assert await store.authenticate(token + "x") is None
-    with pytest.raises(NameTaken):
-        await store.add_player("robo", "human")
-    with pytest.raises(BadName):
-        await store.add_player("guest-1234", "human")
-    await store.revoke_player("robo")
-    assert await store.authenticate(token) is None
-    assert (await store.get_player("robo")).revoked
-    with pytest.raises(UnknownPlayer):
-        await store.revoke_player("nobody")
-    fresh = await store.reissue_token("robo")
-    assert (await store.authenticate(fresh)).name == "robo"
-    assert await store.authenticate(token) is None
-    with pytest.raises(UnknownPlayer):
-        await store.reissue_token("nobody")
+    assert token not in repr(store.__dict__) and token_digest(token) in store.__dict__["_by_digest"]
+    assert (await store.authenticate(token)).name == "robo"  # type: ignore[union-attr]
     await store.close()
 
 
-async def test_games_results_and_crosstable():
+async def test_a_ladder_on_the_memory_store_rates_like_sqlite() -> None:
+    """``--db :memory:``: the server computes ratings for this store too; nobody stays at 1500."""
     store = MemoryStore()
-    for i, result in enumerate(["1-0", "1/2-1/2", None]):
-        start = GameStart(f"g{i}", "tictactoe", {}, ("a", "b"), {"initial_ms": 1000}, True, 0.0)
-        await store.start_game(start)
-        store.record_move(f"g{i}", MoveRecord(0, [1, 1], 12))
-        assert await store.finish_game(f"g{i}", result, "line" if result else "abort", 1.0) == {}
-    await store.start_game(GameStart("live", "tictactoe", {}, ("a", "c"), {}, False, 0.0))
-    assert [g.start.match_id for g in await store.interrupted_games()] == ["live"]
-    record = await store.get_game("g0")
-    assert record.moves == [MoveRecord(0, [1, 1], 12)] and record.result == "1-0"
-    assert await store.crosstable("tictactoe") == {"a": {"b": [1, 1, 0]}, "b": {"a": [0, 1, 1]}}
-    rating = await store.get_rating("a", "tictactoe")
-    assert (rating.games, rating.wins, rating.draws, rating.losses) == (2, 1, 1, 0)
-    assert len(await store.list_games(player="c")) == 1 and len(await store.list_games(limit=None)) == 4
+    await store.open()
+    tokens = {name: await store.add_player(name, "bot") for name in ("alpha", "beta")}
+    ladder = LadderConfig(window=1000.0, rematch_after_s=0.0, retry_s=0.05, seed=7)
+    async with run_server(ServerConfig(port=0, ladder=ladder), store) as server:
+        clients = {name: await Client.connect(server.url, token=token) for name, token in tokens.items()}
+        for client in clients.values():
+            assert (await client.request("ladder_join", game="tictactoe"))["type"] == "ladder_joined"
+        start = await clients["alpha"].expect("match_start")
+        order = [p["name"] for p in start["players"]]
+        for ply, move in enumerate(FIRST_WINS):
+            assert (await play_move(clients[order[ply % 2]], start["match"], ply, move))["type"] == "moved"
+        end = await clients["alpha"].expect("end", match=start["match"])
+        winner, loser = order
+        assert end["rating_changes"][winner] > 0 > end["rating_changes"][loser]
+        board = await clients["alpha"].request("leaderboard", game="tictactoe")
+        ratings = {r["player"]: r for r in board["ratings"]}
+        expected = 1500 + end["rating_changes"][winner]
+        assert ratings[winner]["rating"] == pytest.approx(expected, abs=0.1)  # the wire rounds to 0.1
+        assert (ratings[winner]["wins"], ratings[loser]["losses"]) == (1, 1)
+        for client in clients.values():
+            await client.close()

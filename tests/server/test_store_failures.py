@@ -1,6 +1,7 @@
 """The server over a real SQLite file that fails under it: revoked tokens are refused, and a
-locked database never stops a live game (moves flow, the end is announced; the record catches up
-once the lock goes, and the restart rule settles the end it could not write)."""
+locked database never stops a live game (moves flow, the end is announced; the record, result
+and ratings catch up once the lock goes). An announced end is never lost, even when the server
+restarts while the lock lasts: it is written with its reason and rated exactly once."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from arbiter.server import ServerConfig, run_server
 from arbiter.server.recovery import resolve_interrupted
 from arbiter.server.store.sqlite import SqliteStore
 
+PLAYERS = ("alpha", "beta", "gamma", "delta", "eps", "zeta", "gone")
+
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 
 
@@ -22,7 +25,7 @@ async def tokens(tmp_path: Path) -> dict[str, str]:
     setup = SqliteStore(tmp_path / "a.db")
     await setup.open()
     try:
-        tokens = {name: await setup.add_player(name, "bot") for name in ("alpha", "beta", "gone")}
+        tokens = {name: await setup.add_player(name, "bot") for name in PLAYERS}
         await setup.revoke_player("gone")
         return tokens
     finally:
@@ -55,18 +58,77 @@ async def test_a_locked_database_does_not_stop_a_live_game(tmp_path: Path, token
             moved = await play_move(alpha if ply % 2 == 0 else beta, match, ply, move)
             assert moved["type"] == "moved"
         end = await beta.expect("end", match=match)
-        assert end["result"] == "1-0" and end["rating_changes"] == {}  # announced, though not recorded
+        assert end["result"] == "1-0" and end["rating_changes"] == {}  # announced, though not recorded yet
         locker.execute("ROLLBACK")
         locker.close()
-        await store.flush()  # the queued moves reach the file once the lock is gone
+        await store.flush()  # the queued moves and the end reach the file once the lock is gone
         record = await store.get_game(match)
-        assert record is not None and len(record.moves) == 5 and record.result is None
+        assert record is not None and len(record.moves) == 5 and (record.result, record.reason) == ("1-0", "line")
+        assert record.rating_changes["alpha"] > 0
         await alpha.close()
         await beta.close()
     reopened = SqliteStore(path)
     await reopened.open()
     try:
-        assert await resolve_interrupted(reopened) == [(match, "1-0", "line")]  # the restart rule settles it
-        assert (await reopened.get_rating("alpha", "tictactoe")).wins == 1
+        assert await resolve_interrupted(reopened) == []  # nothing left for the restart rule
+        alpha_rating = await reopened.get_rating("alpha", "tictactoe")
+        assert (alpha_rating.games, alpha_rating.wins) == (1, 1)
     finally:
         await reopened.close()
+
+
+async def test_announced_ends_survive_a_restart_while_the_database_is_locked(
+    tmp_path: Path, tokens: dict[str, str]
+) -> None:
+    path = tmp_path / "a.db"
+    first = SqliteStore(path, busy_timeout=0.1)
+    async with run_server(ServerConfig(port=0), first) as server:
+        c = {name: await Client.connect(server.url, token=tokens[name]) for name in PLAYERS[:6]}
+        resigned = await start_match(c["alpha"], c["beta"], rated=True)
+        await play_move(c["alpha"], resigned, 0, [1, 1])
+        drawn = await start_match(c["gamma"], c["delta"], rated=True)
+        flagged = await start_match(c["eps"], c["zeta"], rated=True, clock={"initial_ms": 2000, "increment_ms": 0})
+        await first.flush()
+        locker = sqlite3.connect(path, isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")  # held from here until after the restart
+        assert (await c["beta"].request("resign", match=resigned))["type"] == "ok"
+        assert (await c["gamma"].request("offer_draw", match=drawn))["type"] == "ok"
+        assert (await c["delta"].request("accept_draw", match=drawn))["type"] == "ok"
+        announced = {}
+        for match, watcher in ((resigned, "alpha"), (drawn, "gamma"), (flagged, "eps")):
+            end = await c[watcher].expect("end", match=match, timeout=5)
+            assert end["rating_changes"] == {}  # not written yet: no rating change known
+            announced[match] = (end["result"], end["reason"])
+        assert announced == {
+            resigned: ("1-0", "resign"),
+            drawn: ("1/2-1/2", "draw_agreed"),
+            flagged: ("0-1", "timeout"),
+        }
+        assert locker.execute("SELECT count(*) FROM games WHERE ended IS NULL").fetchone() == (3,)
+        for client in c.values():
+            await client.close()
+
+    second = SqliteStore(path, busy_timeout=0.1)
+    async with run_server(ServerConfig(port=0), second) as server:  # the restart rule cannot write yet
+        assert locker.execute("SELECT count(*) FROM games WHERE ended IS NULL").fetchone() == (3,)
+        locker.execute("ROLLBACK")
+        locker.close()
+        await second.flush()  # the kept ends are retried and written
+        viewer = await Client.connect(server.url, token=tokens["alpha"])
+        board = await viewer.request("leaderboard", game="tictactoe")
+        assert sorted((r["player"], r["games"], r["wins"], r["draws"], r["losses"]) for r in board["ratings"]) == [
+            ("alpha", 1, 1, 0, 0), ("beta", 1, 0, 0, 1), ("delta", 1, 0, 1, 0),
+            ("eps", 1, 0, 0, 1), ("gamma", 1, 0, 1, 0), ("zeta", 1, 1, 0, 0),
+        ]  # fmt: skip
+        await viewer.close()
+
+    reader = sqlite3.connect(path)
+    try:
+        rows = reader.execute("SELECT match_id, result, reason FROM games WHERE ended IS NOT NULL").fetchall()
+        assert {match: (result, reason) for match, result, reason in rows} == announced
+        history = reader.execute("SELECT g.match_id, count(*) FROM rating_history h JOIN games g ON g.id = h.game_id"
+                                 " GROUP BY g.match_id").fetchall()  # fmt: skip
+        assert dict(history) == {match: 2 for match in announced}  # rated exactly once
+    finally:
+        reader.close()
+    assert not second.ends_path.exists()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arbiter.server.store.base import GameStart, MoveRecord
-from arbiter.server.store.sqlite import SqliteStore
+from arbiter.server.rating_updates import rate_result
+from arbiter.server.store.base import GameStart, MoveRecord, Store
 
 
 def game_start(
@@ -19,11 +19,11 @@ def game_start(
 
 
 async def play(
-    store: SqliteStore, match_id: str, moves: list[list[int]], result: str | None, reason: str, **start: object
+    store: Store, match_id: str, moves: list[list[int]], result: str | None, reason: str, **start: object
 ) -> dict[str, float]:
-    """A whole game through the store as the server drives it: start, moves, finish."""
+    """A whole game through the store as the server drives it: start, moves, finish (rated by the server's rule)."""
     begun = game_start(match_id, **start)  # type: ignore[arg-type]
     await store.start_game(begun)
     for ply, move in enumerate(moves):
         store.record_move(match_id, MoveRecord(ply, move, 100 + ply))
-    return await store.finish_game(match_id, result, reason, begun.started + 60)
+    return await store.finish_game(match_id, result, reason, begun.started + 60, rate_result)

@@ -1,20 +1,24 @@
 """kill -9 in the middle of a game: reopening the file finds the finished games and ratings
-intact and the interrupted game with every move that had been flushed."""
+intact and the interrupted game with every move that had been flushed; and kill -9 after an end
+that could not be written (a locked file) was announced: the end is found after the restart."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.sqlite import SqliteStore
 
 WRITER = """
 import asyncio, sys
+from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -28,7 +32,7 @@ async def main(path):
         await store.start_game(start)
         for ply in range(5):
             store.record_move(start.match_id, MoveRecord(ply, [ply, 0], 10))
-        await store.finish_game(start.match_id, "1-0", "line", i + 0.5)
+        await store.finish_game(start.match_id, "1-0", "line", i + 0.5, rate_result)
     live = GameStart("live", "gomoku", {}, ("bob", "alice"), {"initial": 60}, True, 10.0)
     await store.start_game(live)
     for ply in range(40):
@@ -69,5 +73,67 @@ async def test_sigkill_mid_game_loses_nothing_that_was_flushed(tmp_path: Path) -
         assert live.start.match_id == "live" and live.result is None
         plies = [m.ply for m in live.moves]
         assert 40 <= len(plies) <= 60 and plies == list(range(len(plies)))
+    finally:
+        await store.close()
+
+
+ANNOUNCER = """
+import asyncio, sys
+from arbiter.server.rating_updates import rate_result
+from arbiter.server.store.base import GameStart, StoreError
+from arbiter.server.store.sqlite import SqliteStore
+
+async def main(path):
+    store = SqliteStore(path, busy_timeout=0.1)
+    await store.open()
+    await store.start_game(GameStart("m", "tictactoe", {}, ("alice", "bob"), {"initial": 60}, True, 1.0))
+    await store.flush()
+    print("started", flush=True)
+    sys.stdin.readline()  # the parent locks the file meanwhile
+    try:
+        await store.finish_game("m", "0-1", "timeout", 2.0, rate_result)
+    except StoreError:
+        print("announced", flush=True)  # what the server does next: announce the end
+    await asyncio.Event().wait()
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+async def test_sigkill_after_an_end_that_could_not_be_written_keeps_the_end(tmp_path: Path) -> None:
+    path = tmp_path / "a.db"
+    store = SqliteStore(path)
+    await store.open()
+    await store.add_player("alice", "bot")
+    await store.add_player("bob", "bot")
+    await store.close()
+    child = subprocess.Popen(
+        [sys.executable, "-c", ANNOUNCER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    locker = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        assert child.stdout.readline().strip() == "started"
+        locker.execute("BEGIN EXCLUSIVE")
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "announced"
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    locker.execute("ROLLBACK")
+    locker.close()
+
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        [kept] = await store.interrupted_games()
+        assert (kept.start.match_id, kept.result, kept.reason, kept.ended) == ("m", "0-1", "timeout", 2.0)
+        changes = await store.finish_game("m", "0-1", "timeout", 2.0, rate_result)
+        assert changes["bob"] > 0 > changes["alice"]
+        assert await store.interrupted_games() == [] and not store.ends_path.exists()
+        bob = await store.get_rating("bob", "tictactoe")
+        assert (bob.games, bob.wins) == (1, 1)
     finally:
         await store.close()

@@ -1,5 +1,5 @@
 """Live matches: starting them, routing match requests, fanning out events, flag and grace timers,
-and finishing each with the store before its end is announced.
+and finishing each with the store (ratings computed by ``rate_result``) before its end is announced.
 
 ``LiveMatch`` binds one pure ``Match`` to its two players, its spectators and its flag alarm.
 Each event is encoded once and the same bytes go to every recipient. What the matches need of the
@@ -40,6 +40,7 @@ from .lobby import Lobby
 from .match import Match, MatchError, Result
 from .metrics import ServerMetrics
 from .players import OnlinePlayer
+from .rating_updates import rate_result
 from .session import Handler, Session
 
 log = logging.getLogger("arbiter.server")
@@ -359,8 +360,10 @@ class Matches:
     async def _finish(self, live: LiveMatch, result: Result, ended: float) -> None:
         started = time.perf_counter()
         try:
-            changes = await self.store.finish_game(live.id, result.result, result.reason, ended)
+            changes = await self.store.finish_game(live.id, result.result, result.reason, ended, rate_result)
         except StoreError as error:
+            # The store keeps the end and writes (and rates) it later, or the restart rule does:
+            # announcing it now loses nothing, only the rating changes are not known yet.
             log.error("store failed to record the end: %s", error, extra={"match": live.id})
             changes = {}
         # finish_game commits the queued moves with the end: the store's write latency as the server sees it.

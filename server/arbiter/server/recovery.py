@@ -1,7 +1,9 @@
 """The restart rule: what becomes of games a crash (or a stop) left unfinished in the store.
 
-Run once at start-up, before any new match. Each interrupted game is adjudicated from its
-recorded moves, replayed with the engine:
+Run once at start-up, before any new match. A game whose end was announced but not written
+before the stop (the store could not write it: a locked or full disk) gets that end, with its
+reason, rated as it was meant to be: a result players were told is never voided. Every other
+interrupted game is adjudicated from its recorded moves, replayed with the engine:
 
 - If the moves already finish the game (the crash came between the last move and the end being
   committed), the game gets the result the rules give it, rated as it was meant to be.
@@ -19,6 +21,7 @@ import logging
 import time
 
 from arbiter.engine import EngineError, create_game
+from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameRecord, Store, StoreError
 
 log = logging.getLogger("arbiter.server")
@@ -46,10 +49,13 @@ async def resolve_interrupted(store: Store) -> list[tuple[str, str | None, str]]
     """Adjudicate every interrupted game in ``store``; (match id, result, reason) of each."""
     resolved = []
     for record in await store.interrupted_games():
-        result, reason = adjudicate(record)
+        if record.reason is not None:  # announced before the stop, not yet written
+            result, reason, ended = record.result, record.reason, record.ended or time.time()
+        else:
+            (result, reason), ended = adjudicate(record), time.time()
         try:
-            await store.finish_game(record.start.match_id, result, reason, time.time())
-        except StoreError as error:
+            await store.finish_game(record.start.match_id, result, reason, ended, rate_result)
+        except StoreError as error:  # the store keeps the end and retries it
             log.error("could not resolve an interrupted match: %s", error, extra={"match": record.start.match_id})
             continue
         log.info("interrupted match resolved", extra={"match": record.start.match_id, "result": result,

@@ -8,6 +8,7 @@ the same class later without the rest of Arbiter changing.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -109,6 +110,20 @@ class GameRecord:
     rating_changes: dict[str, float] = field(default_factory=dict)
 
 
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+
+def check_result(result: str | None) -> None:
+    """StoreError unless ``result`` is one a game can end with (None: no result, e.g. aborted)."""
+    if result is not None and result not in RESULTS:
+        raise StoreError(f"a result is one of {', '.join(RESULTS)} or None, not {result!r}")
+
+
+# Given both players' ratings at commit time (first mover first) and the result, their new ratings.
+# The server passes ``arbiter.server.rating_updates.rate_result``; a store only saves what it returns.
+Rater = Callable[[Rating, Rating, str], tuple[Rating, Rating]]
+
+
 class Store(ABC):
     """Players, games and ratings. Open with ``await store.open()``; close with ``await store.close()``."""
 
@@ -159,10 +174,16 @@ class Store(ABC):
 
     @abstractmethod
     async def finish_game(
-        self, match_id: str, result: str | None, reason: str, ended: float
+        self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
     ) -> dict[str, float]:
-        """Commit the game's end (and, for a rated game, update both ratings) durably before
-        returning; return the rating change of each player by name (empty when unrated)."""
+        """Commit the game's end durably, with both players' ratings from ``rate`` when the game is
+        rated, has a result and both players are registered (end and ratings in one transaction);
+        return the rating change of each player by name (empty when unrated or ``rate`` is None).
+
+        Finishing a game again with the same result and reason changes nothing and returns the
+        changes it brought (a retried end is never rated twice); another end is a StoreError, as
+        is an unknown match. A store that cannot write the end now raises StoreError but keeps
+        the end and writes it later (SQLite: retried, and kept in a side file across restarts)."""
 
     @abstractmethod
     async def get_game(self, match_id: str) -> GameRecord | None: ...
@@ -175,7 +196,9 @@ class Store(ABC):
 
     @abstractmethod
     async def interrupted_games(self) -> list[GameRecord]:
-        """Games started but never finished (found after a crash), for the restart rule."""
+        """Games started but never finished (found after a crash), for the restart rule. A game
+        whose end was announced but could not be written yet comes with that end (result,
+        reason, ended) filled in, so the restart rule writes it rather than adjudicating."""
 
     # --- ratings -----------------------------------------------------------------------------
     @abstractmethod

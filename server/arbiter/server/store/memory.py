@@ -1,8 +1,8 @@
 """A complete Store kept in dicts: for tests and ``arbiter serve --db :memory:``; nothing survives a restart.
 
 Tokens are handled as a real store must: only a SHA-256 digest is kept, and the digest found
-is compared again with ``hmac.compare_digest``. Ratings are not computed here (every player
-keeps the default rating and ``finish_game`` reports no change); the ladder brings them.
+is compared again with ``hmac.compare_digest``. Ratings are saved as the server computes them
+(the ``rate`` passed to ``finish_game``), as in every store; only rated games count.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
+from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+
 from .base import (
     GameRecord,
     GameStart,
@@ -20,16 +22,14 @@ from .base import (
     NameTaken,
     Player,
     PlayerKind,
+    Rater,
     Rating,
     Store,
     StoreError,
     UnknownPlayer,
     check_player_name,
+    check_result,
 )
-
-DEFAULT_RATING = 1500.0
-DEFAULT_DEVIATION = 350.0
-DEFAULT_VOLATILITY = 0.06
 
 
 def token_digest(token: str) -> bytes:
@@ -43,9 +43,10 @@ class _Game:
     result: str | None = None
     reason: str | None = None
     ended: float | None = None
+    rating_changes: dict[str, float] = field(default_factory=dict)
 
     def record(self) -> GameRecord:
-        return GameRecord(self.start, list(self.moves), self.result, self.reason, self.ended)
+        return GameRecord(self.start, list(self.moves), self.result, self.reason, self.ended, dict(self.rating_changes))
 
 
 class MemoryStore(Store):
@@ -54,6 +55,7 @@ class MemoryStore(Store):
         self._digests: dict[str, bytes] = {}  # name → token digest
         self._by_digest: dict[bytes, str] = {}
         self._games: dict[str, _Game] = {}
+        self._ratings: dict[tuple[str, str], Rating] = {}  # (player, game) → after its last rated game
         self._open = False
 
     async def open(self) -> None:
@@ -66,8 +68,8 @@ class MemoryStore(Store):
     async def add_player(self, name: str, kind: PlayerKind) -> str:
         check_player_name(name)
         if kind not in ("bot", "human"):
-            raise StoreError(f"a player is a bot or a human, not {kind!r}")
-        if name in self._players:
+            raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
+        if any(taken.lower() == name.lower() for taken in self._players):
             raise NameTaken(f"a player named {name!r} exists")
         token = secrets.token_urlsafe(32)
         digest = token_digest(token)
@@ -121,12 +123,25 @@ class MemoryStore(Store):
         if game is not None and game.ended is None:
             game.moves.append(move)
 
-    async def finish_game(self, match_id: str, result: str | None, reason: str, ended: float) -> dict[str, float]:
+    async def finish_game(
+        self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
+    ) -> dict[str, float]:
+        check_result(result)
         game = self._games.get(match_id)
         if game is None:
-            raise StoreError(f"no game {match_id} was started")
+            raise StoreError(f"no game with match id {match_id!r}")
+        if game.ended is not None:
+            if (game.result, game.reason) == (result, reason):  # a retried end: not rated again
+                return dict(game.rating_changes)
+            raise StoreError(f"match {match_id!r} is already finished")
+        first, second = game.start.players
+        if rate is not None and game.start.rated and result is not None and self._registered(first, second):
+            before = (await self.get_rating(first, game.start.game), await self.get_rating(second, game.start.game))
+            for old, new in zip(before, rate(before[0], before[1], result), strict=True):
+                self._ratings[old.player, old.game] = new
+                game.rating_changes[old.player] = new.rating - old.rating
         game.result, game.reason, game.ended = result, reason, ended
-        return {}
+        return dict(game.rating_changes)
 
     async def get_game(self, match_id: str) -> GameRecord | None:
         game = self._games.get(match_id)
@@ -138,7 +153,8 @@ class MemoryStore(Store):
         found = [
             g.record()
             for g in reversed(self._games.values())
-            if (player is None or player in g.start.players) and (game is None or g.start.game == game)
+            if (player is None or player.lower() in (p.lower() for p in g.start.players))
+            and (game is None or g.start.game == game)
         ]
         return found if limit is None else found[:limit]
 
@@ -147,48 +163,25 @@ class MemoryStore(Store):
 
     # --- ratings ---------------------------------------------------------------------------------
     async def get_rating(self, player: str, game: str) -> Rating:
-        wins = draws = losses = 0
-        for record in self._finished(game):
-            if player in record.start.players:
-                score = _score(record, record.start.players.index(player))
-                wins += score == 1.0
-                draws += score == 0.5
-                losses += score == 0.0
-        return Rating(
-            player,
-            game,
-            DEFAULT_RATING,
-            DEFAULT_DEVIATION,
-            DEFAULT_VOLATILITY,
-            wins + draws + losses,
-            wins,
-            draws,
-            losses,
-        )
+        if player not in self._players:
+            raise UnknownPlayer(f"no player named {player!r}")
+        found = self._ratings.get((player, game))
+        return found or Rating(player, game, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY)
 
     async def leaderboard(self, game: str) -> list[Rating]:
-        names = sorted({name for record in self._finished(game) for name in record.start.players})
-        return [await self.get_rating(name, game) for name in names]
+        board = [r for (name, of), r in self._ratings.items() if of == game and not self._players[name].revoked]
+        return sorted(board, key=lambda r: (-r.rating, r.player.lower()))
 
     async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
         table: dict[str, dict[str, list[int]]] = {}
-        for record in self._finished(game):
-            if not record.start.rated:
+        for g in self._games.values():
+            if g.start.game != game or not g.start.rated or g.result is None:
                 continue
-            for side in (0, 1):
-                me, other = record.start.players[side], record.start.players[1 - side]
-                score = _score(record, side)
-                cell = table.setdefault(me, {}).setdefault(other, [0, 0, 0])
-                cell[{1.0: 0, 0.5: 1, 0.0: 2}[score]] += 1
+            first, second = g.start.players
+            column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[g.result]
+            table.setdefault(first, {}).setdefault(second, [0, 0, 0])[column] += 1
+            table.setdefault(second, {}).setdefault(first, [0, 0, 0])[2 - column] += 1
         return table
 
-    def _finished(self, game: str) -> list[GameRecord]:
-        """Games of ``game`` with a result (aborted games have none and do not count)."""
-        return [g.record() for g in self._games.values() if g.start.game == game and g.result is not None]
-
-
-def _score(record: GameRecord, side: int) -> float:
-    """The points ``side`` scored: 1, 0.5 or 0."""
-    if record.result == "1/2-1/2":
-        return 0.5
-    return 1.0 if (record.result == "1-0") == (side == 0) else 0.0
+    def _registered(self, *names: str) -> bool:
+        return all(name in self._players for name in names)

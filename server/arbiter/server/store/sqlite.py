@@ -4,9 +4,15 @@ Every query runs on that thread, so the event loop never touches the disk. Write
 loop must not wait for (a match's start, its moves) go into a queue and are committed in
 batches: every ``flush_interval`` seconds or ``batch_size`` writes, whichever comes first. A
 batch that fails (disk full, file locked) stays queued and is retried with a growing pause, and
-the failure is logged, never raised into the game loop; the in-memory match goes on. Anything
-that must be on disk before the caller proceeds (``finish_game``, ``flush``) first commits the
-queue, so a finished game's moves, result and ratings are durable when it returns.
+the failure is logged, never raised into the game loop; the in-memory match goes on.
+
+A game's end is a queued write too, committed as soon as the queue is drained, after the moves
+before it, in the same transaction as its rating updates. ``finish_game`` returns once it is
+committed; if it cannot be (yet), the end is saved in a side file (``PATH-ends.json``) before
+``finish_game`` raises, stays queued and is retried like the moves. After a restart the side
+file's ends are handed to the restart rule by ``interrupted_games``, so an end the server
+announced is never lost, and since an end already written is never applied again, it is rated
+exactly once.
 
 ``synchronous=FULL`` makes every commit survive a power cut, not only a ``kill -9``; batching
 keeps that to one fsync per batch.
@@ -28,11 +34,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from arbiter.server.ratings import Glicko2Rating, rate_game
+from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
     GameRecord,
@@ -41,19 +47,19 @@ from .base import (
     NameTaken,
     Player,
     PlayerKind,
+    Rater,
     Rating,
     Store,
     StoreError,
     UnknownPlayer,
     check_player_name,
+    check_result,
 )
 from .migrations import NewerSchema, migrate
 
 log = logging.getLogger("arbiter.server.store")
 
 T = TypeVar("T")
-RESULTS = ("1-0", "0-1", "1/2-1/2")
-FIRST_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 TOKEN_PREFIX = "arb_"
 MAX_RETRY_PAUSE = 2.0  # seconds between attempts to write a failed batch, at most
 _SQL_CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
@@ -84,6 +90,21 @@ class _MoveWrite:
     ply: int
     move_json: str
     elapsed_ms: int
+
+
+@dataclass(eq=False)
+class _EndWrite:
+    """A game's end; ``future`` gets the rating changes once committed, or the first failure."""
+
+    match_id: str
+    result: str | None
+    reason: str
+    ended: float
+    rate: Rater | None
+    future: concurrent.futures.Future[dict[str, float]]
+
+
+_Write = _StartWrite | _MoveWrite | _EndWrite
 
 
 @dataclass
@@ -123,10 +144,15 @@ class SqliteStore(Store):
         self._thread: threading.Thread | None = None
         self._closed = False
         # Owned by the store's thread once it runs:
-        self._pending: list[_StartWrite | _MoveWrite] = []
+        self._pending: list[_Write] = []
         self._last_write_error: StoreError | None = None
         self._failed_attempts = 0
+        # Ids of games started and not yet ended: an id is forgotten once its end is committed.
         self._game_ids: dict[str, int] = {}
+        # Ends announced but not committed, by match id: (result, reason, ended), as in the side file.
+        self._unwritten_ends: dict[str, tuple[str | None, str, float]] = {}
+        self.ends_path = self.path.with_name(self.path.name + "-ends.json")
+        self._ends_saved = True  # the side file holds every unwritten end
 
     # --- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
@@ -237,12 +263,15 @@ class SqliteStore(Store):
     def record_move(self, match_id: str, move: MoveRecord) -> None:
         self._enqueue(_MoveWrite(match_id, move.ply, _json(move.move), int(move.elapsed_ms)))
 
-    async def finish_game(self, match_id: str, result: str | None, reason: str, ended: float) -> dict[str, float]:
-        if result is not None and result not in RESULTS:
-            raise StoreError(f"a result is one of {', '.join(RESULTS)} or None, not {result!r}")
-        return await self._call(
-            lambda conn: self._finish(conn, match_id, result, reason, ended), needs_queue_written=True
-        )
+    async def finish_game(
+        self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
+    ) -> dict[str, float]:
+        check_result(result)
+        if self._thread is None or self._closed or not self._thread.is_alive():
+            raise StoreError(f"{self.path}: the store is not open")
+        future: concurrent.futures.Future[dict[str, float]] = concurrent.futures.Future()
+        self._queue.put(_EndWrite(match_id, result, reason, ended, rate, future))
+        return await asyncio.wrap_future(future)
 
     async def get_game(self, match_id: str) -> GameRecord | None:
         def read(conn: sqlite3.Connection) -> GameRecord | None:
@@ -266,9 +295,18 @@ class SqliteStore(Store):
         return await self._call(lambda conn: _game_records(conn, tail, tuple(args)))
 
     async def interrupted_games(self) -> list[GameRecord]:
-        """Games started but never finished. Call it at start-up, before any new match begins,
-        or live matches show up too."""
-        return await self._call(lambda conn: _game_records(conn, "WHERE ended IS NULL ORDER BY started, id", ()))
+        """Games started but never finished, with the end announced for them if one waits to be
+        written. Call it at start-up, before any new match begins, or live matches show up too."""
+
+        def read(conn: sqlite3.Connection) -> list[GameRecord]:
+            records = _game_records(conn, "WHERE ended IS NULL ORDER BY started, id", ())
+            for i, record in enumerate(records):
+                end = self._unwritten_ends.get(record.start.match_id)
+                if end is not None:
+                    records[i] = replace(record, result=end[0], reason=end[1], ended=end[2])
+            return records
+
+        return await self._call(read)
 
     # --- ratings ------------------------------------------------------------------------------
     async def get_rating(self, player: str, game: str) -> Rating:
@@ -323,7 +361,7 @@ class SqliteStore(Store):
         return await self._call(read)
 
     # --- calls into the store's thread --------------------------------------------------------
-    def _enqueue(self, write: _StartWrite | _MoveWrite) -> None:
+    def _enqueue(self, write: _Write) -> None:
         if self._thread is None or self._closed:
             log.error("%s: store is not open; dropped %r", self.path, write)
             return
@@ -364,6 +402,7 @@ class SqliteStore(Store):
                 page_size = conn.execute("PRAGMA page_size").fetchone()[0]
                 conn.execute(f"PRAGMA max_page_count = {max(1, self.size_limit_bytes // page_size)}")
             migrate(conn)
+            self._load_unwritten_ends(conn)
         except NewerSchema as exc:
             conn.close()
             raise StoreError(f"{self.path} was written by a newer Arbiter ({exc}); upgrade Arbiter") from None
@@ -387,6 +426,11 @@ class SqliteStore(Store):
             healthy = not self._failed_attempts
             if item is None:
                 deadline = self._write_pending(conn)
+            elif isinstance(item, _EndWrite):
+                # Tried as soon as the queue is drained (ends arriving together share a commit), even
+                # while failing: the caller learns now whether the end is written or kept for later.
+                self._pending.append(item)
+                deadline = time.monotonic()
             elif isinstance(item, _StartWrite | _MoveWrite):
                 self._pending.append(item)
                 if deadline is None:
@@ -400,7 +444,12 @@ class SqliteStore(Store):
             else:  # (_STOP, done)
                 _, done = item
                 self._write_pending(conn)
-                if self._pending:
+                lost = sum(not isinstance(write, _EndWrite) for write in self._pending)
+                kept = [w.match_id for w in self._pending if isinstance(w, _EndWrite)]
+                if kept:
+                    log.warning("%s: closing with %d ends kept in %s for the next start",
+                                self.path, len(kept), self.ends_path)  # fmt: skip
+                if lost or (kept and not self._ends_saved):
                     log.error("%s: closing with %d writes that could not be made", self.path, len(self._pending))
                     done.set_exception(self._last_write_error or StoreError(f"{self.path}: writes lost"))
                 else:
@@ -428,7 +477,7 @@ class SqliteStore(Store):
             return None
         try:
             try:
-                self._write_batch(conn, self._pending)
+                self._settle(self._write_batch(conn, self._pending))
             except _REFUSED:
                 self._write_one_by_one(conn)
         except sqlite3.Error as exc:
@@ -437,6 +486,7 @@ class SqliteStore(Store):
             if self._failed_attempts == 1:
                 log.error("%s: %d queued writes not saved, will retry: %s", self.path, len(self._pending), error)
             self._last_write_error = error
+            self._keep_unwritten_ends()
             pause = min(MAX_RETRY_PAUSE, self.flush_interval * 2**self._failed_attempts)
             return time.monotonic() + pause
         if self._failed_attempts:
@@ -451,19 +501,31 @@ class SqliteStore(Store):
         while self._pending:
             write = self._pending[0]
             try:
-                self._write_batch(conn, [write])
+                self._settle(self._write_batch(conn, [write]))
             except _REFUSED as exc:
                 log.error("%s: dropped a write the schema refuses (%s): %r", self.path, exc, write)
+                if isinstance(write, _EndWrite):
+                    self._settle({write: StoreError(f"{self.path}: the end was refused ({exc})")})
             self._pending.pop(0)
 
-    def _write_batch(self, conn: sqlite3.Connection, writes: list[_StartWrite | _MoveWrite]) -> None:
+    def _write_batch(
+        self, conn: sqlite3.Connection, writes: list[_Write]
+    ) -> dict[_EndWrite, dict[str, float] | StoreError]:
+        """Commit ``writes`` in one transaction; what became of each end in it (its changes, or why not)."""
         new_ids: dict[str, int] = {}
+        ends: dict[_EndWrite, dict[str, float] | StoreError] = {}
         with _transaction(conn):
             for write in writes:
                 if isinstance(write, _StartWrite):
                     game_id = self._insert_game(conn, write)
                     if game_id is not None:
                         new_ids[write.start.match_id] = game_id
+                    continue
+                if isinstance(write, _EndWrite):
+                    try:
+                        ends[write] = _finish(conn, write)
+                    except StoreError as error:
+                        ends[write] = error
                     continue
                 game_id = new_ids.get(write.match_id) or self._game_id(conn, write.match_id)
                 if game_id is None:
@@ -474,6 +536,84 @@ class SqliteStore(Store):
                     (game_id, write.ply, write.move_json, max(0, write.elapsed_ms)),
                 )
         self._game_ids.update(new_ids)
+        for end in ends:
+            self._game_ids.pop(end.match_id, None)
+        return ends
+
+    def _settle(self, ends: dict[_EndWrite, dict[str, float] | StoreError]) -> None:
+        """Answer the callers of committed (or refused) ends; drop them from the side file."""
+        for end, outcome in ends.items():
+            if isinstance(outcome, StoreError):
+                log.error("%s: end of match %s not recorded: %s", self.path, end.match_id, outcome)
+            if not end.future.done():
+                if isinstance(outcome, StoreError):
+                    end.future.set_exception(outcome)
+                else:
+                    end.future.set_result(outcome)
+        kept = [self._unwritten_ends.pop(end.match_id, None) for end in ends]
+        if any(end is not None for end in kept):
+            self._save_unwritten_ends()
+
+    def _keep_unwritten_ends(self) -> None:
+        """Ends that could not be committed: into the side file, then tell their callers they wait."""
+        ends = [w for w in self._pending if isinstance(w, _EndWrite)]
+        new = {end.match_id: (end.result, end.reason, end.ended) for end in ends}
+        if any(self._unwritten_ends.get(match_id) != kept for match_id, kept in new.items()):
+            self._unwritten_ends.update(new)
+            self._save_unwritten_ends()
+        error = self._last_write_error or StoreError(f"{self.path}: the store cannot write now")
+        if self._ends_saved:
+            error = StoreError(f"{error}; the end is kept and will be written when the store can")
+        for end in ends:
+            if not end.future.done():  # a caller that gave up (cancelled) has its end kept all the same
+                end.future.set_exception(error)
+
+    def _save_unwritten_ends(self) -> bool:
+        """Replace the side file with ``_unwritten_ends`` (durably: written, synced, renamed); False if it failed."""
+        try:
+            if not self._unwritten_ends:
+                self.ends_path.unlink(missing_ok=True)
+                return True
+            entries = [
+                {"match": match_id, "result": result, "reason": reason, "ended": ended}
+                for match_id, (result, reason, ended) in self._unwritten_ends.items()
+            ]
+            temporary = self.ends_path.with_name(self.ends_path.name + ".tmp")
+            with open(temporary, "w", encoding="utf-8") as file:
+                json.dump(entries, file)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, self.ends_path)
+            folder = os.open(self.ends_path.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
+        except OSError as exc:
+            log.error("%s: could not save %d unwritten ends: %s", self.ends_path, len(self._unwritten_ends), exc)
+            self._ends_saved = False
+            return False
+        self._ends_saved = True
+        return True
+
+    def _load_unwritten_ends(self, conn: sqlite3.Connection) -> None:
+        """Read the side file a previous run left: ends still missing from the database wait for the restart rule."""
+        try:
+            text = self.ends_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.ends_path} ({exc}): check its permissions") from None
+        try:
+            entries = [(e["match"], e["result"], e["reason"], float(e["ended"])) for e in json.loads(text)]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"{self.ends_path} is damaged ({exc}); restore it or move it away") from None
+        for match_id, result, reason, ended in entries:
+            row = conn.execute("SELECT ended FROM games WHERE match_id = ?", (match_id,)).fetchone()
+            if row is not None and row[0] is None:
+                self._unwritten_ends[match_id] = (result, reason, ended)
+        if len(self._unwritten_ends) < len(entries):
+            self._save_unwritten_ends()
 
     def _insert_game(self, conn: sqlite3.Connection, write: _StartWrite) -> int | None:
         start = write.start
@@ -495,47 +635,6 @@ class SqliteStore(Store):
             row = conn.execute("SELECT id FROM games WHERE match_id = ?", (match_id,)).fetchone()
             game_id = row[0] if row else None
         return game_id
-
-    def _finish(
-        self, conn: sqlite3.Connection, match_id: str, result: str | None, reason: str, ended: float
-    ) -> dict[str, float]:
-        with _transaction(conn):
-            row = conn.execute(
-                "SELECT id, game, first_name, second_name, first_id, second_id, rated, ended"
-                " FROM games WHERE match_id = ?",
-                (match_id,),
-            ).fetchone()
-            if row is None:
-                raise StoreError(f"no game with match id {match_id!r}")
-            game_id, game, first_name, second_name, first_id, second_id, rated, already_ended = row
-            if already_ended is not None:
-                raise StoreError(f"match {match_id!r} is already finished")
-            conn.execute(
-                "UPDATE games SET ended = ?, result = ?, reason = ? WHERE id = ?", (ended, result, reason, game_id)
-            )
-            if not (rated and result is not None and first_id is not None and second_id is not None):
-                return {}
-            before = (_rating(conn, first_id, first_name, game), _rating(conn, second_id, second_name, game))
-            score = FIRST_SCORE[result]
-            after = rate_game(_glicko(before[0]), _glicko(before[1]), score)
-            changes: dict[str, float] = {}
-            for player_id, old, new, own_score in zip(
-                (first_id, second_id), before, after, (score, 1.0 - score), strict=True
-            ):
-                conn.execute(
-                    "INSERT OR REPLACE INTO ratings (player_id, game, rating, deviation, volatility, games, wins,"
-                    " draws, losses, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (player_id, game, new.rating, new.deviation, new.volatility, old.games + 1,
-                     old.wins + (own_score == 1.0), old.draws + (own_score == 0.5), old.losses + (own_score == 0.0),
-                     ended),
-                )  # fmt: skip
-                conn.execute(
-                    "INSERT INTO rating_history (player_id, game, game_id, rating_before, rating, deviation,"
-                    " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (player_id, game, game_id, old.rating, new.rating, new.deviation, new.volatility, ended),
-                )
-                changes[old.player] = new.rating - old.rating
-            return changes
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         """One line for people: what is wrong with which file, and what to do about it."""
@@ -587,13 +686,57 @@ def _rating(conn: sqlite3.Connection, player_id: int, name: str, game: str) -> R
         (player_id, game),
     ).fetchone()
     if row is None:
-        fresh = Glicko2Rating()
-        return Rating(name, game, fresh.rating, fresh.deviation, fresh.volatility)
+        return Rating(name, game, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY)
     return Rating(name, game, *row)
 
 
-def _glicko(rating: Rating) -> Glicko2Rating:
-    return Glicko2Rating(rating.rating, rating.deviation, rating.volatility)
+def _finish(conn: sqlite3.Connection, end: _EndWrite) -> dict[str, float]:
+    """Write the end and, for a rated game, the ratings ``end.rate`` gives (inside the caller's transaction)."""
+    row = conn.execute(
+        "SELECT id, game, first_name, second_name, first_id, second_id, rated, ended, result, reason"
+        " FROM games WHERE match_id = ?",
+        (end.match_id,),
+    ).fetchone()
+    if row is None:
+        raise StoreError(f"no game with match id {end.match_id!r}")
+    game_id, game, first_name, second_name, first_id, second_id, rated, ended, result, reason = row
+    if ended is not None:
+        if (result, reason) == (end.result, end.reason):  # written before (a retry): not rated again
+            return _changes(conn, game_id)
+        raise StoreError(f"match {end.match_id!r} is already finished")
+    updates: list[tuple[int, Rating, Rating]] = []
+    if end.rate is not None and rated and end.result is not None and first_id is not None and second_id is not None:
+        before = (_rating(conn, first_id, first_name, game), _rating(conn, second_id, second_name, game))
+        try:
+            after = end.rate(before[0], before[1], end.result)
+        except Exception as exc:  # a bug in the rating code must not kill the store's thread
+            raise StoreError(f"rating match {end.match_id!r} failed: {exc!r}") from None
+        updates = list(zip((first_id, second_id), before, after, strict=True))
+    conn.execute(
+        "UPDATE games SET ended = ?, result = ?, reason = ? WHERE id = ?", (end.ended, end.result, end.reason, game_id)
+    )
+    for player_id, old, new in updates:
+        conn.execute(
+            "INSERT OR REPLACE INTO ratings (player_id, game, rating, deviation, volatility, games, wins,"
+            " draws, losses, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (player_id, game, new.rating, new.deviation, new.volatility, new.games, new.wins, new.draws,
+             new.losses, end.ended),
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO rating_history (player_id, game, game_id, rating_before, rating, deviation,"
+            " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (player_id, game, game_id, old.rating, new.rating, new.deviation, new.volatility, end.ended),
+        )
+    return {old.player: new.rating - old.rating for _, old, new in updates}
+
+
+def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
+    cursor = conn.execute(
+        "SELECT p.name, h.rating - h.rating_before FROM rating_history h JOIN players p ON p.id = h.player_id"
+        " WHERE h.game_id = ?",
+        (game_id,),
+    )
+    return dict(cursor.fetchall())
 
 
 def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) -> list[GameRecord]:

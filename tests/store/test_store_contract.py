@@ -1,0 +1,203 @@
+"""What every Store does, run against each implementation: players and tokens, games and moves,
+ends, ratings, leaderboard, crosstable, interrupted games and the errors they share.
+
+A new store (PostgreSQL, say) joins by adding one entry to STORES; a behaviour only one store has
+(SQLite's file, batching, schema) is tested in that store's own file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from store_helpers import game_start, play
+
+from arbiter.server.rating_updates import rate_result
+from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+from arbiter.server.store.base import BadName, MoveRecord, NameTaken, Rating, Store, StoreError, UnknownPlayer
+from arbiter.server.store.memory import MemoryStore
+from arbiter.server.store.sqlite import SqliteStore
+
+X_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
+
+STORES: dict[str, Callable[[Path], Store]] = {
+    "sqlite": lambda folder: SqliteStore(folder / "arbiter.db"),
+    "memory": lambda folder: MemoryStore(),
+}
+
+
+@pytest.fixture(params=sorted(STORES))
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
+    opened = STORES[request.param](tmp_path)
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+async def players(store: Store, *names: str) -> None:
+    for name in names:
+        await store.add_player(name, "bot")
+
+
+def fresh(player: str, game: str = "tictactoe") -> Rating:
+    return Rating(player, game, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY)
+
+
+def numbers(rating: Rating) -> tuple[float, ...]:
+    return (rating.rating, rating.deviation, rating.volatility, rating.games, rating.wins, rating.draws, rating.losses)
+
+
+async def test_tokens_authenticate_until_revoked_and_reissued(store: Store) -> None:
+    token = await store.add_player("alice", "bot")
+    other = await store.add_player("bob", "human")
+    assert token != other and len(token) >= 40
+    player = await store.authenticate(token)
+    assert player is not None and (player.name, player.kind, player.revoked) == ("alice", "bot", False)
+    assert (await store.authenticate(other)).name == "bob"  # type: ignore[union-attr]
+    for wrong in [token[:-1] + ("A" if token[-1] != "A" else "B"), token + "x", "", "x"]:
+        assert await store.authenticate(wrong) is None
+    await store.revoke_player("alice")
+    assert await store.authenticate(token) is None
+    assert (await store.get_player("alice")).revoked  # type: ignore[union-attr]
+    assert [(p.name, p.revoked) for p in await store.list_players()] == [("alice", True), ("bob", False)]
+    new = await store.reissue_token("alice")
+    assert new != token and await store.authenticate(token) is None
+    player = await store.authenticate(new)
+    assert player is not None and (player.name, player.revoked) == ("alice", False)
+    assert await store.get_player("nobody") is None
+
+
+async def test_names_are_unique_regardless_of_case_and_guest_names_reserved(store: Store) -> None:
+    await store.add_player("Alice", "human")
+    with pytest.raises(NameTaken):
+        await store.add_player("alice", "bot")
+    for bad in ["guest-1234", "Guest_x", "", "a b", "-dash", "x" * 33, "ünï"]:
+        with pytest.raises(BadName):
+            await store.add_player(bad, "bot")
+    with pytest.raises(StoreError, match="kind"):
+        await store.add_player("carol", "robot")  # type: ignore[arg-type]
+    with pytest.raises(UnknownPlayer):
+        await store.revoke_player("nobody")
+    with pytest.raises(UnknownPlayer):
+        await store.reissue_token("nobody")
+    assert [p.name for p in await store.list_players()] == ["Alice"]
+
+
+async def test_a_rated_game_is_recorded_with_its_moves_and_the_servers_ratings(store: Store) -> None:
+    await players(store, "alice", "bob")
+    changes = await play(store, "m1", X_WINS, "1-0", "line")
+    alice_after, bob_after = rate_result(fresh("alice"), fresh("bob"), "1-0")  # what the server computes
+    assert changes == pytest.approx({"alice": alice_after.rating - 1500, "bob": bob_after.rating - 1500})
+    assert changes["alice"] > 0 > changes["bob"]
+    record = await store.get_game("m1")
+    assert record is not None
+    assert [m.move for m in record.moves] == X_WINS
+    assert [m.elapsed_ms for m in record.moves] == [100, 101, 102, 103, 104]
+    assert (record.result, record.reason, record.ended) == ("1-0", "line", 1_700_000_060.0)
+    assert record.start == game_start("m1")
+    assert record.rating_changes == pytest.approx(changes)
+    alice = await store.get_rating("alice", "tictactoe")
+    assert numbers(alice) == pytest.approx(numbers(alice_after)) and alice.provisional
+    assert (alice.games, alice.wins, alice.draws, alice.losses) == (1, 1, 0, 0)
+    bob = await store.get_rating("bob", "tictactoe")
+    assert (bob.games, bob.wins, bob.draws, bob.losses) == (1, 0, 0, 1)
+
+
+async def test_each_game_is_rated_from_the_ratings_before_it(store: Store) -> None:
+    await players(store, "alice", "bob")
+    alice, bob = fresh("alice"), fresh("bob")
+    for i, result in enumerate(["1-0", "1/2-1/2", "0-1", "1-0"]):
+        await play(store, f"m{i}", X_WINS, result, "line")
+        alice, bob = rate_result(alice, bob, result)
+    assert numbers(await store.get_rating("alice", "tictactoe")) == pytest.approx(numbers(alice))
+    assert numbers(await store.get_rating("bob", "tictactoe")) == pytest.approx(numbers(bob))
+    assert (bob.games, bob.wins, bob.draws, bob.losses) == (4, 1, 1, 2)
+
+
+async def test_unrated_aborted_and_guest_games_change_no_rating_and_count_nowhere(store: Store) -> None:
+    await players(store, "alice", "bob")
+    assert await play(store, "u", X_WINS, "1-0", "line", rated=False) == {}
+    assert await play(store, "a", [[0, 0]], None, "abort") == {}
+    assert await play(store, "g", X_WINS, "0-1", "line", second="guest-7f3a", rated=False) == {}
+    await store.start_game(game_start("no-rater"))
+    assert await store.finish_game("no-rater", "1-0", "line", 5.0) == {}  # nothing given, nothing saved
+    for name in ("alice", "bob"):
+        assert await store.get_rating(name, "tictactoe") == fresh(name)
+    assert await store.leaderboard("tictactoe") == []
+    assert await store.crosstable("tictactoe") == {"alice": {"bob": [1, 0, 0]}, "bob": {"alice": [0, 0, 1]}}
+    assert (await store.get_game("a")).result is None  # type: ignore[union-attr]
+    with pytest.raises(UnknownPlayer):
+        await store.get_rating("guest-7f3a", "tictactoe")
+
+
+async def test_an_end_written_again_is_not_rated_again(store: Store) -> None:
+    await players(store, "alice", "bob")
+    changes = await play(store, "m", X_WINS, "1-0", "line")
+    assert await store.finish_game("m", "1-0", "line", 1.0, rate_result) == pytest.approx(changes)
+    alice = await store.get_rating("alice", "tictactoe")
+    assert alice.games == 1 and alice.rating == pytest.approx(1500 + changes["alice"])
+    assert (await store.get_game("m")).ended == 1_700_000_060.0  # type: ignore[union-attr]
+
+
+async def test_ending_errors(store: Store) -> None:
+    await players(store, "alice", "bob")
+    await play(store, "u", X_WINS, "1-0", "line", rated=False)
+    with pytest.raises(StoreError, match="already finished"):
+        await store.finish_game("u", "0-1", "resign", 1.0, rate_result)
+    with pytest.raises(StoreError, match="no game"):
+        await store.finish_game("never-started", "0-1", "resign", 1.0, rate_result)
+    await store.start_game(game_start("live"))
+    with pytest.raises(StoreError, match="result"):
+        await store.finish_game("live", "2-0", "resign", 1.0, rate_result)
+    assert (await store.get_game("live")).ended is None  # type: ignore[union-attr]
+
+
+async def test_leaderboard_and_crosstable(store: Store) -> None:
+    await players(store, "alice", "bob", "carol")
+    await play(store, "1", X_WINS, "1-0", "line", first="alice", second="bob")
+    await play(store, "2", X_WINS, "1/2-1/2", "board_full", first="bob", second="alice")
+    await play(store, "3", X_WINS, "0-1", "line", first="carol", second="alice")
+    await play(store, "4", X_WINS, "1-0", "line", first="bob", second="carol")
+    await play(store, "5", X_WINS, "1-0", "line", first="bob", second="carol", rated=False)
+    await play(store, "6", X_WINS, "1-0", "line", first="bob", second="carol", game="gomoku")
+    board = await store.leaderboard("tictactoe")
+    assert [r.player for r in board] == ["alice", "bob", "carol"]
+    assert [(r.games, r.wins, r.draws, r.losses) for r in board] == [(3, 2, 1, 0), (3, 1, 1, 1), (2, 0, 0, 2)]
+    assert board[0].rating > board[1].rating > board[2].rating
+    assert await store.crosstable("tictactoe") == {
+        "alice": {"bob": [1, 1, 0], "carol": [1, 0, 0]},
+        "bob": {"alice": [0, 1, 1], "carol": [1, 0, 0]},
+        "carol": {"alice": [0, 0, 1], "bob": [0, 0, 1]},
+    }
+    assert [r.player for r in await store.leaderboard("gomoku")] == ["bob", "carol"]
+    await store.revoke_player("carol")
+    assert [r.player for r in await store.leaderboard("tictactoe")] == ["alice", "bob"]
+
+
+async def test_list_games_filters_newest_first(store: Store) -> None:
+    for i in range(5):
+        await play(store, f"m{i}", X_WINS[: i + 1], "1-0", "line", started=1000.0 + i,
+                   first="alice" if i % 2 else "carol", game="tictactoe" if i < 4 else "gomoku")  # fmt: skip
+    assert [g.start.match_id for g in await store.list_games()] == ["m4", "m3", "m2", "m1", "m0"]
+    assert [g.start.match_id for g in await store.list_games(player="ALICE")] == ["m3", "m1"]
+    assert [g.start.match_id for g in await store.list_games(game="gomoku")] == ["m4"]
+    assert [g.start.match_id for g in await store.list_games(limit=2)] == ["m4", "m3"]
+    assert [len(g.moves) for g in await store.list_games(limit=None)] == [5, 4, 3, 2, 1]
+    assert await store.get_game("nope") is None
+
+
+async def test_interrupted_games_are_listed_with_their_moves_until_finished(store: Store) -> None:
+    await players(store, "alice", "bob")
+    await play(store, "done", X_WINS, "1-0", "line")
+    await store.start_game(game_start("live", started=1_700_000_100.0))
+    store.record_move("live", MoveRecord(0, [1, 1], 7))
+    await store.flush()
+    [interrupted] = await store.interrupted_games()
+    assert interrupted.start.match_id == "live" and interrupted.result is None and interrupted.reason is None
+    assert interrupted.moves == [MoveRecord(0, [1, 1], 7)]
+    assert await store.finish_game("live", None, "interrupted", 2.0, rate_result) == {}
+    assert await store.interrupted_games() == []
+    voided = await store.get_game("live")
+    assert voided is not None and (voided.result, voided.reason, voided.ended) == (None, "interrupted", 2.0)
+    assert (await store.get_rating("alice", "tictactoe")).games == 1
