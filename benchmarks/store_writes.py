@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -38,7 +39,7 @@ async def batched(path: Path, games: int, moves: int) -> tuple[float, float]:
             store.record_move(match_id, MoveRecord(ply, [ply % 15, ply // 15], 10))
             calls.append(time.perf_counter_ns() - t)
         await asyncio.sleep(0)  # let the loop breathe between rounds, as a server would
-    await asyncio.gather(*(store.finish_game(m, "1-0", "line", time.time()) for m in ids))
+    await asyncio.gather(*(store.finish_game(m, "1-0", "line", time.time(), rate_result) for m in ids))
     elapsed = time.perf_counter() - began
     await store.close()
     return games * moves / elapsed, statistics.median(calls) / 1000

@@ -184,6 +184,9 @@ async def test_list_games_filters_newest_first(store: Store) -> None:
     assert [g.start.match_id for g in await store.list_games(game="gomoku")] == ["m4"]
     assert [g.start.match_id for g in await store.list_games(limit=2)] == ["m4", "m3"]
     assert [len(g.moves) for g in await store.list_games(limit=None)] == [5, 4, 3, 2, 1]
+    await store.start_game(game_start("live", started=2000.0))  # the newest, but not over
+    assert [g.start.match_id for g in await store.list_games(limit=2)] == ["live", "m4"]
+    assert [g.start.match_id for g in await store.list_games(limit=2, finished=True)] == ["m4", "m3"]
     assert await store.get_game("nope") is None
 
 

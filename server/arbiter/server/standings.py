@@ -93,7 +93,7 @@ class StandingsPages:
 
     async def bayeselo(self, game: str) -> PoolFit:
         """The BayesElo fit over every rated game of ``game`` (bayeselo.py)."""
-        records = await self.store.list_games(game=game, limit=None)
+        records = await self.store.list_games(game=game, limit=None, finished=True)
         results = [(*r.start.players, r.result) for r in records if r.start.rated and r.result is not None]
         return fit(games_from_results(results))
 

@@ -173,12 +173,12 @@ class WebClient:
         except ValueError:
             return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "limit must be an integer"})
         try:
-            # Live and interrupted games are listed by the store too; ask for more so `limit` finished remain.
-            records = await self.store.list_games(player=query.get("player"), game=query.get("game"), limit=limit * 2)
+            records = await self.store.list_games(
+                player=query.get("player"), game=query.get("game"), limit=limit, finished=True
+            )
         except StoreError:
             return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
-        finished = [summary(r) for r in records if r.ended is not None][:limit]
-        return json_response(connection, HTTPStatus.OK, {"games": finished})
+        return json_response(connection, HTTPStatus.OK, {"games": [summary(r) for r in records]})
 
     async def _game_json(self, connection: ServerConnection, request: Request) -> Response:
         match_id = query_params(request).get("match")

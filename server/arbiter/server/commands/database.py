@@ -250,7 +250,7 @@ def ratings(game_name: str, prior: float, db: Path) -> None:
 
     if game_name not in game_names():
         fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
-    records = run_with_store(db, lambda store: store.list_games(game=game_name, limit=None))
+    records = run_with_store(db, lambda store: store.list_games(game=game_name, limit=None, finished=True))
     results = [(*r.start.players, r.result) for r in records if r.start.rated and r.result is not None]
     pool = fit(games_from_results(results), prior=prior)
     if not pool.players:

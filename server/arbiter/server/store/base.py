@@ -190,9 +190,10 @@ class Store(ABC):
 
     @abstractmethod
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100
+        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
     ) -> list[GameRecord]:
-        """Games newest first (finished, live and interrupted), filtered; ``limit=None`` for all."""
+        """Games newest first (finished, live and interrupted; ``finished``: those that ended only),
+        filtered; ``limit=None`` for all."""
 
     @abstractmethod
     async def interrupted_games(self) -> list[GameRecord]:

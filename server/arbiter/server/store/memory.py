@@ -148,13 +148,14 @@ class MemoryStore(Store):
         return None if game is None else game.record()
 
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100
+        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
     ) -> list[GameRecord]:
         found = [
             g.record()
             for g in reversed(self._games.values())
             if (player is None or player.lower() in (p.lower() for p in g.start.players))
             and (game is None or g.start.game == game)
+            and (not finished or g.ended is not None)
         ]
         return found if limit is None else found[:limit]
 

@@ -281,9 +281,9 @@ class SqliteStore(Store):
         return await self._call(read)
 
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100
+        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
     ) -> list[GameRecord]:
-        clauses, args = [], []
+        clauses, args = ["ended IS NOT NULL"] if finished else [], []
         if player is not None:
             clauses.append("(first_name = ? OR second_name = ?)")
             args += [player, player]
