@@ -111,3 +111,37 @@ async def test_http_export_takes_the_same_formats(tmp_path: Path) -> None:
                                (f"/export?format=psq&match={ids['paper_soccer']}", 422),
                                ("/export?format=psq&match=nope", 404)]:  # fmt: skip
             assert (await asyncio.to_thread(http_get, base + path))[0] == expected, path
+
+
+def test_exported_files_import_into_another_database_and_again_changes_nothing(stored, tmp_path: Path) -> None:
+    db, ids, records = stored
+    arbiter("export", "--format", "sgf", "-o", str(tmp_path / "all.sgf"), "--db", str(db))
+    arbiter("export", "--format", "psq", "--match", ids["tictactoe"], "-o", str(tmp_path / "one.psq"), "--db", str(db))
+    cup = tmp_path / "cup-final.psq"  # a Gomocup file: its name is its match id
+    cup.write_text("Piskvorky 15x15, 8:8, 0\n8,8,100\n9,9,100\n8,9,100\npbrain-a\npbrain-b\n-1\n")
+    other = tmp_path / "other.db"
+    first = arbiter("import", str(tmp_path / "all.sgf"), str(tmp_path / "one.psq"), str(cup), "--db", str(other))
+    assert first.exit_code == 0, first.output
+    assert "imported 3 games" in first.stderr and "(1 already stored, skipped)" in first.stderr  # one.psq is in all.sgf
+    again = arbiter("import", str(tmp_path / "all.sgf"), "--db", str(other))
+    assert "imported 0 games" in again.stderr and "(2 already stored, skipped)" in again.stderr
+
+    async def read() -> dict[str, GameRecord | None]:
+        store = SqliteStore(other)
+        await store.open()
+        try:
+            return {match: await store.get_game(match) for match in (ids["tictactoe"], ids["gomoku"], "cup-final")}
+        finally:
+            await store.close()
+
+    imported = asyncio.run(read())
+    for name in ("tictactoe", "gomoku"):
+        expected = dataclasses.replace(records[name], start=dataclasses.replace(records[name].start, rated=False))
+        assert imported[ids[name]] == expected
+    cup_game = imported["cup-final"]
+    assert cup_game is not None and cup_game.start.game == "gomoku" and len(cup_game.moves) == 3
+    assert (cup_game.result, cup_game.reason) == (None, "unfinished")
+    broken = tmp_path / "broken.psq"
+    broken.write_text("Piskvorky 15x15, 8:8, 0\n8,8,0\n8,8,0\n")
+    refused = arbiter("import", str(broken), "--db", str(other))
+    assert refused.exit_code == 2 and "broken.psq: line 3: move 2" in refused.stderr

@@ -1,5 +1,5 @@
-"""Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export`` (text
-records, Gomocup .psq, SGF), ``arbiter leaderboard``.
+"""Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export`` and
+``arbiter import`` (text records, Gomocup .psq, SGF), ``arbiter leaderboard``, ``arbiter ratings``.
 
 The database is ``--db PATH``, else ``$ARBITER_DB``, else ``./arbiter.db`` — the same file
 ``arbiter serve --db`` uses. Only ``player add`` creates it.
@@ -11,6 +11,7 @@ import asyncio
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -266,4 +267,55 @@ def ratings(game_name: str, prior: float, db: Path) -> None:
     click.echo(f"first move: {pool.advantage:+.0f} Elo; draw margin: {pool.draw:.0f} Elo ({len(results)} games)")
 
 
-COMMANDS = [player, export, leaderboard, ratings]
+@click.command(name="import")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "format_name",
+    type=click.Choice(["auto", "text", "psq", "sgf"]),
+    default="auto",
+    help="auto: by each file's suffix (.psq, .sgf; anything else is Arbiter's text records).",
+)
+@DB_OPTION
+def import_games(files: tuple[Path, ...], format_name: str, db: Path) -> None:
+    """Store the games of FILES (text records, Gomocup .psq, SGF) as finished, unrated games.
+
+    Every move is replayed by the engine first; a file with an illegal move or a malformed line is
+    refused whole, naming the line. A game whose match id is stored already is skipped, so the
+    same files may be imported again. Imported games are never rated: their players need no account.
+    """
+    from arbiter.server.game_files import FORMATS, GameFileError, format_named
+
+    suffixes = {f.suffix: f for f in FORMATS.values()}
+    batches = []
+    for path in files:
+        fmt = format_named(format_name) if format_name != "auto" else suffixes.get(path.suffix.lower(), FORMATS["text"])
+        try:
+            text = path.read_text(encoding="utf-8")
+            batches.append(fmt.read(text, match_id=path.stem, started=path.stat().st_mtime))
+        except (OSError, UnicodeDecodeError) as error:
+            fail(f"cannot read {path}: {error}")
+        except GameFileError as error:
+            fail(f"{path}: {error}")
+
+    async def store_all(store: SqliteStore) -> tuple[int, int]:
+        stored = skipped = 0
+        for record in (r for batch in batches for r in batch):
+            if await store.get_game(record.start.match_id) is not None:
+                skipped += 1
+                continue
+            await store.start_game(replace(record.start, rated=False))
+            for move in record.moves:
+                store.record_move(record.start.match_id, move)
+            ended = record.ended if record.ended is not None else record.start.started
+            await store.finish_game(record.start.match_id, record.result, record.reason or "unfinished", ended)
+            stored += 1
+        return stored, skipped
+
+    stored, skipped = run_with_store(db, store_all, create=True)
+    click.echo(
+        f"imported {stored} games into {db}" + (f" ({skipped} already stored, skipped)" if skipped else ""), err=True
+    )
+
+
+COMMANDS = [player, export, leaderboard, ratings, import_games]
