@@ -75,8 +75,8 @@ async def test_open_seek_listed_and_accepted(connect):
     accepted = await bob.request("accept", challenge=seek["id"])
     match = accepted["match"]
     start = await alice.expect("match_start", match=match)
-    assert start["color"] == 0 and start["game"] == "gomoku10"
-    assert (await bob.expect("match_start", match=match))["color"] == 1
+    assert start["color"] == 0 and start["game"] == "gomoku10" and start["challenge"] == seek["id"]
+    assert (await bob.expect("match_start", match=match))["challenge"] == seek["id"]
     assert (await alice.expect("challenge_closed", challenge=seek["id"]))["match"] == match
     assert (await watcher.expect("seek_removed", seek=seek["id"]))["reason"] == "accepted"
     listed = await watcher.expect("match_listed")

@@ -55,6 +55,7 @@ async def join(client: Client, game: str = "tictactoe", **fields: Any) -> dict[s
 async def play_ladder_game(clients: dict[str, Client]) -> tuple[list[str], dict[str, Any]]:
     """Both clients get match_start; the first player wins with a column. (first, second), end."""
     starts = {name: await client.expect("match_start") for name, client in clients.items()}
+    assert all(start["challenge"] is None for start in starts.values())  # the ladder's, not a challenge's
     [start] = {s["match"]: s for s in starts.values()}.values()
     assert start["rated"] is True and start["clock"] == {
         "initial_ms": 10_000,

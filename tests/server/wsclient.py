@@ -137,7 +137,7 @@ async def start_match(
     accepted = await second.request("accept", challenge=cid)
     assert accepted["type"] == "ok", accepted
     start = await first.expect("match_start", match=accepted["match"])
-    assert start["color"] == 0
+    assert start["color"] == 0 and start["challenge"] == cid  # which of its challenges this match is
     assert (await second.expect("match_start", match=accepted["match"]))["color"] == 1
     return accepted["match"]
 

@@ -406,7 +406,7 @@ SERVER_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "challenge_closed": {"challenge": (_STR, True), "reason": (_STR, True), "match": (_STR, False)},
     "match_start": {"match": (_STR, True), "game": (_STR, True), "params": (_MAP, True), "players": (_LIST, True),
                     "color": (_INT, True), "clock": (_MAP, True), "clocks": (_LIST, True), "rated": (_BOOL, True),
-                    "to_move": (_INT, True), "levels": (_LIST, True)},
+                    "to_move": (_INT, True), "levels": (_LIST, True), "challenge": (_STR + _NIL, True)},
     "match_state": {"re": (_RE, False), "match": (_STR, True), "game": (_STR, True), "params": (_MAP, True),
                     "players": (_LIST, True), "color": (_INT + _NIL, True), "clock": (_MAP, True),
                     "clocks": (_LIST, True), "rated": (_BOOL, True), "moves": (_LIST, True), "ply": (_INT, True),

@@ -142,7 +142,7 @@ class Challenges:
         self._remove(challenge)
         try:
             live = await self.matches.start(
-                players, challenge.game, challenge.clock, rated=challenge.rated, levels=levels
+                players, challenge.game, challenge.clock, rated=challenge.rated, levels=levels, challenge=challenge.id
             )
         except ProtocolError:
             self._announce_closed(challenge, "failed", None)

@@ -164,6 +164,7 @@ class Matches:
         *,
         rated: bool,
         levels: tuple[int | None, int | None] = (None, None),
+        challenge: str | None = None,
     ) -> LiveMatch:
         """Create a match (players[0] moves first), record its start, then announce it and start the clock.
 
@@ -203,6 +204,7 @@ class Matches:
             "rated": rated,
             "to_move": match.to_move,
             "levels": live.levels,
+            "challenge": challenge,  # the challenge or seek it came from (None: the ladder)
         }
         for color, player in enumerate(players):
             message["color"] = color
