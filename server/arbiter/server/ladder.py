@@ -35,6 +35,7 @@ from .standings import describe_rating
 
 log = logging.getLogger("arbiter.server")
 
+
 class Ladder:
     def __init__(
         self,
@@ -59,6 +60,7 @@ class Ladder:
         self._task: asyncio.Task[None] | None = None
         self._again = False
         self._stopped = False
+        self._refreshing: set[asyncio.Task[None]] = set()  # ratings re-read after an end
 
         matches.end_listeners.append(self.match_ended)
 
@@ -92,7 +94,7 @@ class Ladder:
                 widen_per_s=self.config.widen_per_s,
                 rematch_after_s=self.config.rematch_after_s,
             )
-        queue.join(player.name, rating.rating, self.now(), capacity=msg.max_matches)
+        queue.join(player.name, rating.rating, self.now(), capacity=msg.max_matches, deviation=rating.deviation)
         session.reply(
             msg,
             {
@@ -172,8 +174,11 @@ class Ladder:
                 (players[0], players[1]), create_game(game), self.config.clock_for(game), rated=True
             )
         except ProtocolError as error:
-            log.warning("ladder match not started: %s", error.message,
-                        extra={"game": game, "players": [first, second], "code": error.code.value})
+            log.warning(
+                "ladder match not started: %s",
+                error.message,
+                extra={"game": game, "players": [first, second], "code": error.code.value},
+            )
             queue.match_over(first, second, self.now())
             return
         self.matches[live.id] = (game, first, second)
@@ -186,11 +191,23 @@ class Ladder:
                 rating = queue.rating_of(name)
                 if rating is not None:
                     queue.set_rating(name, rating + change)
+            if changes:  # the new deviations too (the pairing prefers uncertain ratings): from the store
+                task = asyncio.get_running_loop().create_task(self._refresh(queue, list(changes)))
+                self._refreshing.add(task)
+                task.add_done_callback(self._refreshing.discard)
         entry = self.matches.pop(live.id, None)
         if entry is not None:
             game, first, second = entry
             self.queues[game].match_over(first, second, self.now())
             self.kick()
+
+    async def _refresh(self, queue: LadderQueue, names: list[str]) -> None:
+        for name in names:
+            try:
+                rating = await self.store.get_rating(name, queue.game)
+            except StoreError:  # unreadable now, or no longer registered: the queue keeps what it has
+                continue
+            queue.set_rating(name, rating.rating, rating.deviation)
 
     def stop_timers(self) -> None:
         """No more pairing (a drain, then shutdown)."""

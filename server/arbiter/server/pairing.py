@@ -11,6 +11,11 @@ drives it and a test can replay any situation. The rules:
   ``widen_per_s`` for every second the longer-waiting of the two has waited, so nobody waits
   forever for a perfect match. Among those in the window, the partner is drawn at random with
   Gaussian weights on the rating gap: close ratings are likely, not certain.
+- The draw prefers the games that teach the ratings most: a pair that has met less often than
+  the player's other pairs (weight ``(1 + g_typical) / (1 + g_pair)`` to the power ``novelty``,
+  ``g`` counting ladder games between the two), and a partner whose rating is less certain
+  (its deviation over the initial 350, to the power ``uncertainty``). So every pair in reach keeps
+  meeting, and a newcomer is placed quickly. ``novelty = uncertainty = 0`` draws by rating alone.
 - No immediate rematch: two players who just played each other are not paired again until both
   have waited ``rematch_after_s`` seconds (so two lone bots still meet again, just not at once).
   Two players never have two ladder matches against each other at the same time.
@@ -26,6 +31,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+INITIAL_DEVIATION = 350.0  # a newcomer's Glicko deviation: the most uncertain a rating is
+
 
 @dataclass
 class _Entrant:
@@ -34,6 +41,7 @@ class _Entrant:
     capacity: int
     waiting_since: float
     playing: int = 0
+    deviation: float = INITIAL_DEVIATION
 
 
 class LadderQueue:
@@ -47,11 +55,16 @@ class LadderQueue:
         window: float = 200.0,
         widen_per_s: float = 10.0,
         rematch_after_s: float = 30.0,
+        novelty: float = 4.0,
+        uncertainty: float = 1.0,
     ) -> None:
         self.game = game
         self.window = window
         self.widen_per_s = widen_per_s
         self.rematch_after_s = rematch_after_s
+        self.novelty = novelty
+        self.uncertainty = uncertainty
+        self._games: Counter[frozenset[str]] = Counter()  # ladder games started between each pair
         self._rng = rng or random.Random()
         self._entrants: dict[str, _Entrant] = {}
         self._playing: Counter[str] = Counter()  # ladder matches in progress, also of players who left
@@ -61,15 +74,17 @@ class LadderQueue:
         self._last_colour: dict[str, int] = {}
 
     # --- membership -------------------------------------------------------------------------
-    def join(self, name: str, rating: float, now: float, *, capacity: int = 1) -> None:
-        """Enter the queue (or update rating and capacity if already in it)."""
+    def join(
+        self, name: str, rating: float, now: float, *, capacity: int = 1, deviation: float = INITIAL_DEVIATION
+    ) -> None:
+        """Enter the queue (or update rating, deviation and capacity if already in it)."""
         if capacity < 1:
             raise ValueError(f"capacity is at least 1, not {capacity}")
         entrant = self._entrants.get(name)
         if entrant is None:
-            self._entrants[name] = _Entrant(name, rating, capacity, now, self._playing[name])
+            self._entrants[name] = _Entrant(name, rating, capacity, now, self._playing[name], deviation)
         else:
-            entrant.rating, entrant.capacity = rating, capacity
+            entrant.rating, entrant.capacity, entrant.deviation = rating, capacity, deviation
 
     def leave(self, name: str) -> bool:
         """Leave the queue; its matches in progress go on. False if it was not in it."""
@@ -89,9 +104,16 @@ class LadderQueue:
         entrant = self._entrants.get(name)
         return None if entrant is None else entrant.rating
 
-    def set_rating(self, name: str, rating: float) -> None:
-        if name in self._entrants:
-            self._entrants[name].rating = rating
+    def set_rating(self, name: str, rating: float, deviation: float | None = None) -> None:
+        entrant = self._entrants.get(name)
+        if entrant is not None:
+            entrant.rating = rating
+            if deviation is not None:
+                entrant.deviation = deviation
+
+    def games_between(self, a: str, b: str) -> int:
+        """Ladder games the two have started against each other in this queue."""
+        return self._games[frozenset((a, b))]
 
     # --- matches ------------------------------------------------------------------------------
     def pair(self, now: float, *, can_play: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
@@ -107,10 +129,13 @@ class LadderQueue:
             if a.name in taken:
                 continue
             partners, weights = [], []
+            typical = self._typical_games(a.name)
             for b in available:
                 if b is a or b.name in taken or self._live_pairs[frozenset((a.name, b.name))]:
                     continue
+                deficit = (1 + typical) / (1 + self._games[frozenset((a.name, b.name))])
                 spread = self.window + self.widen_per_s * (now - min(a.waiting_since, b.waiting_since))
+                spread *= max(1.0, deficit) ** self.novelty  # a pair that met too rarely reaches further
                 gap = abs(a.rating - b.rating)
                 if gap > spread or (
                     self._just_played(a.name, b.name)
@@ -118,7 +143,9 @@ class LadderQueue:
                 ):
                     continue
                 partners.append(b)
-                weights.append(math.exp(-2.0 * (gap / spread) ** 2))
+                novelty = deficit**self.novelty
+                uncertainty = (b.deviation / INITIAL_DEVIATION) ** self.uncertainty
+                weights.append(math.exp(-2.0 * (gap / spread) ** 2) * novelty * uncertainty)
             if not partners:
                 continue
             b = self._rng.choices(partners, weights)[0]
@@ -139,6 +166,13 @@ class LadderQueue:
                 entrant.playing -= 1
         self._playing += Counter()
 
+    def _typical_games(self, name: str) -> float:
+        """How often ``name`` has met each of the others in the queue, on average."""
+        others = [other for other in self._entrants if other != name]
+        if not others:
+            return 0.0
+        return sum(self._games[frozenset((name, other))] for other in others) / len(others)
+
     def _just_played(self, a: str, b: str) -> bool:
         return self._last_opponent.get(a) == b or self._last_opponent.get(b) == a
 
@@ -157,4 +191,5 @@ class LadderQueue:
             self._first_minus_second[entrant.name] += 1 if colour == 0 else -1
         self._last_opponent[first.name], self._last_opponent[second.name] = second.name, first.name
         self._live_pairs[frozenset((first.name, second.name))] += 1
+        self._games[frozenset((first.name, second.name))] += 1
         return first.name, second.name
