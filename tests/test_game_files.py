@@ -18,6 +18,19 @@ GAMES = [("tictactoe", {}), ("tictactoe4", {}), ("gomoku10", {}), ("gomoku", {"e
 names = st.text(string.ascii_letters + string.digits + "_-.", min_size=1, max_size=16).filter(lambda n: n[0].isalnum())
 texts = st.text(string.printable + "é中]\\", max_size=16)
 millis = st.integers(0, 4_102_444_800_000).map(lambda ms: ms / 1000)
+infos = st.one_of(
+    st.none(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "score": st.one_of(st.integers(-1000, 1000), st.floats(-1, 1, allow_nan=False)),
+            "unit": st.sampled_from(["cp", "win", "mate"]),
+            "depth": st.integers(0, 60),
+            "nodes": st.integers(0, 10**12),
+            "pv": st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14)).map(list), max_size=5),
+        },
+    ).filter(bool),
+)
 
 
 def played(game_name: str, params: dict, seed: int, plies: int) -> list[list[int]]:
@@ -46,7 +59,7 @@ def records(draw: st.DrawFn) -> GameRecord:
                                  st.one_of(st.none(), st.integers(0, 10**7)), max_size=3))  # fmt: skip
     return GameRecord(
         start=GameStart(draw(texts.filter(bool)), game, params, players, clock, rated, draw(millis)),
-        moves=[MoveRecord(ply, move, draw(st.integers(0, 10**7))) for ply, move in enumerate(moves)],
+        moves=[MoveRecord(ply, move, draw(st.integers(0, 10**7)), draw(infos)) for ply, move in enumerate(moves)],
         result=result,
         reason=draw(st.one_of(st.none(), st.sampled_from(["line", "resign", "timeout", "board_full"]), texts)) or None,
         ended=draw(st.one_of(st.none(), millis)),

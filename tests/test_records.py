@@ -27,6 +27,18 @@ scalars = st.one_of(
 )
 clocks = st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True), scalars, max_size=4)
 millis = st.integers(0, 4_102_444_800_000).map(lambda ms: ms / 1000)
+infos = st.one_of(  # a move's analysis (protocol: move.info)
+    st.none(),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "score": st.one_of(st.integers(-1000, 1000), st.floats(-1, 1, allow_nan=False)),
+            "unit": st.sampled_from(["cp", "win", "mate"]),
+            "depth": st.integers(0, 60),
+            "pv": st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14)).map(list), max_size=5),
+        },
+    ).filter(bool),
+)
 
 
 @st.composite
@@ -52,7 +64,7 @@ def records(draw: st.DrawFn) -> GameRecord:
             rated=rated,
             started=draw(millis),
         ),
-        moves=[MoveRecord(ply, move, elapsed) for ply, (move, elapsed) in enumerate(moves)],
+        moves=[MoveRecord(ply, move, elapsed, draw(infos)) for ply, (move, elapsed) in enumerate(moves)],
         result=result,
         reason=draw(st.one_of(st.none(), st.sampled_from(["line", "resign", "timeout", "abort"]), names)),
         ended=draw(st.one_of(st.none(), millis)),

@@ -417,8 +417,10 @@ def test_an_unreachable_server_fails_with_exit_code_1(monkeypatch: pytest.Monkey
     outcome = run_cli("series random random --game tictactoe --server ws://127.0.0.1:9/ --token-a a --token-b b")
     assert outcome.exit_code == 1
     # Whichever comes first: the series' 1 s wait, or the bot giving up on a refused connection.
-    assert ("could not connect to ws://127.0.0.1:9/ within 1 s" in outcome.stderr
-            or "could not join ws://127.0.0.1:9/: cannot reach the server" in outcome.stderr), outcome.stderr
+    assert (
+        "could not connect to ws://127.0.0.1:9/ within 1 s" in outcome.stderr
+        or "could not join ws://127.0.0.1:9/: cannot reach the server" in outcome.stderr
+    ), outcome.stderr
 
 
 def test_the_flags_are_documented() -> None:

@@ -12,7 +12,7 @@ import pytest
 from store_helpers import game_start, play
 
 from arbiter.server.store.base import MoveRecord, StoreError
-from arbiter.server.store.migrations import SCHEMA_VERSION
+from arbiter.server.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from arbiter.server.store.sqlite import SqliteStore
 
 X_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
@@ -99,6 +99,28 @@ async def test_schema_is_versioned(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer Arbiter"):
         await SqliteStore(path).open()
+
+
+async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp_path: Path) -> None:
+    """Migration 2 adds moves.info; a file written before it opens with every game as it was."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute(
+        "INSERT INTO games (match_id, game, params, first_name, second_name, clock, rated, started, ended, result,"
+        " reason) VALUES ('m', 'tictactoe', '{}', 'a', 'b', '{}', 0, 1.0, 2.0, '1-0', 'resign')"
+    )
+    conn.execute("INSERT INTO moves (game_id, ply, move, elapsed_ms) VALUES (1, 0, '[1,1]', 5)")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        record = await store.get_game("m")
+        assert record is not None and record.moves == [MoveRecord(0, [1, 1], 5, None)]
+    finally:
+        await store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (2,)
 
 
 async def test_closed_store_refuses_calls(tmp_path: Path) -> None:

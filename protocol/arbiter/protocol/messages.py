@@ -153,6 +153,39 @@ def names(value: Any) -> list[str]:
     return value
 
 
+ANALYSIS_UNITS = ("cp", "win", "mate")
+MAX_PV = 64  # moves of a principal variation
+MAX_SCORE = 10**9
+
+
+def analysis(value: Any) -> dict[str, Any]:
+    """map {score?: number, unit?: "cp" | "win" | "mate", depth?: int, nodes?: int, nps?: int, time_ms?: int,
+    pv?: list of moves (up to 64)}"""
+    if type(value) is not dict or not value:
+        raise FieldError("must be a non-empty map of analysis fields")
+    unknown = set(value) - {"score", "unit", "depth", "nodes", "nps", "time_ms", "pv"}
+    if unknown:
+        raise FieldError(f"has unknown key {sorted(map(str, unknown))[0]!r}")
+    score = value.get("score")
+    if score is not None:
+        if type(score) not in (int, float) or not -MAX_SCORE <= score <= MAX_SCORE:  # NaN fails this too
+            raise FieldError(f"score must be a number from -{MAX_SCORE} to {MAX_SCORE}")
+        if value.get("unit") not in ANALYSIS_UNITS:
+            raise FieldError(f"a score needs its unit: {', '.join(ANALYSIS_UNITS)}")
+    elif "unit" in value:
+        choice(*ANALYSIS_UNITS)(value["unit"])
+    for key, high in (("depth", 10_000), ("nodes", 2**63 - 1), ("nps", 2**63 - 1), ("time_ms", INT32)):
+        if key in value and (type(value[key]) is not int or not 0 <= value[key] <= high):
+            raise FieldError(f"{key} must be an integer from 0 to {high}")
+    if "pv" in value:
+        pv = value["pv"]
+        if type(pv) is not list or len(pv) > MAX_PV:
+            raise FieldError(f"pv must be a list of at most {MAX_PV} moves")
+        for move in pv:
+            wire_move(move)
+    return value
+
+
 NAME = string(MAX_NAME_LEN)
 IDENT = string(MAX_ID_LEN)
 PLY = integer(0, INT32)
@@ -265,6 +298,10 @@ class MakeMove(MatchRequest):
     TYPE: ClassVar[str] = "move"
     ply: int = field(metadata=spec(PLY, "the index of this move in the match (0 for the first move)"))
     move: list[Any] = field(metadata=spec(wire_move, "the move in the game's encoding"))
+    info: dict[str, Any] | None = field(
+        default=None,
+        metadata=spec(optional(analysis), "what the mover's search found (section 10): spectators see it at once"),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -411,9 +448,9 @@ SERVER_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
                     "players": (_LIST, True), "color": (_INT + _NIL, True), "clock": (_MAP, True),
                     "clocks": (_LIST, True), "rated": (_BOOL, True), "moves": (_LIST, True), "ply": (_INT, True),
                     "to_move": (_INT, True), "draw_offer": (_INT + _NIL, True), "connected": (_LIST, True),
-                    "levels": (_LIST, True)},
+                    "levels": (_LIST, True), "infos": (_LIST, False)},
     "moved": {"match": (_STR, True), "ply": (_INT, True), "move": (_LIST, True), "by": (_INT, True),
-              "clocks": (_LIST, True), "elapsed_ms": (_INT, True)},
+              "clocks": (_LIST, True), "elapsed_ms": (_INT, True), "info": (_MAP, False)},
     "draw_offered": {"match": (_STR, True), "by": (_INT, True)},
     "draw_declined": {"match": (_STR, True), "by": (_INT, True)},
     "player_left": {"match": (_STR, True), "color": (_INT, True), "grace_ms": (_INT, True)},

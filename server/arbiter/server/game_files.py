@@ -102,6 +102,8 @@ def _metadata(record: GameRecord) -> str:
     for i, name in enumerate(start.players):
         if name in record.rating_changes:
             values[f"rating_diff{i}"] = round(record.rating_changes[name], 2)
+    if any(move.info for move in record.moves):
+        values["infos"] = [move.info for move in record.moves]
     return format_map(values)
 
 
@@ -116,7 +118,7 @@ def _board_game(m: int, n: int) -> tuple[str, dict[str, Any]]:
 
 def _assemble(
     players: tuple[str, str],
-    cells: list[tuple[int, int, int]],
+    cells: list[tuple[int, int, int, dict[str, Any] | None]],
     meta: Mapping[str, Any] | None,
     board: tuple[int, int],
     *,
@@ -124,7 +126,7 @@ def _assemble(
     match_id: str,
     started: float,
 ) -> GameRecord:
-    """A record from a file's moves ``(x, y, elapsed_ms)``: replayed by the engine, tagged by ``meta``."""
+    """A record from a file's moves ``(x, y, elapsed_ms, info)``: replayed by the engine, tagged by ``meta``."""
     if meta is not None:
         name, params = str(meta.get("game", "")), parse_map(str(meta.get("params", "")))
     else:
@@ -137,17 +139,20 @@ def _assemble(
         raise GameFileError(f"{where(-1)}: the board is {board[0]}x{board[1]}, but the game is {game}")
     state = game.new_state()
     moves = []
-    for i, (x, y, elapsed) in enumerate(cells):
+    infos = meta.get("infos") if meta is not None else None
+    for i, (x, y, elapsed, info) in enumerate(cells):
         try:
             state.play(game.decode_move([x, y]))
         except EngineError as error:
             raise GameFileError(f"{where(i)}: move {i + 1}: {error}") from None
-        moves.append(MoveRecord(i, [x, y], max(0, elapsed)))
+        if isinstance(infos, list) and i < len(infos) and isinstance(infos[i], dict):
+            info = infos[i]
+        moves.append(MoveRecord(i, [x, y], max(0, elapsed), info or None))
     if meta is None:
         outcome = state.outcome
         result = None if outcome is None else outcome.result
         reason = None if outcome is None else outcome.reason
-        digest = hashlib.sha256(repr((players, cells, board)).encode()).hexdigest()[:10]
+        digest = hashlib.sha256(repr((players, [c[:3] for c in cells], board)).encode()).hexdigest()[:10]
         start = GameStart(match_id or f"file-{digest}", name, params, players, {}, False, started)
         return GameRecord(start, moves, result, reason, None)
     try:
@@ -191,11 +196,11 @@ def read_psq(text: str, *, match_id: str = "", started: float = 0.0) -> list[Gam
     if header is None:
         raise GameFileError("line 1: a .psq file starts with 'Piskvorky WxH, …'")
     board = (int(header[1]), int(header[2]))
-    cells: list[tuple[int, int, int]] = []
+    cells: list[tuple[int, int, int, dict[str, Any] | None]] = []
     at: list[int] = []
     i = 1
     while i < len(lines) and (move := _PSQ_MOVE.match(lines[i])):
-        cells.append((int(move[1]) - 1, int(move[2]) - 1, int(move[3])))
+        cells.append((int(move[1]) - 1, int(move[2]) - 1, int(move[3]), None))
         at.append(i)
         i += 1
     rest = [(j, line.strip()) for j, line in enumerate(lines[i:], i) if line.strip()]
@@ -242,7 +247,8 @@ def _sgf_tree(record: GameRecord) -> str:
     for move in record.moves:
         x, y = game.decode_move(move.move)
         colour = "B" if move.ply % 2 == 0 else "W"
-        nodes.append(f"{colour}[{SGF_LETTERS[x]}{SGF_LETTERS[y]}]C[{_sgf_escape(f'elapsed_ms={move.elapsed_ms}')}]")
+        comment = format_map({"elapsed_ms": move.elapsed_ms, **(move.info or {})})
+        nodes.append(f"{colour}[{SGF_LETTERS[x]}{SGF_LETTERS[y]}]C[{_sgf_escape(comment)}]")
     return "(;" + "\n;".join(nodes) + ")\n"
 
 
@@ -287,7 +293,7 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
         except RecordError as error:
             raise GameFileError(f"game {number}: GC: {error}") from None
     players = (root.get("PB", ["black"])[0], root.get("PW", ["white"])[0])
-    cells: list[tuple[int, int, int]] = []
+    cells: list[tuple[int, int, int, dict[str, Any] | None]] = []
     for index, node in enumerate(nodes[1:]):
         colour = "B" if len(cells) % 2 == 0 else "W"
         played = node.get(colour)
@@ -298,16 +304,22 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
         point = played[0]
         if len(point) != 2 or point[0] not in SGF_LETTERS or point[1] not in SGF_LETTERS:
             raise GameFileError(f"{where(index)}: {colour}[{point}] is not a point like 'hh'")
-        elapsed = 0
-        for pair in node.get("C", [""])[0].split():
-            key, _, value = pair.partition("=")
-            if key == "elapsed_ms" and value.isdigit():
-                elapsed = int(value)
-        cells.append((SGF_LETTERS.index(point[0]), SGF_LETTERS.index(point[1]), elapsed))
+        info = _comment_map(node.get("C", [""])[0])
+        elapsed = info.pop("elapsed_ms", 0)
+        elapsed = elapsed if isinstance(elapsed, int) else 0
+        cells.append((SGF_LETTERS.index(point[0]), SGF_LETTERS.index(point[1]), elapsed, info or None))
     record = _assemble(players, cells, meta, board, where=where, match_id=match_id, started=started)
     if meta is None:
         record = _with_sgf_result(record, root.get("RE", [""])[0])
     return record
+
+
+def _comment_map(text: str) -> dict[str, Any]:
+    """A move's comment as Arbiter writes it (``elapsed_ms=… score=…``); another tool's free text: empty."""
+    try:
+        return parse_map(text) if text.strip() else {}
+    except RecordError:
+        return {}
 
 
 def _with_sgf_result(record: GameRecord, text: str) -> GameRecord:

@@ -47,7 +47,7 @@ log = logging.getLogger("arbiter.server")
 
 
 class LiveMatch:
-    __slots__ = ("alarm", "announced", "levels", "match", "players", "spectators")
+    __slots__ = ("alarm", "announced", "infos", "levels", "match", "players", "spectators")
 
     def __init__(
         self,
@@ -62,6 +62,7 @@ class LiveMatch:
         self.alarm = Alarm(lambda: on_flag(self), now=now)
         self.announced = False  # match_start has been sent
         self.levels: list[int | None] = [None, None]  # by colour: the level a challenge asked of a bot
+        self.infos: list[dict[str, Any] | None] = []  # each move's analysis (move.info), for spectators
 
     @property
     def id(self) -> str:
@@ -74,13 +75,13 @@ class LiveMatch:
             return 1
         return None
 
-    def broadcast(self, data: bytes) -> None:
-        """Send to both players (if connected) and every spectator."""
+    def broadcast(self, data: bytes, spectators_data: bytes | None = None) -> None:
+        """Send to both players (if connected) and every spectator (``spectators_data`` instead, if given)."""
         for player in self.players:
             if player.session is not None:
                 player.session.send(data)
         for spectator in self.spectators:
-            spectator.send(data)
+            spectator.send(data if spectators_data is None else spectators_data)
 
     def summary(self) -> dict[str, Any]:
         """The match as listed in the lobby."""
@@ -113,6 +114,7 @@ class LiveMatch:
             "draw_offer": match.draw_offer,
             "connected": [p.connected for p in self.players],
             "levels": self.levels,
+            **({} if color is not None or not any(self.infos) else {"infos": self.infos}),
         }
 
 
@@ -211,8 +213,10 @@ class Matches:
             player.send(encode(message))
         self._arm(live)
         self.lobby.match_listed(live.summary())
-        log.info("match started", extra={"match": match_id, "game": game.name, "players": [p.name for p in players],
-                                         "rated": rated})
+        log.info(
+            "match started",
+            extra={"match": match_id, "game": game.name, "players": [p.name for p in players], "rated": rated},
+        )
         return live
 
     # --- requests from clients ---------------------------------------------------------------------
@@ -229,25 +233,34 @@ class Matches:
             if live.match.over:  # the move came after the flag fell: the match ended on time
                 self.end(live)
             raise
-        live.broadcast(
-            encode(
-                {
-                    "type": "moved",
-                    "match": live.match.id,
-                    "ply": played.ply,
-                    "move": played.move,
-                    "by": color,
-                    "clocks": played.clocks_ms,
-                    "elapsed_ms": played.elapsed_ms,
-                }
-            )
-        )
+        moved = {
+            "type": "moved",
+            "match": live.match.id,
+            "ply": played.ply,
+            "move": played.move,
+            "by": color,
+            "clocks": played.clocks_ms,
+            "elapsed_ms": played.elapsed_ms,
+        }
+        live.infos.append(msg.info)
+        if msg.info is None:
+            live.broadcast(encode(moved))
+        else:  # the analysis is for spectators; the opponent sees it after the game, in the record
+            live.broadcast(encode(moved), encode({**moved, "info": msg.info}))
         self.metrics.move_accepted(self.now() - session.received_at)
         if log.isEnabledFor(logging.DEBUG):  # the hot path: nothing built for a record nobody keeps
-            log.debug("move", extra={"match": live.id, "player": live.players[color].name, "ply": played.ply,
-                                     "move": played.move, "elapsed_ms": played.elapsed_ms})
+            log.debug(
+                "move",
+                extra={
+                    "match": live.id,
+                    "player": live.players[color].name,
+                    "ply": played.ply,
+                    "move": played.move,
+                    "elapsed_ms": played.elapsed_ms,
+                },
+            )
         try:
-            self.store.record_move(live.match.id, MoveRecord(played.ply, played.move, played.elapsed_ms))
+            self.store.record_move(live.match.id, MoveRecord(played.ply, played.move, played.elapsed_ms, msg.info))
         except Exception:  # the store must never block play; its own error handling reports the failure
             log.exception("store failed to queue a move", extra={"match": live.id})
         if live.match.over:
@@ -370,9 +383,17 @@ class Matches:
             changes = {}
         # finish_game commits the queued moves with the end: the store's write latency as the server sees it.
         self.metrics.store_write.observe(time.perf_counter() - started)
-        log.info("match ended", extra={"match": live.id, "players": [p.name for p in live.players],
-                                       "result": result.result, "reason": result.reason, "ply": live.match.ply,
-                                       "rating_changes": changes})
+        log.info(
+            "match ended",
+            extra={
+                "match": live.id,
+                "players": [p.name for p in live.players],
+                "result": result.result,
+                "reason": result.reason,
+                "ply": live.match.ply,
+                "rating_changes": changes,
+            },
+        )
         data = encode(
             {
                 "type": "end",

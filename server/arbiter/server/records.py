@@ -85,6 +85,8 @@ def _movetext(game: Game, record: GameRecord) -> list[str]:
         except EngineError as exc:
             raise RecordError(f"match {record.start.match_id}: move {i + 1} {move.move!r}: {exc}") from None
         tokens += [text, f"{{{move.elapsed_ms / 1000:.3f}s}}"]
+        if move.info:
+            tokens.append(f"{{info {format_map(move.info)}}}")
     tokens.append(record.result or "*")
     return tokens
 
@@ -212,7 +214,12 @@ def _parse_moves(game: Game, tokens: list[tuple[str, int]]) -> list[MoveRecord]:
         if token.startswith("{"):
             if not moves:
                 raise RecordError(f"line {line + 1}: a time {token} before any move")
-            moves[-1] = MoveRecord(moves[-1].ply, moves[-1].move, _parse_elapsed(token, line))
+            last = moves[-1]
+            if token.startswith("{info "):
+                info = parse_map(token[len("{info ") : -1], line)
+                moves[-1] = MoveRecord(last.ply, last.move, last.elapsed_ms, info or None)
+            else:
+                moves[-1] = MoveRecord(last.ply, last.move, _parse_elapsed(token, line), last.info)
         elif token.endswith(".") and token[:-1].isdigit():
             expected = len(moves) // 2 + 1
             if int(token[:-1]) != expected or len(moves) % 2:

@@ -58,7 +58,8 @@ async def resolve_interrupted(store: Store) -> list[tuple[str, str | None, str]]
         except StoreError as error:  # the store keeps the end and retries it
             log.error("could not resolve an interrupted match: %s", error, extra={"match": record.start.match_id})
             continue
-        log.info("interrupted match resolved", extra={"match": record.start.match_id, "result": result,
-                                                      "reason": reason})
+        log.info(
+            "interrupted match resolved", extra={"match": record.start.match_id, "result": result, "reason": reason}
+        )
         resolved.append((record.start.match_id, result, reason))
     return resolved

@@ -197,7 +197,10 @@ class WebClient:
         body = {
             **summary(record),
             "clock": record.start.clock,
-            "moves": [{"move": m.move, "elapsed_ms": m.elapsed_ms} for m in record.moves],
+            "moves": [
+                {"move": m.move, "elapsed_ms": m.elapsed_ms, **({"info": m.info} if m.info else {})}
+                for m in record.moves
+            ],
             "rating_changes": record.rating_changes,
         }
         return json_response(connection, HTTPStatus.OK, body)

@@ -78,6 +78,7 @@ class MoveRecord:
     ply: int  # 0-based index of the move in the game
     move: Any  # the wire value
     elapsed_ms: int  # thinking time the mover's clock was charged
+    info: dict[str, Any] | None = None  # the mover's analysis, as the move carried it (protocol: move.info)
 
 
 @dataclass(frozen=True)

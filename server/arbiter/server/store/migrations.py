@@ -80,6 +80,10 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX rating_history_by_player ON rating_history (player_id, game, at);
     CREATE INDEX rating_history_by_game ON rating_history (game_id);
     """,
+    # 2: the analysis a move carried (its `info` map, JSON), shown to spectators and in replays.
+    """
+    ALTER TABLE moves ADD COLUMN info TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -90,6 +90,7 @@ class _MoveWrite:
     ply: int
     move_json: str
     elapsed_ms: int
+    info_json: str | None = None
 
 
 @dataclass(eq=False)
@@ -261,7 +262,8 @@ class SqliteStore(Store):
         self._enqueue(_StartWrite(start, _json(start.params), _json(start.clock)))
 
     def record_move(self, match_id: str, move: MoveRecord) -> None:
-        self._enqueue(_MoveWrite(match_id, move.ply, _json(move.move), int(move.elapsed_ms)))
+        info = None if move.info is None else _json(move.info)
+        self._enqueue(_MoveWrite(match_id, move.ply, _json(move.move), int(move.elapsed_ms), info))
 
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
@@ -532,8 +534,8 @@ class SqliteStore(Store):
                     log.error("%s: move %d for unknown match %s dropped", self.path, write.ply, write.match_id)
                     continue
                 conn.execute(
-                    "INSERT OR REPLACE INTO moves (game_id, ply, move, elapsed_ms) VALUES (?, ?, ?, ?)",
-                    (game_id, write.ply, write.move_json, max(0, write.elapsed_ms)),
+                    "INSERT OR REPLACE INTO moves (game_id, ply, move, elapsed_ms, info) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, write.ply, write.move_json, max(0, write.elapsed_ms), write.info_json),
                 )
         self._game_ids.update(new_ids)
         for end in ends:
@@ -752,11 +754,13 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
     for i in range(0, len(ids), _SQL_CHUNK):
         chunk = ids[i : i + _SQL_CHUNK]
         marks = ",".join("?" * len(chunk))
-        for game_id, ply, move, elapsed in conn.execute(
-            f"SELECT game_id, ply, move, elapsed_ms FROM moves WHERE game_id IN ({marks}) ORDER BY game_id, ply",
+        for game_id, ply, move, elapsed, info in conn.execute(
+            f"SELECT game_id, ply, move, elapsed_ms, info FROM moves WHERE game_id IN ({marks}) ORDER BY game_id, ply",
             chunk,
         ):
-            moves[game_id].append(MoveRecord(ply, json.loads(move), elapsed))
+            moves[game_id].append(
+                MoveRecord(ply, json.loads(move), elapsed, None if info is None else json.loads(info))
+            )
         for game_id, name, change in conn.execute(
             "SELECT h.game_id, p.name, h.rating - h.rating_before FROM rating_history h"
             f" JOIN players p ON p.id = h.player_id WHERE h.game_id IN ({marks})",
