@@ -23,6 +23,8 @@ import pytest
 import pytest_asyncio
 from browser_arena import Arena, Site, wait_online
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # the server suite's protocol client
+
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
 from arbiter.server.web_routes import find_msgpack_esm, node_modules_candidates

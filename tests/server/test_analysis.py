@@ -62,6 +62,8 @@ async def test_spectators_see_the_analysis_the_opponent_sees_it_after(tmp_path: 
         {"pv": ["a1"]},
         {"eval": 3},
         {"score": float("nan"), "unit": "cp"},
+        {"score": 1.5, "unit": "win"},  # a probability
+        {"score": 2.5, "unit": "mate"},  # plies
         "deep",
     ],
 )

@@ -172,6 +172,10 @@ def analysis(value: Any) -> dict[str, Any]:
             raise FieldError(f"score must be a number from -{MAX_SCORE} to {MAX_SCORE}")
         if value.get("unit") not in ANALYSIS_UNITS:
             raise FieldError(f"a score needs its unit: {', '.join(ANALYSIS_UNITS)}")
+        if value["unit"] == "win" and not 0 <= score <= 1:
+            raise FieldError("a win score is a probability, from 0 to 1")
+        if value["unit"] == "mate" and type(score) is not int:
+            raise FieldError("a mate score counts plies: an integer")
     elif "unit" in value:
         choice(*ANALYSIS_UNITS)(value["unit"])
     for key, high in (("depth", 10_000), ("nodes", 2**63 - 1), ("nps", 2**63 - 1), ("time_ms", INT32)):

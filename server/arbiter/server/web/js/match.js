@@ -5,6 +5,7 @@
 // colour and a stranger as a new spectator), then follows `moved`, `end`, draw and presence
 // events. After a reconnect it asks again, so a refresh or a dropped connection carries on.
 
+import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
 import { Clocks } from "./clock.js";
 import { describeClock, describeResult, describeRules, errorText, fill, h, notify } from "./ui.js";
@@ -25,12 +26,14 @@ export function mountMatch(root, ctx, matchId) {
   let away = null; // {color, until} while a player is disconnected
   let awayTimer = null;
   let hintTimer = null;
+  let analysis = null; // spectators: the bots' evaluation and principal variation
 
   const hint = h("p", { class: "hint", id: "hint", role: "status", "aria-live": "polite" });
   const status = h("div", { class: "match-status", id: "match-status" });
   const resultBox = h("div", { class: "result", id: "result", hidden: true });
   const actions = h("div", { class: "match-actions" });
   const moveList = h("ol", { class: "moves", id: "moves" });
+  const analysisHolder = h("div", { class: "analysis-holder" });
   const boardHolder = h("div", { class: "board-holder" });
   const bars = [h("div", { class: "player-bar" }), h("div", { class: "player-bar" })];
   const title = h("h2", { class: "match-title" }, "Loading the game…");
@@ -38,7 +41,7 @@ export function mountMatch(root, ctx, matchId) {
     "div",
     { class: "match", "data-match": matchId },
     h("div", { class: "board-col" }, bars[1], boardHolder, hint, bars[0]),
-    h("aside", { class: "side card" }, title, status, resultBox, actions, h("h3", {}, "Moves"), moveList),
+    h("aside", { class: "side card" }, title, status, resultBox, actions, analysisHolder, h("h3", {}, "Moves"), moveList),
   );
   root.append(layout);
 
@@ -73,6 +76,7 @@ export function mountMatch(root, ctx, matchId) {
     state.connected.forEach((connected, color) => {
       if (!connected && color !== myColor()) away = { color, until: null };
     });
+    if (analysis) analysis.fromState(message.infos, state.moves);
     renderMoves();
     refresh();
   }
@@ -82,6 +86,10 @@ export function mountMatch(root, ctx, matchId) {
     board = createBoard(info.family, state.params, { hint: showHint, perspective: myColor() });
     if (playing()) board.onMove = sendMove;
     clocks = new Clocks(state.clock);
+    if (!playing()) {
+      analysis = new AnalysisPanel({ family: info.family, params: state.params, players: state.players });
+      fill(analysisHolder, analysis.el);
+    }
     fill(boardHolder, board.el);
     boardHolder.dataset.family = info.family;
     // The player at the bottom is me (or the first player when watching).
@@ -126,6 +134,7 @@ export function mountMatch(root, ctx, matchId) {
     }
     state.moves.push([...message.move]);
     state.to_move = 1 - message.by;
+    if (analysis) analysis.onMoved(message);
     if (state.draw_offer !== null && state.draw_offer !== message.by) state.draw_offer = null;
     clocks.update(message.clocks, ended ? null : state.to_move);
     renderMoves();
