@@ -118,6 +118,20 @@ async def test_a_bot_may_play_several_ladder_matches_at_once(connect, tokens) ->
     assert opponents == {"beta", "gamma"}
 
 
+async def test_a_bots_capacity_bounds_its_ladder_matches_across_games(connect, tokens, server: RunningServer) -> None:
+    """Announced in hello: one match at a time, though it joined two ladders and asked for two in one."""
+    alpha = await connect(token=tokens["alpha"], capacity=1)
+    others = [await connect(token=tokens[name]) for name in ("beta", "gamma")]
+    for game in ("tictactoe", "tictactoe4"):
+        await join(alpha, game, max_matches=2)
+        for client in others:
+            await join(client, game)
+    await alpha.expect("match_start")
+    await asyncio.sleep(0.3)  # several pairing rounds (retry_s = 0.05): others could pair alpha again
+    assert alpha.pending("match_start") == []
+    assert len(server.hub.roster.get("alpha").matches) == 1
+
+
 def http_get(url: str) -> tuple[int, str, str]:
     try:
         with urllib.request.urlopen(url, timeout=10) as response:

@@ -221,6 +221,13 @@ class Hello(Request):
     games: list[str] | None = field(
         default=None, metadata=spec(optional(names), "games this client plays (shown in presence)")
     )
+    capacity: int | None = field(
+        default=None,
+        metadata=spec(
+            optional(integer(1, 1000)),
+            "matches this client plays at once, across all games: the ladder never gives it more",
+        ),
+    )
     levels: int | None = field(
         default=None,
         metadata=spec(

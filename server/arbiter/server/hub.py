@@ -86,6 +86,7 @@ class Hub:
             player.games = list(hello.games)
         if hello.levels is not None:
             player.levels = hello.levels
+        player.capacity = hello.capacity
         session.reply(
             hello,
             {

@@ -155,7 +155,9 @@ class Ladder:
 
         def can_play(name: str) -> bool:
             player = roster.get(name)
-            return player is not None and player.connected and len(player.matches) < limit
+            if player is None or not player.connected:
+                return False
+            return len(player.matches) < min(limit, player.capacity or limit)  # all its matches, every game
 
         for game, queue in list(self.queues.items()):
             for name in queue.members():

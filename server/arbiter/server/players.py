@@ -46,12 +46,13 @@ class Identity:
 class OnlinePlayer:
     """A player the server knows right now, connected (``session``) or away (``session is None``)."""
 
-    __slots__ = ("games", "grace", "identity", "levels", "matches", "missed", "resume_token", "session")
+    __slots__ = ("capacity", "games", "grace", "identity", "levels", "matches", "missed", "resume_token", "session")
 
     def __init__(self, identity: Identity, games: list[str] | None, resume_token: str | None) -> None:
         self.identity = identity
         self.games: list[str] = list(games or [])
         self.levels: int | None = None  # a bot's strength levels, from its hello
+        self.capacity: int | None = None  # matches it plays at once, all games together (its hello)
         self.session: Connection | None = None
         self.matches: list[str] = []  # ids of its live matches, oldest first
         self.resume_token = resume_token
