@@ -7,9 +7,11 @@ scale), so tests drive it with made-up times. ``Alarm`` turns a deadline into on
 The rules (SPEC.md, "Clocks"): only the side to move has a running clock. It starts when the
 server sends the message that gives that side the turn (``match_start`` for the first move,
 ``moved`` for the others) and stops when the server receives that side's legal move. The move is
-charged ``elapsed = receive - start``; the side loses on time when ``elapsed >= remaining`` or,
-with a per-move limit, ``elapsed >= move_limit``. After a legal move the increment is added.
-Network time is charged to the mover (no lag compensation).
+charged ``elapsed = receive - start - lag``; the side loses on time when ``elapsed >= remaining``
+or, with a per-move limit, ``elapsed >= move_limit``. After a legal move the increment is added.
+``lag`` is the mover's network allowance for the turn, set when its clock starts: the round trip of
+its connection, bounded (``ServerConfig.max_lag_credit_ms``), so the network's time is not charged
+as thinking time, and the flag waits for it too.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class ClockSpec:
 class FischerClock:
     """Both sides' remaining time; at most one side's clock runs."""
 
-    __slots__ = ("increment", "move_limit", "remaining", "running", "turn_started")
+    __slots__ = ("increment", "lag", "move_limit", "remaining", "running", "turn_started")
 
     def __init__(self, spec: ClockSpec) -> None:
         self.remaining = [spec.initial_ms / 1000.0, spec.initial_ms / 1000.0]
@@ -44,11 +46,13 @@ class FischerClock:
         self.move_limit = None if spec.move_limit_ms is None else spec.move_limit_ms / 1000.0
         self.running: int | None = None
         self.turn_started = 0.0
+        self.lag = 0.0  # the running side's network allowance for this turn, in seconds
 
-    def start(self, color: int, now: float) -> None:
-        """Start ``color``'s clock (the other is stopped)."""
+    def start(self, color: int, now: float, lag: float = 0.0) -> None:
+        """Start ``color``'s clock (the other is stopped), with ``lag`` seconds of network allowance."""
         self.running = color
         self.turn_started = now
+        self.lag = lag
 
     def deadline(self) -> float | None:
         """When the running side's flag falls, or None when no clock runs."""
@@ -57,40 +61,43 @@ class FischerClock:
         budget = self.remaining[self.running]
         if self.move_limit is not None and self.move_limit < budget:
             budget = self.move_limit
-        return self.turn_started + budget
+        return self.turn_started + self.lag + budget
 
     def flagged(self, now: float) -> bool:
         """Whether the running side has run out of time (total or per move) at ``now``."""
         deadline = self.deadline()
         return deadline is not None and now >= deadline
 
-    def press(self, now: float, next_color: int | None) -> float:
-        """The running side moved at ``now``: charge it, add the increment, start ``next_color``.
-
-        Returns the seconds charged. The caller checks ``flagged(now)`` first: a late move loses.
+    def press(self, now: float, next_color: int | None, next_lag: float = 0.0) -> float:
+        """The running side moved at ``now``: charge it, add the increment, start ``next_color`` with
+        ``next_lag``. Returns the seconds charged. The caller checks ``flagged(now)`` first: a late move loses.
         """
         color = self.running
         if color is None:
             raise RuntimeError("no clock is running")
-        elapsed = max(0.0, now - self.turn_started)
+        elapsed = self._used(now)
         self.remaining[color] -= elapsed
         self.remaining[color] += self.increment
         self.running = None
         if next_color is not None:
-            self.start(next_color, now)
+            self.start(next_color, now, next_lag)
         return elapsed
+
+    def _used(self, now: float) -> float:
+        """The running side's thinking time so far: the time since its turn began, less its allowance."""
+        return max(0.0, now - self.turn_started - self.lag)
 
     def stop(self, now: float) -> None:
         """Stop the running clock for good (the match ended), charging the time used so far."""
         if self.running is not None:
-            self.remaining[self.running] = max(0.0, self.remaining[self.running] - max(0.0, now - self.turn_started))
+            self.remaining[self.running] = max(0.0, self.remaining[self.running] - self._used(now))
             self.running = None
 
     def remaining_ms(self, now: float) -> list[int]:
         """Both remaining times in whole milliseconds at ``now`` (the running one counting down)."""
         out = [int(self.remaining[0] * 1000), int(self.remaining[1] * 1000)]
         if self.running is not None:
-            left = self.remaining[self.running] - max(0.0, now - self.turn_started)
+            left = self.remaining[self.running] - self._used(now)
             out[self.running] = max(0, int(left * 1000))
         return out
 

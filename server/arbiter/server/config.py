@@ -88,6 +88,8 @@ class ServerConfig:
     max_spectated: int = 32  # matches one connection may watch
     max_spectators: int = 1000  # spectators of one match
     finished_ids_kept: int = 10_000  # ended matches remembered, to answer match_over instead of unknown_match
+    # A mover is not charged its connection's round trip (measured by the websocket pings), up to this.
+    max_lag_credit_ms: int = 200
 
     # Clocks accepted in challenges (milliseconds)
     min_initial_ms: int = 100
@@ -118,6 +120,7 @@ class ServerConfig:
             "max_spectated": self.max_spectated,
             "max_spectators": self.max_spectators,
             "max_send_buffer_bytes": self.max_send_buffer_bytes,
+            "max_lag_credit_ms": self.max_lag_credit_ms,
             "clock": {
                 "min_initial_ms": self.min_initial_ms,
                 "max_initial_ms": self.max_initial_ms,

@@ -73,12 +73,13 @@ class Match:
         self.draw_offer: int | None = None  # the colour whose offer stands
         self.result: Result | None = None
         self.started = False
+        self.lag = [0.0, 0.0]  # by colour: the network allowance its turns get (its connection's round trip)
 
     # --- lifecycle ------------------------------------------------------------------------------
     def start(self, now: float) -> None:
         """Start the first mover's clock: called when match_start is sent."""
         self.started = True
-        self.clock.start(self.state.to_move, now)
+        self.clock.start(self.state.to_move, now, self.lag[self.state.to_move])
 
     @property
     def over(self) -> bool:
@@ -126,7 +127,7 @@ class Match:
         except IllegalMove as error:
             raise MatchError(ErrorCode.ILLEGAL_MOVE, str(error)) from None
         over = self.state.is_terminal
-        elapsed = self.clock.press(now, None if over else self.state.to_move)
+        elapsed = self.clock.press(now, None if over else self.state.to_move, self.lag[self.state.to_move])
         encoded = self.game.encode_move(move)
         self.moves.append(encoded)
         elapsed_ms = int(elapsed * 1000)

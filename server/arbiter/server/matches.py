@@ -192,6 +192,7 @@ class Matches:
         if match.over or match_id not in self.live:
             return live
         now = self.now()
+        self._credit_lag(live)
         match.start(now)
         live.announced = True
         message: dict[str, Any] = {
@@ -227,6 +228,7 @@ class Matches:
         color = live.color_of(session.player)
         if color is None:
             raise ProtocolError(ErrorCode.NOT_A_PLAYER, "only the match's players may move")
+        self._credit_lag(live)
         try:
             played = live.match.play(color, msg.ply, msg.move, self.now())
         except MatchError:
@@ -444,6 +446,13 @@ class Matches:
         deadline = live.match.deadline()
         if deadline is not None:
             live.alarm.set(deadline)
+
+    def _credit_lag(self, live: LiveMatch) -> None:
+        """Each player's network allowance for its next turn: its round trip, up to the server's bound."""
+        bound = self.config.max_lag_credit_ms / 1000
+        for color, player in enumerate(live.players):
+            rtt = player.session.latency if player.session is not None else 0.0
+            live.match.lag[color] = min(max(rtt, 0.0), bound)
 
     def _on_flag(self, live: LiveMatch) -> None:
         if live.match.flag(self.now()) is not None:

@@ -32,6 +32,10 @@ class Connection(Protocol):
     def close_replaced(self) -> None:
         """Close: a newer connection of the same player took over."""
 
+    @property
+    def latency(self) -> float:
+        """The connection's round trip, in seconds (0 until measured)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Identity:

@@ -51,6 +51,10 @@ class Transport(Protocol):
     def close(self, code: int, reason: str) -> None:
         """Start closing the connection with a close code."""
 
+    @property
+    def latency(self) -> float:
+        """The connection's last measured round trip, in seconds (0 before the first measurement)."""
+
 
 class SessionHost(Protocol):
     """What a session needs of the server (the hub is one)."""
@@ -110,6 +114,11 @@ class Session:
         if not self.closing:
             self.closing = True
             self.transport.close(code, reason)
+
+    @property
+    def latency(self) -> float:
+        """The round trip of this connection (websocket pings), in seconds; 0 until measured."""
+        return self.transport.latency
 
     def close_replaced(self) -> None:
         """A newer connection took over this session's player."""
@@ -226,6 +235,10 @@ class WebSocketTransport:
         transport = self._connection.transport
         if transport is not None and transport.get_write_buffer_size() > self._limit:
             self.close(CloseCode.TOO_SLOW, "not reading fast enough")
+
+    @property
+    def latency(self) -> float:
+        return self._connection.latency
 
     def close(self, code: int, reason: str) -> None:
         if self._closing is None:
