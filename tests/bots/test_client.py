@@ -155,6 +155,10 @@ class StuckBrain(Brain):
         time.sleep(30)
         return ThinkResult(random_move(request.position(), np.random.default_rng(0)))
 
+    def fallback_move(self, request: ThinkRequest) -> ThinkResult:
+        """Its quick answer (run on the client's loop, so it must be quick): any legal move."""
+        return ThinkResult(random_move(request.position(), np.random.default_rng(1)))
+
 
 async def test_a_search_slower_than_the_clock_still_moves_in_time(server: RunningServer) -> None:
     fast_clock = {"initial_ms": 2_000, "increment_ms": 0}

@@ -8,6 +8,7 @@ manager) knows nothing about any game's search, and a brain knows nothing about 
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +17,8 @@ from typing import Any, ClassVar
 from arbiter.engine import Game, State, create_game
 
 FALLBACK_BUDGET = 0.02  # seconds a fallback move may think (Brain.fallback_move)
+MAX_PV = 64  # moves of a principal variation a move's analysis carries (the protocol's bound)
+MAX_SCORE = 10**9
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,9 @@ class Brain(ABC):
     # False for a brain without options: the constructor then refuses any. A brain that takes
     # options sets True and checks them itself (they also come per request).
     takes_options: ClassVar[bool] = False
+    # What ThinkResult.info's evaluation means, for spectators (the protocol's move.info): "cp" for
+    # an evaluation in info["score"], "win" for a winning probability in info["value"]; None: none.
+    score_unit: ClassVar[str | None] = None
 
     def __init__(self, level: int | None = None, **options: Any) -> None:
         if not self.takes_options:
@@ -120,10 +126,34 @@ class Brain(ABC):
         """
         return results[0]
 
+    @classmethod
+    def analysis(cls, result: ThinkResult) -> dict[str, Any] | None:
+        """What a spectator may see of a decision: the protocol's ``move.info`` (SPEC.md section 10),
+        from ``result.info``: depth, nodes, speed, time, principal variation and the evaluation in
+        ``score_unit``. None when the search says nothing of it."""
+        info = result.info
+        out: dict[str, Any] = {}
+        for key in ("depth", "nodes", "nps"):
+            if type(info.get(key)) is int and 0 <= info[key] < 2**63:
+                out[key] = info[key]
+        if isinstance(info.get("seconds"), int | float) and info["seconds"] >= 0:
+            out["time_ms"] = round(info["seconds"] * 1000)
+        pv = info.get("pv")
+        if isinstance(pv, list) and pv and all(isinstance(move, list) for move in pv):
+            out["pv"] = pv[:MAX_PV]
+        score = info.get("score") if cls.score_unit == "cp" else info.get("value")
+        if cls.score_unit is not None and isinstance(score, int | float) and math.isfinite(score):
+            if cls.score_unit == "cp":
+                out["score"], out["unit"] = max(-MAX_SCORE, min(MAX_SCORE, score)), "cp"
+            elif 0 <= score <= 1:
+                out["score"], out["unit"] = score, "win"
+        return out or None
+
     def fallback_move(self, request: ThinkRequest) -> ThinkResult:
         """The cheapest sound move, for when the request's deadline cannot be met: level 1 with a
-        tiny budget, run on the caller's thread (a few milliseconds). Never a uniform random move,
-        unless random is what the brain plays."""
+        tiny budget, run on the caller's thread, the bot's event loop (a few milliseconds: a brain
+        whose level 1 is slow overrides this). Never a uniform random move, unless random is what
+        the brain plays."""
         hurried = dataclasses.replace(request, level=1, budget=FALLBACK_BUDGET, deadline=None)
         return self.think(hurried)
 

@@ -1,18 +1,26 @@
 """The bot client: one connection to an Arbiter server, many matches at once, decisions from the pool.
 
-``BotClient.run`` connects with the bot's token, says hello, accepts the challenges its filter
-allows (and joins the ladder queue of each of its games when asked), and plays every match it
-is in: on its turn it asks the warm pool for a move within the time manager's budget and sends
-whatever legal move it has by the plan's deadline, so the clock never runs out because of a slow
-search. It keeps the connection alive with websocket pings (which also measure the round trip the
-time manager needs); when the connection drops it reconnects with exponential back-off and
-jitter, and the server's full-state resync of each live match puts every game back where it was
-(a move already computed for that ply is sent at once). Each finished game is logged, and with
-``game_log`` appended to a JSON-lines file. A stop drains: no new matches, the live ones played
-on up to ``drain_timeout``, then resigned, so no opponent is left waiting for a bot that is gone.
+``BotClient.run`` connects with the bot's token, says hello (with how many matches it plays at
+once), accepts the challenges its filter allows (and joins the ladder queue of each of its games
+when asked), and plays every match it is in: on its turn it asks the warm pool for a move within
+the time manager's budget, with the plan's deadline, and sends what it has by then, so the clock
+never runs out because of a slow search. When the search cannot answer in time (its request
+waited too long for a worker, or the worker overran), the move is the brain's cheapest sound one
+(``BrainPool.fallback``: level 1 on a tiny budget), never a random one; each fallback is counted by
+cause and kept in the game's record. A move carries the search's analysis (``move.info``) for
+spectators.
 
-The protocol is the one in ``arbiter/protocol/SPEC.md``; nothing here knows any game's rules
-beyond the engine's ``State``.
+It keeps the connection alive with websocket pings (which also measure the round trip the time
+manager needs); when the connection drops it reconnects with exponential back-off and jitter, and
+the server's full-state resync of each live match puts every game back where it was (a move
+already computed for that ply is sent at once). Each finished game is logged, and with
+``game_log`` appended to a JSON-lines file by a writer thread, in order, never on the event loop;
+``finished`` keeps the last ``FINISHED_KEPT`` records, so a bot that runs for weeks stays small.
+A stop drains: no new matches, the live ones played on up to ``drain_timeout``, then resigned, so
+no opponent is left waiting for a bot that is gone.
+
+The protocol is the one in ``protocol/arbiter/protocol/SPEC.md``, read through its codec; nothing
+here knows any game's rules beyond the engine's ``State``.
 """
 
 from __future__ import annotations
@@ -25,32 +33,35 @@ import logging
 import random
 import time
 import zlib
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from arbiter.engine import EngineError, Game, State, create_game
-from arbiter.protocol.codec import encode
-from arbiter.protocol.errors import CloseCode
+from arbiter.protocol.codec import decode, encode
+from arbiter.protocol.errors import CloseCode, ProtocolError
 from arbiter.protocol.messages import PROTOCOL_VERSION
 
 from .brain import ThinkRequest
-from .pool import BrainPool, PoolError
+from .pool import BrainPool, DeadlinePassed, PoolError, ThinkTimeout
 from .random_bot import random_move
 from .timeman import TimeManager, moves_left
 
 log = logging.getLogger("arbiter.bots")
 
 FATAL_ERRORS = {"auth_failed", "protocol_version"}
-CLOSE_REPLACED = 4003
 MAX_INCOMING_BYTES = 4 * 1024 * 1024  # a resync of a long paper-soccer match is the largest message
+MAX_INCOMING_ARRAY = 65536  # its move list, or a paper-soccer turn of many bounces
+MAX_INCOMING_MAP = 1024
+FINISHED_KEPT = 1000  # records of finished games kept in memory (the game log keeps them all)
 HEALTH_INTERVAL = 10.0
 END_WAIT = 10.0  # seconds a drain waits for the ends of the matches it resigned before it closes anyway
 
@@ -152,6 +163,7 @@ class LiveGame:
     thinking: asyncio.Task[None] | None = None
     thinking_ply: int = -1
     ready: dict[int, Any] = field(default_factory=dict)  # ply → a move computed for it
+    analyses: dict[int, dict[str, Any]] = field(default_factory=dict)  # ply → its search's analysis (move.info)
     decisions: list[dict[str, Any]] = field(default_factory=list)
     resyncs: int = 0
 
@@ -178,7 +190,10 @@ class BotClient:
         self.settings = settings
         self.name: str | None = None
         self.games: dict[str, LiveGame] = {}
-        self.finished: list[dict[str, Any]] = []  # the record of every game played, as logged
+        self.finished: deque[dict[str, Any]] = deque(maxlen=FINISHED_KEPT)  # the last games' records, as logged
+        self.finished_count = 0  # games finished since the client was made
+        self.fallbacks: Counter[str] = Counter()  # moves that were not the search's, by cause
+        self._log_writer: ThreadPoolExecutor | None = None  # appends game-log lines off the loop, in order
         self.connections = 0  # successful handshakes so far
         self._ws: ClientConnection | None = None
         self._ids = itertools.count(1)
@@ -202,8 +217,14 @@ class BotClient:
 
         Raises BotFatal when the server refuses the bot for good.
         """
-        stop = stop or asyncio.Event()
-        stop_now = stop_now or asyncio.Event()
+        try:
+            await self._run(stop or asyncio.Event(), stop_now or asyncio.Event())
+        finally:
+            if self._log_writer is not None:  # every line written before run returns
+                writer, self._log_writer = self._log_writer, None
+                await asyncio.to_thread(writer.shutdown, wait=True)
+
+    async def _run(self, stop: asyncio.Event, stop_now: asyncio.Event) -> None:
         attempt = 0
         while not stop_now.is_set():
             if stop.is_set():
@@ -283,7 +304,9 @@ class BotClient:
         try:
             async for frame in ws:
                 try:
-                    self._dispatch(msgpack.unpackb(frame, raw=False))
+                    self.handle_message(_decode(frame))
+                except ProtocolError as error:
+                    log.error("unreadable server message", extra={"error": error.message})
                 except Exception:  # a message this client does not understand must not end its other games
                     log.exception("could not handle a server message")
         except ConnectionClosed:
@@ -298,7 +321,7 @@ class BotClient:
             self._move_requests.clear()
             self._accepting = 0
         code = ws.close_code
-        if code == CLOSE_REPLACED:
+        if code == CloseCode.REPLACED:
             raise BotFatal("another connection with this token replaced this one")
         if self._draining and code == CloseCode.GOING_AWAY:
             # The server is shutting down: its own drain decides the live matches; nothing is left to do.
@@ -316,9 +339,10 @@ class BotClient:
             "token": self.token,
             "games": list(self.settings.games),
             "levels": self.pool.brain_class.levels,
+            "capacity": self.settings.max_matches,
         }
         await ws.send(encode(hello))
-        reply = msgpack.unpackb(await asyncio.wait_for(ws.recv(), 30), raw=False)
+        reply = _decode(await asyncio.wait_for(ws.recv(), 30))
         if reply.get("type") == "error":
             message = f"the server refused the bot: {reply.get('code')}: {reply.get('message')}"
             if reply.get("code") in FATAL_ERRORS:
@@ -458,15 +482,26 @@ class BotClient:
             raise ChallengeRefused(f"{answer['code']}: {answer['message']}")
         return answer["challenge"]
 
+    async def flush_game_log(self) -> None:
+        """Wait until every game finished so far is written to the game log (it is written off the loop)."""
+        if self._log_writer is not None:
+            await asyncio.wrap_future(self._log_writer.submit(lambda: None))
+
     async def wait_finished(self, count: int) -> list[dict[str, Any]]:
         """Wait until ``count`` games have finished since the client was made; their records."""
-        while len(self.finished) < count:
+        if count > FINISHED_KEPT:
+            raise ValueError(f"only the last {FINISHED_KEPT} records are kept")
+        while self.finished_count < count:
             self._ended.clear()
             await self._ended.wait()
-        return self.finished[:count]
+        return list(self.finished)[:count]
 
     # --- incoming messages ----------------------------------------------------------------------
-    def _dispatch(self, message: dict[str, Any]) -> None:
+    def handle_message(self, message: dict[str, Any]) -> None:
+        """React to one decoded server message: a reply to a request, then its type's handler.
+
+        Everything the server says reaches the client through here, so a test can drive the client
+        with messages alone, no socket needed."""
         re = message.get("re")
         if re is not None and re in self._replies:
             self._replies.pop(re)(message)
@@ -615,6 +650,7 @@ class BotClient:
             "ended": time.time(),
         }
         self.finished.append(record)
+        self.finished_count += 1
         self._ended.set()
         outcome = "draw" if message.get("winner") is None else ("win" if message["winner"] == live.color else "loss")
         log.info(
@@ -628,8 +664,9 @@ class BotClient:
             },
         )
         if self.settings.game_log is not None:
-            with self.settings.game_log.open("a", encoding="utf-8") as out:
-                out.write(json.dumps(record, default=str) + "\n")
+            if self._log_writer is None:
+                self._log_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="game-log")
+            self._log_writer.submit(_append_line, self.settings.game_log, json.dumps(record, default=str))
         self._drop(live.id)
 
     def _on_draw_offered(self, message: dict[str, Any]) -> None:
@@ -669,7 +706,8 @@ class BotClient:
             live.thinking = asyncio.get_running_loop().create_task(self._decide(live, ply))
 
     async def _decide(self, live: LiveGame, ply: int) -> None:
-        """Ask the pool within the plan, fall back to a random legal move at the deadline, send it."""
+        """Ask the pool within the plan; if no sound answer comes by the deadline, the brain's own
+        cheapest move (``BrainPool.fallback``); send it, with the search's analysis."""
         loop = asyncio.get_running_loop()
         latency = self._ws.latency if self._ws is not None else 0.0
         clock = live.clock
@@ -688,21 +726,26 @@ class BotClient:
             plan.budget,
             seed=zlib.crc32(f"{live.id}/{ply}".encode()),
             level=live.level,
+            deadline=live.turn_received + plan.deadline,  # loop time is time.monotonic, as the pool's
         )
         began = loop.time()
-        source, info = "brain", {}
+        source, info, cause = "brain", {}, ""
+        analysis: dict[str, Any] | None = None
         try:
             answer = await asyncio.wait_for(self._ask(request), max(0.0, live.turn_received + plan.deadline - began))
             move, info = answer.move, answer.info
-            if not _legal(live.state, move):
-                source = f"fallback: the brain's move {move!r} is illegal"
-        except TimeoutError:
-            source = "fallback: the deadline came first"
+            if _legal(live.state, move):
+                analysis = self.pool.brain_class.analysis(answer)
+            else:
+                cause, source = "illegal", f"fallback: the brain's move {move!r} is illegal"
+        except (TimeoutError, DeadlinePassed, ThinkTimeout) as error:
+            cause, source = "deadline", f"fallback: {error or 'the deadline came first'}".splitlines()[0]
         except PoolError as error:
-            source = f"fallback: {error}".splitlines()[0]
-        if source != "brain":
-            log.warning("fallback move", extra={"match": live.id, "ply": ply, "why": source})
-            move = live.game.encode_move(random_move(live.state, np.random.default_rng(request.seed)))
+            cause, source = "pool", f"fallback: {error}".splitlines()[0]
+        if cause:
+            self.fallbacks[cause] += 1
+            log.warning("fallback move", extra={"match": live.id, "ply": ply, "cause": cause, "why": source})
+            move = self._fallback_move(live, request)
         live.decisions.append(
             {
                 "ply": ply,
@@ -715,8 +758,22 @@ class BotClient:
             }
         )
         live.ready[ply] = move
+        if analysis is not None:
+            live.analyses[ply] = analysis
         if self.games.get(live.id) is live and len(live.moves) == ply:
             self._send_move(live, ply)
+
+    def _fallback_move(self, live: LiveGame, request: ThinkRequest) -> Any:
+        """The brain's cheapest sound move from the pool's warm brain; a random legal move only if
+        the brain itself fails (counted as cause ``random``)."""
+        try:
+            move = self.pool.fallback(request).move
+            if _legal(live.state, move):
+                return move
+        except Exception:
+            log.exception("the fallback move failed", extra={"match": live.id})
+        self.fallbacks["random"] += 1
+        return live.game.encode_move(random_move(live.state, np.random.default_rng(request.seed)))
 
     async def _ask(self, request: ThinkRequest) -> Any:
         thinking = sum(1 for g in self.games.values() if g.thinking is not None and not g.thinking.done())
@@ -726,7 +783,9 @@ class BotClient:
 
     def _send_move(self, live: LiveGame, ply: int) -> None:
         move = live.ready[ply]
-        message = {"type": "move", "match": live.id, "ply": ply, "move": move}
+        message: dict[str, Any] = {"type": "move", "match": live.id, "ply": ply, "move": move}
+        if ply in live.analyses:
+            message["info"] = live.analyses[ply]
         rid = self._send_soon(message, lambda reply: self._on_move_reply(live.id, ply, reply))
         if rid is not None:
             self._move_requests[(live.id, ply)] = rid
@@ -743,6 +802,20 @@ class BotClient:
         if live is not None and reply.get("code") not in ("match_over", "unknown_match"):
             live.ready.pop(ply, None)
             self._send_soon({"type": "sync", "match": match_id}, _ignore)
+
+
+def _decode(frame: bytes | str) -> dict[str, Any]:
+    """A server message through the protocol's codec, with the bounds a client accepts from a server."""
+    return decode(frame, max_bytes=MAX_INCOMING_BYTES, max_array_len=MAX_INCOMING_ARRAY, max_map_len=MAX_INCOMING_MAP)
+
+
+def _append_line(path: Path, line: str) -> None:
+    """On the game-log thread: one record, one line, appended."""
+    try:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+    except OSError as error:
+        log.error("cannot write the game log", extra={"path": str(path), "error": str(error)})
 
 
 def _level_of(message: dict[str, Any]) -> int | None:

@@ -28,8 +28,17 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return _packer.pack(message)
 
 
-def decode(frame: bytes | str, *, max_bytes: int = MAX_FRAME_BYTES) -> dict[str, Any]:
-    """A frame as a map with a string ``type``, or ProtocolError (bad_frame, frame_too_large, not_a_map)."""
+def decode(
+    frame: bytes | str,
+    *,
+    max_bytes: int = MAX_FRAME_BYTES,
+    max_array_len: int = MAX_ARRAY_LEN,
+    max_map_len: int = MAX_MAP_LEN,
+) -> dict[str, Any]:
+    """A frame as a map with a string ``type``, or ProtocolError (bad_frame, frame_too_large, not_a_map).
+
+    The defaults bound what a client may send a server; a client reading the server's messages
+    (a long game's ``match_state``, ``welcome.games``) passes the larger bounds it accepts."""
     if not isinstance(frame, bytes):
         raise ProtocolError(ErrorCode.BAD_FRAME, "send binary frames holding msgpack, not text frames")
     if len(frame) > max_bytes:
@@ -42,8 +51,8 @@ def decode(frame: bytes | str, *, max_bytes: int = MAX_FRAME_BYTES) -> dict[str,
             use_list=True,
             max_str_len=MAX_STR_LEN,
             max_bin_len=0,
-            max_array_len=MAX_ARRAY_LEN,
-            max_map_len=MAX_MAP_LEN,
+            max_array_len=max_array_len,
+            max_map_len=max_map_len,
             max_ext_len=0,
             ext_hook=_refuse_ext,
         )

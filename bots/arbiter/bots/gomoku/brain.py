@@ -104,6 +104,7 @@ LEVELS: dict[int, Settings] = {
 
 class GomokuBrain(Brain):
     name = "gomoku"
+    score_unit = "cp"  # for spectators: Brain.analysis
     takes_options = True
     levels = len(LEVELS)
 

@@ -114,6 +114,7 @@ class _MatchTree:
 
 class MctsBrain(Brain):
     name = "mcts"
+    score_unit = "win"  # for spectators: Brain.analysis
     takes_options = True
     root_parallel: ClassVar[bool] = True
 

@@ -109,6 +109,7 @@ LEVELS: dict[int, Settings] = {
 
 class SoccerBrain(Brain):
     name = "soccer"
+    score_unit = "cp"  # for spectators: Brain.analysis
     takes_options = True
     levels = len(LEVELS)
 
