@@ -101,6 +101,13 @@ def open_store(db: str) -> Store:
     help="Spectators one match may have.",
 )
 @click.option(
+    "--max-lag-credit-ms",
+    type=click.IntRange(0, 10_000),
+    default=DEFAULTS.max_lag_credit_ms,
+    show_default=True,
+    help="The most of its measured network round trip a mover is credited each move (0: none).",
+)
+@click.option(
     "--max-spectated",
     type=click.IntRange(0, 10_000),
     default=DEFAULTS.max_spectated,
@@ -178,6 +185,7 @@ def serve(
     ladder_clocks: tuple[str, ...],
     max_open_challenges: int,
     max_spectators: int,
+    max_lag_credit_ms: int,
     max_spectated: int,
     max_frame_bytes: int,
     max_send_buffer: int,
@@ -217,6 +225,7 @@ def serve(
         max_open_challenges=max_open_challenges,
         max_spectators=max_spectators,
         max_spectated=max_spectated,
+        max_lag_credit_ms=max_lag_credit_ms,
         max_frame_bytes=max_frame_bytes,
         max_send_buffer_bytes=max_send_buffer,
         hello_timeout_s=hello_timeout,
