@@ -1,0 +1,1 @@
+"""Gomocup's pbrain protocol: any Arbiter brain as an engine for Gomocup managers (``arbiter pbrain``)."""
