@@ -170,6 +170,12 @@ async def test_a_search_slower_than_the_clock_still_moves_in_time(server: Runnin
         (record,) = await asyncio.wait_for(stuck.wait_finished(1), 60)
     assert record["reason"] != "timeout"
     assert record["decisions"] and all(d["source"].startswith("fallback") for d in record["decisions"])
+    # each fallback told to the server with its move, and counted there by player and cause
+    count = float(len(record["decisions"]))
+    assert stuck.fallbacks == {"deadline": count}
+    assert f'arbiter_fallback_moves_total{{cause="deadline",player="stuck-bot"}} {count}' in (
+        server.hub.metrics.render().decode()
+    )
     assert sum(d["used"] for d in record["decisions"]) < 2.0
 
 

@@ -70,7 +70,10 @@ async def test_one_worker_six_matches_at_a_fast_clock_no_random_move_no_loss_on_
             for number in range(6):
                 await busy.challenge("sparring", "gomoku10", clock, color="first" if number % 2 else "second")
             records = await asyncio.wait_for(busy.wait_finished(6), 120)
+        page = server.hub.metrics.render().decode()
     assert busy.fallbacks["random"] == 0
+    for cause, count in busy.fallbacks.items():  # each one the server was told of, by player and cause
+        assert f'arbiter_fallback_moves_total{{cause="{cause}",player="busy"}} {float(count)}' in page
     assert [r["reason"] for r in records if r["reason"] == "timeout"] == []
     sources = [d["source"] for r in records for d in r["decisions"]]
     assert sources and all(not s.startswith("fallback") or "random" not in s for s in sources)

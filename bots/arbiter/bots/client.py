@@ -745,7 +745,8 @@ class BotClient:
         if cause:
             self.fallbacks[cause] += 1
             log.warning("fallback move", extra={"match": live.id, "ply": ply, "cause": cause, "why": source})
-            move = self._fallback_move(live, request)
+            move, cause = self._fallback_move(live, request, cause)
+            analysis = {"fallback": cause}  # the server counts it (/metrics), spectators see it
         live.decisions.append(
             {
                 "ply": ply,
@@ -763,17 +764,17 @@ class BotClient:
         if self.games.get(live.id) is live and len(live.moves) == ply:
             self._send_move(live, ply)
 
-    def _fallback_move(self, live: LiveGame, request: ThinkRequest) -> Any:
-        """The brain's cheapest sound move from the pool's warm brain; a random legal move only if
-        the brain itself fails (counted as cause ``random``)."""
+    def _fallback_move(self, live: LiveGame, request: ThinkRequest, cause: str) -> tuple[Any, str]:
+        """The brain's cheapest sound move from the pool's warm brain, with ``cause``; a random legal
+        move only if the brain itself fails (cause ``random``, counted too)."""
         try:
             move = self.pool.fallback(request).move
             if _legal(live.state, move):
-                return move
+                return move, cause
         except Exception:
             log.exception("the fallback move failed", extra={"match": live.id})
         self.fallbacks["random"] += 1
-        return live.game.encode_move(random_move(live.state, np.random.default_rng(request.seed)))
+        return live.game.encode_move(random_move(live.state, np.random.default_rng(request.seed))), "random"
 
     async def _ask(self, request: ThinkRequest) -> Any:
         thinking = sum(1 for g in self.games.values() if g.thinking is not None and not g.thinking.done())

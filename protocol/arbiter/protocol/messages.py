@@ -154,16 +154,17 @@ def names(value: Any) -> list[str]:
 
 
 ANALYSIS_UNITS = ("cp", "win", "mate")
+FALLBACK_CAUSES = ("deadline", "pool", "illegal", "random")
 MAX_PV = 64  # moves of a principal variation
 MAX_SCORE = 10**9
 
 
 def analysis(value: Any) -> dict[str, Any]:
     """map {score?: number, unit?: "cp" | "win" | "mate", depth?: int, nodes?: int, nps?: int, time_ms?: int,
-    pv?: list of moves (up to 64)}"""
+    pv?: list of moves (up to 64), fallback?: "deadline" | "pool" | "illegal" | "random"}"""
     if type(value) is not dict or not value:
         raise FieldError("must be a non-empty map of analysis fields")
-    unknown = set(value) - {"score", "unit", "depth", "nodes", "nps", "time_ms", "pv"}
+    unknown = set(value) - {"score", "unit", "depth", "nodes", "nps", "time_ms", "pv", "fallback"}
     if unknown:
         raise FieldError(f"has unknown key {sorted(map(str, unknown))[0]!r}")
     score = value.get("score")
@@ -181,6 +182,8 @@ def analysis(value: Any) -> dict[str, Any]:
     for key, high in (("depth", 10_000), ("nodes", 2**63 - 1), ("nps", 2**63 - 1), ("time_ms", INT32)):
         if key in value and (type(value[key]) is not int or not 0 <= value[key] <= high):
             raise FieldError(f"{key} must be an integer from 0 to {high}")
+    if "fallback" in value:
+        choice(*FALLBACK_CAUSES)(value["fallback"])
     if "pv" in value:
         pv = value["pv"]
         if type(pv) is not list or len(pv) > MAX_PV:

@@ -245,6 +245,8 @@ class Matches:
             "elapsed_ms": played.elapsed_ms,
         }
         live.infos.append(msg.info)
+        if msg.info is not None and "fallback" in msg.info:
+            self.metrics.fallbacks.labels(live.players[color].name, msg.info["fallback"]).inc()
         if msg.info is None:
             live.broadcast(encode(moved))
         else:  # the analysis is for spectators; the opponent sees it after the game, in the record

@@ -33,6 +33,12 @@ class ServerMetrics:
             registry=r,
         )
         self.errors = Counter("arbiter_errors", "Error replies sent, by protocol error code.", ["code"], registry=r)
+        self.fallbacks = Counter(
+            "arbiter_fallback_moves",
+            "Moves a bot said were not its search's (move.info.fallback), by player and cause.",
+            ["player", "cause"],
+            registry=r,
+        )
         self.ladder_queue = Gauge(
             "arbiter_ladder_queue_size", "Players waiting in a ladder queue.", ["game"], registry=r
         )
