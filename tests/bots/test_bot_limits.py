@@ -50,6 +50,7 @@ async def test_limit_flags_bound_every_search(
     )
     try:
         await bot.logged('"connected"')
+        assert server.hub.roster.get("shallow").capacity == 1  # announced: its one worker (--capacity's default)
         human = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"))
         created = await human.request("challenge", to="shallow", game="gomoku10", clock=CLOCK, color="first")
         assert created["type"] == "challenge_created", created

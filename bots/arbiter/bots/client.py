@@ -109,6 +109,7 @@ class BotSettings:
     accept: ChallengeFilter
     ladder: bool = False
     max_matches: int = 8  # live matches at once (challenges beyond it are declined)
+    capacity: int | None = None  # announced in hello: the ladder's bound across all games (None: max_matches)
     client_name: str = f"arbiter-bot/{version('arbiter-bots')}"
     game_log: Path | None = None
     health_file: Path | None = None  # touched every HEALTH_INTERVAL s while connected (container health checks)
@@ -339,7 +340,7 @@ class BotClient:
             "token": self.token,
             "games": list(self.settings.games),
             "levels": self.pool.brain_class.levels,
-            "capacity": self.settings.max_matches,
+            "capacity": self.settings.capacity or self.settings.max_matches,
         }
         await ws.send(encode(hello))
         reply = _decode(await asyncio.wait_for(ws.recv(), 30))
@@ -366,7 +367,11 @@ class BotClient:
             for game in self.settings.games:
                 await self._request(
                     ws,
-                    {"type": "ladder_join", "game": game, "max_matches": self.settings.max_matches},
+                    {
+                        "type": "ladder_join",
+                        "game": game,
+                        "max_matches": self.settings.capacity or self.settings.max_matches,
+                    },
                     self._on_ladder_reply,
                 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 from collections.abc import Iterable
@@ -129,6 +130,12 @@ def winning_move() -> None:
     help="Matches played at once; challenges beyond are declined.",
 )
 @click.option(
+    "--capacity",
+    type=click.IntRange(1, 100),
+    help="Ladder matches at once, across all games, announced to the server (default: the worker count, "
+    "so no ladder game waits for a worker).",
+)
+@click.option(
     "--rated",
     type=click.Choice(["any", "rated", "casual"]),
     default="any",
@@ -172,6 +179,7 @@ def bot(
     nodes: int | None,
     options: tuple[str, ...],
     max_matches: int,
+    capacity: int | None,
     rated: str,
     min_initial_ms: int,
     max_initial_ms: int | None,
@@ -230,6 +238,7 @@ def bot(
         accept,
         ladder=ladder,
         max_matches=max_matches,
+        capacity=capacity or min(max_matches, workers or os.cpu_count() or 1),
         game_log=None if game_log is None else Path(game_log),
         health_file=None if health_file is None else Path(health_file),
         drain_timeout=drain_timeout,
