@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arbiter.server.bayeselo import Game, fit, games_from_results
+from arbiter.server.bayeselo import Game, fit, rated_games
+from arbiter.server.store.base import GameRecord, GameStart
 
 
 def f(x: float) -> float:
@@ -104,7 +105,12 @@ def test_a_clean_sweep_stays_finite_and_the_prior_matters_less_with_more_games()
     assert many.players[0].elo > few.players[0].elo
 
 
-def test_results_become_games_and_an_empty_pool_is_empty() -> None:
-    games = games_from_results([("a", "b", "1-0"), ("b", "a", "1/2-1/2"), ("a", "b", "*"), ("b", "a", "0-1")])
-    assert [g.score for g in games] == [1.0, 0.5, 0.0]
+def test_only_rated_finished_games_are_fitted_and_an_empty_pool_is_empty() -> None:
+    def record(first: str, second: str, result: str | None, rated: bool = True) -> GameRecord:
+        return GameRecord(GameStart("m", "tictactoe", {}, (first, second), {}, rated, 0.0), [], result, None, None)
+
+    records = [record("a", "b", "1-0"), record("b", "a", "1/2-1/2"), record("a", "b", None),
+               record("b", "a", "0-1"), record("a", "b", "1-0", rated=False)]  # fmt: skip
+    games = rated_games(records)
+    assert [(g.first, g.score) for g in games] == [("a", 1.0), ("b", 0.5), ("b", 0.0)]  # unrated, unfinished: out
     assert fit([]).players == []

@@ -25,10 +25,12 @@ of it: a pool has tens of players, so the matrices are small.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+
+from arbiter.server.store.base import GameRecord
 
 K = math.log(10) / 400  # f(x) = 1 / (1 + 10^(x/400)) = sigmoid(-K·x)
 ADVANTAGE_PRIOR = (0.0, 200.0)  # mean, deviation
@@ -176,7 +178,13 @@ def _covariance(hessian: np.ndarray) -> np.ndarray:
         return np.linalg.pinv(-hessian)
 
 
-def games_from_results(results: Sequence[tuple[str, str, str]]) -> list[Game]:
-    """(first, second, result) with result ``1-0``, ``0-1`` or ``1/2-1/2`` → games (others skipped)."""
-    scores = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-    return [Game(first, second, scores[result]) for first, second, result in results if result in scores]
+SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def rated_games(records: Iterable[GameRecord]) -> list[Game]:
+    """The rated games with a result among stored ``records``: what a pool's fit is made of."""
+    return [
+        Game(*r.start.players, SCORES[r.result])
+        for r in records
+        if r.start.rated and r.result is not None and r.result in SCORES
+    ]

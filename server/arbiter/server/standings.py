@@ -20,7 +20,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from arbiter.engine import game_names
-from arbiter.server.bayeselo import PoolFit, fit, games_from_results
+from arbiter.server.bayeselo import PoolFit, fit, rated_games
 from arbiter.server.game_files import FORMATS, GameFileError
 from arbiter.server.store.base import Rating, Store, StoreError
 
@@ -94,8 +94,7 @@ class StandingsPages:
     async def bayeselo(self, game: str) -> PoolFit:
         """The BayesElo fit over every rated game of ``game`` (bayeselo.py)."""
         records = await self.store.list_games(game=game, limit=None, finished=True)
-        results = [(*r.start.players, r.result) for r in records if r.start.rated and r.result is not None]
-        return fit(games_from_results(results))
+        return fit(rated_games(records))
 
     async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)

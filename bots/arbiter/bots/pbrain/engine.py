@@ -29,7 +29,6 @@ from ..brain import Brain, ThinkRequest
 from ..timeman import TimeManager, moves_left
 
 RULE_EXACT = 1
-RULE_CONTINUOUS = 2
 RULE_RENJU = 4
 FASTEST_MS = 100  # timeout_turn 0 means "as fast as possible"
 TURN_SHARE = 0.8  # of timeout_turn, what one search may take (the rest: start-up, output, the manager)

@@ -247,13 +247,13 @@ def ratings(game_name: str, prior: float, db: Path) -> None:
     relative to the average player, the first move's advantage and the draw margin.
     """
     from arbiter.engine import game_names
-    from arbiter.server.bayeselo import fit, games_from_results
+    from arbiter.server.bayeselo import fit, rated_games
 
     if game_name not in game_names():
         fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
     records = run_with_store(db, lambda store: store.list_games(game=game_name, limit=None, finished=True))
-    results = [(*r.start.players, r.result) for r in records if r.start.rated and r.result is not None]
-    pool = fit(games_from_results(results), prior=prior)
+    games = rated_games(records)
+    pool = fit(games, prior=prior)
     if not pool.players:
         click.echo(f"no rated games of {game_name!r} yet", err=True)
         return
@@ -264,7 +264,7 @@ def ratings(game_name: str, prior: float, db: Path) -> None:
         click.echo(
             f"{rank:>3}  {p.name:<{width}}  {p.elo:+5.0f}  {interval:>15}  {p.games:5d}  {p.score / p.games:5.1%}"
         )
-    click.echo(f"first move: {pool.advantage:+.0f} Elo; draw margin: {pool.draw:.0f} Elo ({len(results)} games)")
+    click.echo(f"first move: {pool.advantage:+.0f} Elo; draw margin: {pool.draw:.0f} Elo ({len(games)} games)")
 
 
 @click.command(name="import")
