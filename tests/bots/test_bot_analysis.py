@@ -27,12 +27,19 @@ async def test_a_bots_moves_carry_its_analysis(brain: type[Brain], game: str, un
     clock = {"initial_ms": 20_000, "increment_ms": 200}
     async with run_server(ServerConfig(port=0)) as server:
         tokens = {name: await server.hub.store.add_player(name, "bot") for name in ("thinker", "sparring")}
-        accept = ChallengeFilter(frozenset({game}))
+        accept = ChallengeFilter(games=frozenset({game}))
         async with (
             BrainPool(brain, workers=1) as pool,
             BrainPool(RandomBrain, workers=1) as sparring_pool,
-            BotClient(server.url, tokens["thinker"], pool, BotSettings((game,), accept)).running() as thinker,
-            BotClient(server.url, tokens["sparring"], sparring_pool, BotSettings((game,), accept)).running(),
+            BotClient(
+                server.url, token=tokens["thinker"], pool=pool, settings=BotSettings(games=(game,), accept=accept)
+            ).running() as thinker,
+            BotClient(
+                server.url,
+                token=tokens["sparring"],
+                pool=sparring_pool,
+                settings=BotSettings(games=(game,), accept=accept),
+            ).running(),
         ):
             await thinker.challenge("sparring", game, clock, color="first")
             (record,) = await asyncio.wait_for(thinker.wait_finished(1), 120)

@@ -53,10 +53,12 @@ async def running_bot(
     """A registered bot with its own one-worker pool, connected and playing until the block ends."""
     token = await server.hub.store.add_player(name, "bot")
     games = settings.pop("games", SMALL_GAMES)
-    accept = settings.pop("accept", ChallengeFilter(frozenset(games)))
+    accept = settings.pop("accept", ChallengeFilter(games=frozenset(games)))
     async with (
         BrainPool(brain, workers=1) as pool,
-        BotClient(server.url, token, pool, BotSettings(tuple(games), accept, **settings)).running() as client,
+        BotClient(
+            server.url, token=token, pool=pool, settings=BotSettings(games=tuple(games), accept=accept, **settings)
+        ).running() as client,
     ):
         yield client
 
@@ -120,7 +122,7 @@ async def test_bots_on_the_ladder_are_paired_into_rated_games(tmp_path: Path) ->
 
 
 async def test_challenges_outside_the_filter_are_declined(server: RunningServer) -> None:
-    only_fast_casual_tictactoe = ChallengeFilter(frozenset({"tictactoe"}), rated=False, max_initial_ms=120_000)
+    only_fast_casual_tictactoe = ChallengeFilter(games=frozenset({"tictactoe"}), rated=False, max_initial_ms=120_000)
     async with (
         running_bot(server, "picky-bot", RandomBrain, accept=only_fast_casual_tictactoe) as picky,
         running_bot(server, "asking-bot", RandomBrain) as asking,
@@ -322,7 +324,7 @@ async def test_a_dropped_connection_reconnects_resyncs_and_finishes(server: Runn
 
 async def test_a_refused_token_stops_the_bot_instead_of_retrying(server: RunningServer) -> None:
     async with BrainPool(RandomBrain, workers=1) as pool:
-        client = BotClient(server.url, "not-a-token", pool, BotSettings(("tictactoe",), ChallengeFilter(frozenset())))
+        client = BotClient(server.url, token="not-a-token", pool=pool, settings=BotSettings(games=("tictactoe",)))
         with pytest.raises(BotFatal, match="auth_failed"):
             await asyncio.wait_for(client.run(), 10)
         assert client.connections == 0
@@ -392,8 +394,8 @@ async def test_a_match_that_ends_while_away_is_still_logged(server: RunningServe
 
 
 async def test_running_raises_on_entry_when_the_bot_is_refused(server: RunningServer) -> None:
-    settings = BotSettings(SMALL_GAMES, ChallengeFilter(frozenset(SMALL_GAMES)))
+    settings = BotSettings(games=SMALL_GAMES)
     async with BrainPool(RandomBrain, workers=1) as pool:
         with pytest.raises(BotFatal, match="auth_failed"):
-            async with BotClient(server.url, "not-a-token", pool, settings).running():
+            async with BotClient(server.url, token="not-a-token", pool=pool, settings=settings).running():
                 raise AssertionError("the block must not run for a refused bot")

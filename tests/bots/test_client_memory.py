@@ -9,6 +9,7 @@ from pathlib import Path
 from arbiter.bots.client import FINISHED_KEPT, BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.pool import BrainPool
 from arbiter.bots.random_bot import RandomBrain
+from arbiter.protocol.server_messages import read
 
 GAMES = 3000
 
@@ -31,14 +32,14 @@ def end(match_id: str) -> dict:
 async def test_thousands_of_games_leave_the_client_as_small_as_after_a_thousand(tmp_path: Path) -> None:
     log_file = tmp_path / "games.jsonl"
     pool = BrainPool(RandomBrain, workers=1)  # never started: no decision is asked of it
-    settings = BotSettings(("tictactoe",), ChallengeFilter(frozenset()), game_log=log_file)
-    client = BotClient("ws://127.0.0.1:9/", "token", pool, settings)
+    settings = BotSettings(games=("tictactoe",), accept=ChallengeFilter(games=frozenset()), game_log=log_file)
+    client = BotClient("ws://127.0.0.1:9/", token="token", pool=pool, settings=settings)
     sizes = []
     for number in range(GAMES):
-        client.handle_message(start(f"m{number}"))
-        client.handle_message(end(f"m{number}"))
+        client.handle_message(read(start(f"m{number}")))
+        client.handle_message(read(end(f"m{number}")))
         if number + 1 in (FINISHED_KEPT, GAMES):
-            sizes.append((len(client.finished), len(client.games), len(client._replies), len(pool._affinity)))
+            sizes.append((len(client.finished), len(client.games), len(client.core._pending), len(pool._affinity)))
     assert sizes == [(FINISHED_KEPT, 0, 0, 0)] * 2  # flat after the first thousand
     assert client.finished_count == GAMES and client.finished[-1]["match"] == f"m{GAMES - 1}"
     await client.flush_game_log()

@@ -56,15 +56,21 @@ async def test_one_worker_six_matches_at_a_fast_clock_no_random_move_no_loss_on_
     async with run_server(ServerConfig(port=0)) as server:
         tokens = {name: await server.hub.store.add_player(name, "bot") for name in ("busy", "sparring")}
         games = ("gomoku10",)
-        accept = ChallengeFilter(frozenset(games))
+        accept = ChallengeFilter(games=frozenset(games))
         async with (
             BrainPool(GomokuBrain, workers=1) as busy_pool,
             BrainPool(RandomBrain, workers=1) as sparring_pool,
             BotClient(
-                server.url, tokens["busy"], busy_pool, BotSettings(games, accept, max_matches=6)
+                server.url,
+                token=tokens["busy"],
+                pool=busy_pool,
+                settings=BotSettings(games=games, accept=accept, max_matches=6),
             ).running() as busy,
             BotClient(
-                server.url, tokens["sparring"], sparring_pool, BotSettings(games, accept, max_matches=6)
+                server.url,
+                token=tokens["sparring"],
+                pool=sparring_pool,
+                settings=BotSettings(games=games, accept=accept, max_matches=6),
             ).running(),
         ):
             for number in range(6):

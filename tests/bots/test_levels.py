@@ -7,18 +7,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
 import numpy as np
 import pytest
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
-from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter, ChallengeRefused
+from arbiter.bots.client import BotClient, BotSettings, ChallengeRefused, ClientCore
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.bots.random_bot import RandomBrain, random_move
 from arbiter.bots.soccer.brain import SoccerBrain
 from arbiter.engine import Game
+from arbiter.protocol.server_messages import read
 from arbiter.server import RunningServer, ServerConfig, run_server
 
 pytestmark = pytest.mark.timeout(120)
@@ -51,8 +51,11 @@ async def server() -> AsyncIterator[RunningServer]:
 async def running_bot(server: RunningServer, name: str, brain: type[Brain]) -> AsyncIterator[BotClient]:
     """A registered bot playing tic-tac-toe from its own one-worker pool until the block ends."""
     token = await server.hub.store.add_player(name, "bot")
-    settings = BotSettings(("tictactoe",), ChallengeFilter(frozenset({"tictactoe"})))
-    async with BrainPool(brain, workers=1) as pool, BotClient(server.url, token, pool, settings).running() as client:
+    settings = BotSettings(games=("tictactoe",))
+    async with (
+        BrainPool(brain, workers=1) as pool,
+        BotClient(server.url, token=token, pool=pool, settings=settings).running() as client,
+    ):
         yield client
 
 
@@ -85,14 +88,11 @@ async def test_a_level_the_bot_lacks_is_refused_before_any_challenge(server: Run
 
 
 def test_the_bot_declines_a_level_it_lacks_even_if_a_server_offers_it() -> None:
-    client = BotClient("ws://unused/", "t", BrainPool(LevelledBrain, workers=1), BotSettings(
-        ("tictactoe",), ChallengeFilter(frozenset({"tictactoe"}))))  # fmt: skip
-    sent: list[dict[str, Any]] = []
-    client._send_soon = lambda message, on_reply: sent.append(message)  # type: ignore[method-assign]
+    core = ClientCore(BotSettings(games=("tictactoe",)), levels=LevelledBrain.levels, token="t")
     offer = {"id": "c1", "from": "x", "game": "tictactoe", "clock": CLOCK, "rated": False}
     for level, answer in ((4, "decline"), (0, "decline"), (3, "accept"), (None, "accept")):
-        client._on_challenge_offered({"type": "challenge_offered", "challenge": {**offer, "level": level}})
-        assert sent.pop()["type"] == answer, level
+        (send,) = core.receive(read({"type": "challenge_offered", "challenge": {**offer, "level": level}}), 0.0)
+        assert send.message["type"] == answer, level
 
 
 @pytest.mark.parametrize(("brain", "game", "levels"), [(GomokuBrain, "tictactoe4", (1, 3)),

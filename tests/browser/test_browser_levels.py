@@ -12,7 +12,7 @@ import pytest_asyncio
 from browser_arena import Site
 from guest import play_mnk_to_end, start_game
 
-from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
+from arbiter.bots.client import BotClient, BotSettings
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.pool import BrainPool
 
@@ -26,10 +26,10 @@ GAME = "tictactoe4"  # the smallest board the gomoku bot plays: a quick game at 
 async def gomoku_bot(site: Site) -> AsyncIterator[BotClient]:
     """The real gomoku bot (several levels), in this process with its own one-worker pool."""
     token = await site.store.add_player(BOT, "bot")
-    settings = BotSettings((GAME,), ChallengeFilter(frozenset({GAME})))
+    settings = BotSettings(games=(GAME,))
     async with (
         BrainPool(GomokuBrain, workers=1) as pool,
-        BotClient(site.server.url, token, pool, settings).running(connect_timeout=60) as client,
+        BotClient(site.server.url, token=token, pool=pool, settings=settings).running(connect_timeout=60) as client,
     ):
         yield client
 

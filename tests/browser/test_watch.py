@@ -30,10 +30,10 @@ WATCHED_CLOCK = {"initial_ms": 8_000, "increment_ms": 0}  # MCTS spends about 0.
 async def mcts_bot(arena: Arena) -> AsyncIterator[BotClient]:
     """The real MCTS bot, in this process with its own one-worker pool; it only plays games it asks for."""
     token = await arena.store.add_player("mcts", "bot")
-    settings = BotSettings(("gomoku",), ChallengeFilter(frozenset()))
+    settings = BotSettings(games=("gomoku",), accept=ChallengeFilter(games=frozenset()))
     async with (
         BrainPool(MctsBrain, workers=1) as pool,
-        BotClient(arena.server.url, token, pool, settings).running(connect_timeout=60) as client,
+        BotClient(arena.server.url, token=token, pool=pool, settings=settings).running(connect_timeout=60) as client,
     ):
         yield client
 

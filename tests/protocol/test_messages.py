@@ -24,6 +24,7 @@ from arbiter.protocol import (
     parse,
 )
 from arbiter.protocol.messages import Challenge, Hello, MakeMove, describe_client_messages
+from arbiter.protocol.server_messages import End, Moved, fields_of, read
 
 SPEC = (Path(__file__).parents[2] / "protocol" / "arbiter" / "protocol" / "SPEC.md").read_text()
 
@@ -172,10 +173,10 @@ def test_spec_documents_every_client_message_and_field():
 
 def test_spec_documents_every_server_message_and_field():
     section = spec_section("Server messages")
-    for kind, fields in SERVER_MESSAGES.items():
+    for kind in SERVER_MESSAGES:
         assert f"### `{kind}`" in section, kind
         body = section.split(f"### `{kind}`", 1)[1].split("\n### ", 1)[0]
-        for name in fields:
+        for name in fields_of(kind):
             assert f"`{name}`" in body, (kind, name)
 
 
@@ -203,3 +204,43 @@ def test_spec_examples_are_valid_messages():
                 parse(example)
             else:
                 check_server_message(example)
+
+
+MOVED = {"type": "moved", "match": "m1", "ply": 3, "move": [4], "by": 1, "clocks": [900, 800], "elapsed_ms": 12}
+
+
+def test_server_messages_read_as_typed_values():
+    moved = read(MOVED)
+    assert isinstance(moved, Moved) and moved.ply == 3 and moved.clocks == [900, 800]
+    assert not moved.info  # absent: UNSET, which is falsy and not nil
+    end = read({"type": "end", "match": "m1", "result": None, "winner": None, "reason": "aborted",
+                "clocks": [1, 2], "ply": 0, "rating_changes": {}})  # fmt: skip
+    assert isinstance(end, End) and end.winner is None
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"type": "nope"}, "unknown_type"),
+        ({"ply": "3"}, "bad_field"),  # strict: a string is not an int
+        ({"clocks": [1.5, 2]}, "bad_field"),
+        ({"info": None}, "bad_field"),  # an optional field is absent, never nil
+        ({"extra": 1}, "unknown_field"),
+    ],
+)
+def test_a_server_message_off_its_type_gets_the_schema_code(change, code):
+    with pytest.raises(ProtocolError) as caught:
+        read({**MOVED, **change})
+    assert caught.value.code == code
+
+
+def test_a_server_message_missing_a_field_gets_missing_field():
+    with pytest.raises(ProtocolError) as caught:
+        read({k: v for k, v in MOVED.items() if k != "by"})
+    assert caught.value.code == "missing_field"
+
+
+@pytest.mark.parametrize("kind", sorted(VALID))
+def test_a_typed_request_goes_on_the_wire_as_the_map_it_was_parsed_from(kind):
+    message = parse({"type": kind, "id": 5, **VALID[kind]})
+    assert parse(message.wire()) == message

@@ -66,3 +66,14 @@ async def test_metrics_follow_play_errors_and_the_ladder(server, store, connect)
     assert after[("arbiter_moves_total", ())] == 5
     assert after[("arbiter_store_write_seconds_count", ())] == 1
     assert after[("arbiter_connections", ())] == 2
+
+
+async def test_a_resignation_s_cause_is_counted_by_player_and_cause(server, connect) -> None:
+    alice, bob = await connect(), await connect()
+    match = await start_match(alice, bob)
+    assert (await alice.request("resign", match=match, cause="sometimes"))["code"] == "bad_field"
+    assert (await alice.request("resign", match=match, cause="crash"))["type"] == "ok"
+    end = await bob.expect("end", match=match)
+    assert end["reason"] == "resign"
+    samples = await scrape(server)
+    assert samples[("arbiter_bot_resignations_total", (("cause", "crash"), ("player", alice.name)))] == 1

@@ -231,11 +231,14 @@ def bot(
 
     configure_logging(log_level)
     accept = ChallengeFilter(
-        frozenset(chosen), {"any": None, "rated": True, "casual": False}[rated], min_initial_ms, max_initial_ms
+        games=frozenset(chosen),
+        rated={"any": None, "rated": True, "casual": False}[rated],
+        min_initial_ms=min_initial_ms,
+        max_initial_ms=max_initial_ms,
     )
     settings = BotSettings(
-        tuple(chosen),
-        accept,
+        games=tuple(chosen),
+        accept=accept,
         ladder=ladder,
         max_matches=max_matches,
         capacity=capacity or min(max_matches, workers or os.cpu_count() or 1),
@@ -284,7 +287,7 @@ async def _run_bot(
     pool = BrainPool(cls, workers=workers, level=level, options=options)
     try:
         await pool.start()
-        await BotClient(server, token, pool, settings).run(stop=stop, stop_now=stop_now)
+        await BotClient(server, token=token, pool=pool, settings=settings).run(stop=stop, stop_now=stop_now)
     except (BotFatal, PoolError) as error:
         fail(str(error).splitlines()[0], code=1)
     finally:

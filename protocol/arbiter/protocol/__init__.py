@@ -1,13 +1,15 @@
 """The Arbiter wire protocol, version 1: one msgpack map per binary websocket frame.
 
 SPEC.md in this package is the reference a client author needs; the modules are its executable
-form: ``codec`` (frames ↔ maps), ``messages`` (the schema and its validation), ``errors`` (codes).
+form: ``codec`` (frames ↔ maps), ``messages`` (the client messages' schema and its validation), ``server_messages`` (the
+server's messages as typed values), ``errors`` (codes).
 """
 
 from . import ladder  # noqa: F401  (registers the ladder's messages)
 from .codec import MAX_FRAME_BYTES, decode, encode
 from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError
-from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, SERVER_MESSAGES, Request, check_server_message, parse
+from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, Request, parse
+from .server_messages import SERVER_MESSAGES, ServerMessage, check_server_message
 
 __all__ = [
     "CLIENT_MESSAGES",
@@ -20,6 +22,7 @@ __all__ = [
     "ErrorCode",
     "ProtocolError",
     "Request",
+    "ServerMessage",
     "check_server_message",
     "decode",
     "encode",

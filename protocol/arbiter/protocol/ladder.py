@@ -1,15 +1,19 @@
 """Ladder messages: join or leave a game's ladder queue; read a game's leaderboard and crosstable.
 
 Registered into the message tables on import (``arbiter.protocol`` imports this module), so
-``parse`` and ``check_server_message`` know them like every other message.
+``parse`` and ``server_messages.read`` know them like every other message.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from .messages import NAME, SERVER_MESSAGES, Request, integer, register, spec
+from msgspec import UNSET
+
+from .messages import NAME, Request, integer, register, spec
+from .server_messages import Re, ServerMessage
+from .server_messages import register as register_server
 
 MAX_LADDER_MATCHES = 100  # ladder matches one player may ask to play at once (the server's max_matches also holds)
 
@@ -45,12 +49,26 @@ class Crosstable(Request):
 for _cls in (LadderJoin, LadderLeave, Leaderboard, Crosstable):
     register(_cls)
 
-_RE = (int, str)
-SERVER_MESSAGES.update(
-    {
-        "ladder_joined": {"re": (_RE, False), "game": ((str,), True), "clock": ((dict,), True),
-                          "rating": ((dict,), True), "waiting": ((int,), True)},
-        "leaderboard": {"re": (_RE, False), "game": ((str,), True), "ratings": ((list,), True)},
-        "crosstable": {"re": (_RE, False), "game": ((str,), True), "table": ((dict,), True)},
-    }
-)  # fmt: skip
+
+class LadderJoined(ServerMessage, frozen=True, tag="ladder_joined"):
+    game: str
+    clock: dict[str, Any]
+    rating: dict[str, Any]
+    waiting: int
+    re: Re = UNSET
+
+
+class LeaderboardState(ServerMessage, frozen=True, tag="leaderboard"):
+    ratings: list[Any]
+    game: str
+    re: Re = UNSET
+
+
+class CrosstableState(ServerMessage, frozen=True, tag="crosstable"):
+    game: str
+    table: dict[str, Any]
+    re: Re = UNSET
+
+
+for _server_cls in (LadderJoined, LeaderboardState, CrosstableState):
+    register_server(_server_cls)

@@ -275,6 +275,8 @@ class Matches:
     def on_resign(self, session: Session, msg: Resign) -> None:
         live, color = self._acting(session, msg)
         live.match.resign(color, self.now())
+        if msg.cause is not None:
+            self.metrics.resignations.labels(live.players[color].name, msg.cause).inc()
         session.ok(msg)
         self.end(live)
 

@@ -39,6 +39,12 @@ class ServerMetrics:
             ["player", "cause"],
             registry=r,
         )
+        self.resignations = Counter(
+            "arbiter_bot_resignations",
+            "Resignations a bot gave a cause for (resign.cause: its engine crashed, hung, …), by player and cause.",
+            ["player", "cause"],
+            registry=r,
+        )
         self.ladder_queue = Gauge(
             "arbiter_ladder_queue_size", "Players waiting in a ladder queue.", ["game"], registry=r
         )

@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
-from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter, ChallengeRefused
+from arbiter.bots.client import BotClient, BotSettings, ChallengeRefused, LiveGame
 from arbiter.bots.pool import BrainPool, PoolError
 from arbiter.bots.random_bot import random_move
 from arbiter.bots.timeman import TimeManager
 from arbiter.engine import create_game
+from arbiter.protocol.server_messages import ChallengeClosed, ServerMessage
 
 CONFIDENCE = 0.95
 CONNECT_TIMEOUT = 30.0  # seconds for both bots to be connected and welcomed
@@ -387,15 +388,15 @@ class SeriesClient(BotClient):
     running it again with the same seed; and it plays the series' random opening moves itself.
     """
 
-    def __init__(self, url: str, token: str, pool: BrainPool, settings: BotSettings, *, config: SeriesConfig) -> None:
-        super().__init__(url, token, pool, settings)
+    def __init__(self, url: str, *, token: str, pool: BrainPool, settings: BotSettings, config: SeriesConfig) -> None:
+        super().__init__(url, token=token, pool=pool, settings=settings)
         self.config = config
         self._openings: dict[int, list[Any]] = {}
-        self._closures: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._closures: dict[str, asyncio.Future[ChallengeClosed]] = {}
         self._results: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self._numbers: dict[str, int] = {}
 
-    def closure(self, challenge_id: str) -> asyncio.Future[dict[str, Any]]:
+    def closure(self, challenge_id: str) -> asyncio.Future[ChallengeClosed]:
         """Resolves with the ``challenge_closed`` message of ``challenge_id``."""
         return self._closures.setdefault(challenge_id, asyncio.get_running_loop().create_future())
 
@@ -403,23 +404,21 @@ class SeriesClient(BotClient):
         """Resolves with the match's record once it ends, or None if it ended while this bot was away."""
         return self._results.setdefault(match_id, asyncio.get_running_loop().create_future())
 
-    def _on_challenge_closed(self, message: dict[str, Any]) -> None:
-        closure = self.closure(message["challenge"])
-        if not closure.done():
-            closure.set_result(message)
+    def on_notice(self, message: ServerMessage) -> None:
+        if isinstance(message, ChallengeClosed):
+            closure = self.closure(message.challenge)
+            if not closure.done():
+                closure.set_result(message)
 
-    def _on_match_start(self, message: dict[str, Any]) -> None:
-        self._numbers.setdefault(message["match"], len(self._numbers))
-        super()._on_match_start(message)
+    def on_match_started(self, live: LiveGame) -> None:
+        self._numbers.setdefault(live.id, len(self._numbers))
 
-    def _drop(self, match_id: str) -> None:
-        super()._drop(match_id)
+    def on_match_over(self, match_id: str, record: dict[str, Any] | None) -> None:
         result = self.result(match_id)
         if not result.done():
-            record = next((r for r in reversed(self.finished) if r["match"] == match_id), None)
             result.set_result(record)
 
-    async def _ask(self, request: ThinkRequest) -> ThinkResult:
+    async def search(self, request: ThinkRequest, *, alone: bool = False) -> ThinkResult:
         number = self._numbers.setdefault(request.match_id, len(self._numbers))
         ply = len(request.moves)
         config = self.config
@@ -431,7 +430,7 @@ class SeriesClient(BotClient):
             if ply < len(moves) and request.moves == moves[:ply]:
                 return ThinkResult(moves[ply], {"opening": True})
         seed = zlib.crc32(f"{config.seed}/{number}/{ply}".encode())
-        return await super()._ask(dataclasses.replace(request, seed=seed))
+        return await super().search(dataclasses.replace(request, seed=seed), alone=alone)
 
 
 GameCallback = Callable[[GameOutcome, SeriesResult], None]
@@ -464,13 +463,12 @@ async def run_series(config: SeriesConfig, *, on_game: GameCallback | None = Non
         clients = []
         for index, (player, pool, token) in enumerate(zip((config.a, config.b), pools, tokens, strict=True)):
             settings = BotSettings(
-                (config.game,),
-                ChallengeFilter(frozenset({config.game})),
+                games=(config.game,),
                 max_matches=2,  # B may still be closing the last game when A's next challenge arrives
                 timeman=player.timeman,
                 game_log=config.game_log if index == 0 else None,
             )
-            clients.append(SeriesClient(url, token, pool, settings, config=config))
+            clients.append(SeriesClient(url, token=token, pool=pool, settings=settings, config=config))
         stop_now = asyncio.Event()
         tasks = [asyncio.ensure_future(client.run(stop_now=stop_now)) for client in clients]
         try:
@@ -571,9 +569,9 @@ async def _play_one(config: SeriesConfig, clients: list[SeriesClient], opponent:
         closed = await asyncio.wait_for(asyncio.shield(a.closure(challenge["id"])), CHALLENGE_WAIT)
     except (ChallengeRefused, ConnectionError, TimeoutError) as error:
         return GameOutcome(number, a_color, None, "not_started", error=f"the challenge failed: {error}")
-    if closed["reason"] != "accepted":
-        return GameOutcome(number, a_color, None, "not_started", error=f"the challenge closed: {closed['reason']}")
-    match = closed["match"]
+    if closed.reason != "accepted" or not isinstance(closed.match, str):
+        return GameOutcome(number, a_color, None, "not_started", error=f"the challenge closed: {closed.reason}")
+    match = closed.match
     record_a = await a.result(match)
     try:
         record_b = await asyncio.wait_for(asyncio.shield(b.result(match)), OTHER_SIDE_WAIT)

@@ -1,0 +1,109 @@
+"""Finding a move for a ``Think``: the search within its plan, or the brain's cheapest sound move.
+
+The pool is asked within the time plan; when no sound answer comes by the deadline (the request
+waited too long for a worker, the worker overran, or the pool failed) or the answer is illegal,
+the move is the brain's own cheapest (``BrainPool.fallback``: level 1 on a tiny budget), never a
+random one; a random legal move only if the brain itself fails. Each fallback names its cause,
+which the core counts and the move's ``info`` carries to the server's metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import numpy as np
+
+from arbiter.engine import EngineError, State
+
+from ..brain import Brain, ThinkRequest, ThinkResult
+from ..pool import DeadlinePassed, PoolError, ThinkTimeout
+from ..random_bot import random_move
+from .core import Decision, Think
+
+log = logging.getLogger("arbiter.bots")
+
+Search = Callable[[ThinkRequest], Awaitable[ThinkResult]]
+RESIGN_CAUSES = ("crash", "timeout", "illegal_move", "protocol_error")
+
+
+class GiveUp(Exception):
+    """Raised by a search that cannot go on with this match (a bridged engine crashed, hung, answered
+    an illegal move or broke its protocol): the bot resigns it, with ``cause``, instead of moving."""
+
+    def __init__(self, cause: str, detail: str) -> None:
+        assert cause in RESIGN_CAUSES, cause
+        super().__init__(f"{cause}: {detail}")
+        self.cause = cause
+
+
+class Fallbacks(Protocol):
+    """What a decision needs of the move source besides the search: the brain's analysis and fallback."""
+
+    brain_class: type[Brain]
+
+    def fallback(self, request: ThinkRequest) -> ThinkResult: ...
+
+
+async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
+    """The move for ``think``: ``search``'s answer if it is legal and in time, else a fallback."""
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    source, info, cause = "brain", {}, ""
+    analysis: dict[str, Any] | None = None
+    move: Any = None
+    resign = ""
+    try:
+        answer = await asyncio.wait_for(search(think.request), max(0.0, think.deadline - began))
+        move, info = answer.move, answer.info
+        if legal(think.state, move):
+            analysis = pool.brain_class.analysis(answer)
+        else:
+            cause, source = "illegal", f"fallback: the brain's move {move!r} is illegal"
+    except GiveUp as error:
+        resign, source = error.cause, f"resigned: {error}".splitlines()[0]
+    except (TimeoutError, DeadlinePassed, ThinkTimeout) as error:
+        cause, source = "deadline", f"fallback: {error or 'the deadline came first'}".splitlines()[0]
+    except PoolError as error:
+        cause, source = "pool", f"fallback: {error}".splitlines()[0]
+    except Exception as error:  # a search that fails in any other way still owes the clock a move
+        log.exception("the search failed", extra={"match": think.match, "ply": think.ply})
+        cause, source = "pool", f"fallback: the search failed: {error!r}".splitlines()[0]
+    if cause:
+        log.warning("fallback move", extra={"match": think.match, "ply": think.ply, "cause": cause, "why": source})
+        move, cause = fallback_move(think, pool, cause)
+        analysis = {"fallback": cause}  # the server counts it (/metrics), spectators see it
+    entry = {
+        "ply": think.ply,
+        "budget": round(think.plan.budget, 4),
+        "deadline": round(think.plan.deadline, 4),
+        "used": round(loop.time() - began, 4),
+        "latency": round(think.latency, 4),
+        "source": source,
+        "info": info,
+    }
+    return Decision(move, analysis, entry, cause, resign)
+
+
+def fallback_move(think: Think, pool: Fallbacks, cause: str) -> tuple[Any, str]:
+    """The brain's cheapest sound move from the pool's warm brain, with ``cause``; a random legal
+    move only if the brain itself fails (cause ``random``)."""
+    try:
+        move = pool.fallback(think.request).move
+        if legal(think.state, move):
+            return move, cause
+    except Exception:
+        log.exception("the fallback move failed", extra={"match": think.match})
+    game = think.state.game
+    return game.encode_move(random_move(think.state, np.random.default_rng(think.request.seed))), "random"
+
+
+def legal(state: State, move: Any) -> bool:
+    trial = state.copy()
+    try:
+        trial.play(state.game.decode_move(move))
+    except EngineError:
+        return False
+    return True
