@@ -209,7 +209,7 @@ def bot(
     except UnknownBot as error:
         fail(str(error))
     if token_file is not None:
-        token = _read_token(token_file)
+        token = read_token(token_file)
     if not server or not token:
         fail("running a bot needs --server URL and --token TOKEN (or --token-file, or $ARBITER_TOKEN)")
     if not server.startswith(("ws://", "wss://")):
@@ -260,7 +260,7 @@ def bot(
     asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level, options=brain_options))
 
 
-def _read_token(path: str) -> str:
+def read_token(path: str) -> str:
     """The first line of a token file (as ``arbiter player ensure --token-file`` writes it)."""
     try:
         with open(path, encoding="utf-8") as source:
@@ -272,6 +272,15 @@ def _read_token(path: str) -> str:
     return token
 
 
+def stop_signals() -> tuple[asyncio.Event, asyncio.Event]:
+    """``stop`` set by the first SIGTERM or Ctrl-C (a drain), ``stop_now`` by the second."""
+    stop, stop_now = asyncio.Event(), asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, lambda: (stop_now if stop.is_set() else stop).set())
+    return stop, stop_now
+
+
 async def _run_bot(
     cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None,
     options: dict[str, Any],
@@ -280,10 +289,7 @@ async def _run_bot(
     from arbiter.bots.client import BotClient, BotFatal
     from arbiter.bots.pool import BrainPool, PoolError
 
-    stop, stop_now = asyncio.Event(), asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, lambda: (stop_now if stop.is_set() else stop).set())
+    stop, stop_now = stop_signals()
     pool = BrainPool(cls, workers=workers, level=level, options=options)
     try:
         await pool.start()

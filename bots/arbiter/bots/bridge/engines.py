@@ -1,0 +1,221 @@
+"""Gomocup engines as a bot's move source: one warm engine process per live match.
+
+``EnginePool`` stands where a bot's ``BrainPool`` stands for the client: it answers ``think``
+requests, but each from the engine process of that request's match. It holds at most ``slots``
+processes (the bot announces that many matches as its capacity); a match takes an idle engine of
+its board size (START already taken, hash already allocated by a warm-up search before any clock
+ran), and gives it back with RESTART when it ends. A crashed or killed engine is replaced by a new
+one for the next match. Every failure is a ``GiveUp`` with its class, so the match is resigned
+with that cause rather than played on by anyone else.
+
+Which games: five in a row on the boards the engine took at START (``probe``): a Gomocup engine
+plays five in a row only, and some take only square boards in a size range and refuse RECTSTART,
+so only what START (or RECTSTART) accepted is offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arbiter.engine import EngineError, Game, create_game
+
+from ..brain import Brain, ThinkRequest, ThinkResult
+from ..client.deciding import GiveUp
+from .process import EngineProcess
+
+log = logging.getLogger("arbiter.bots.bridge")
+
+ANSWER_MARGIN = 0.03  # seconds before the client's deadline by which the engine must have answered
+SETUP_TIMEOUT = 5.0  # seconds for START, RESTART and the warm-up search
+WARM_TURN_MS = 200  # the warm-up search's timeout_turn
+MAX_MATCH_MS = 86_400_000  # timeouts above a day read as "no limit" to some engines: never send more
+RECT_PROBE = (12, 10)
+
+
+class EngineBrain(Brain):
+    """What the client asks of a brain class (levels, analysis) for an engine in another process."""
+
+    name = "pbrain"
+    score_unit = "cp"
+
+    @classmethod
+    def plays(cls, game: Game) -> bool:
+        return game.family == "mnk" and game.params["k"] == 5
+
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        raise NotImplementedError("a bridged engine thinks in its own process (EnginePool.think)")
+
+
+def rule_of(params: Mapping[str, Any]) -> int:
+    """INFO rule: 1 for exact five, 0 for free style."""
+    return 1 if params.get("exact") else 0
+
+
+class EnginePool:
+    """Engine processes for ``argv``, at most ``slots`` at once (see the module docstring)."""
+
+    brain_class: type[Brain] = EngineBrain
+
+    def __init__(self, argv: Sequence[str], *, slots: int, max_memory: int = 0) -> None:
+        self.argv = list(argv)
+        self.slots = slots
+        self.max_memory = max_memory
+        self.squares: set[int] = set()  # board sizes START took
+        self.rectangles = False  # whether RECTSTART was taken
+        self._idle: list[EngineProcess] = []
+        self._busy: dict[str, EngineProcess] = {}
+        self._spawned = 0
+        self._closing: set[asyncio.Task[None]] = set()
+
+    # --- what it plays ------------------------------------------------------------------------
+    async def probe(self, sizes: Sequence[int]) -> None:
+        """Ask one engine which boards it takes: START for each of ``sizes``, RECTSTART once."""
+        engine = await EngineProcess.spawn(self.argv)
+        try:
+            for size in sizes:
+                if await self._start(engine, size, size):
+                    self.squares.add(size)
+            self.rectangles = await self._start(engine, *RECT_PROBE)
+        finally:
+            await engine.close()
+        log.info("engine probed", extra={"engine": self.argv[0], "squares": sorted(self.squares),
+                                         "rectangles": self.rectangles})  # fmt: skip
+
+    def refusal(self, game: str, params: Mapping[str, Any]) -> str | None:
+        """Why a challenge's game is not one the engine plays, or None."""
+        try:
+            rules = create_game(game, params)
+        except EngineError as error:
+            return str(error)
+        if not EngineBrain.plays(rules):
+            return f"{game} is not five in a row"
+        m, n = rules.params["m"], rules.params["n"]
+        if m == n and m not in self.squares:
+            return f"the engine does not take a {m}x{n} board"
+        if m != n and not self.rectangles:
+            return "the engine takes only square boards"
+        return None
+
+    async def warm(self, size: int) -> None:
+        """Start every slot's engine on ``size`` and run one short search in each, before any clock."""
+        engines = await asyncio.gather(*(self._fresh(size, size) for _ in range(self.slots)))
+        self._idle.extend(engines)
+
+    # --- moves --------------------------------------------------------------------------------
+    async def think(self, request: ThinkRequest) -> ThinkResult:
+        """The engine's move for ``request`` (its match's engine), or GiveUp with the cause."""
+        began = time.monotonic()
+        rules = request.game_rules()
+        engine = self._busy.get(request.match_id)
+        if engine is None or not engine.alive:
+            engine = await self._take(rules.params["m"], rules.params["n"])
+            self._busy[request.match_id] = engine
+        deadline = (request.deadline or began + request.budget + 1.0) - ANSWER_MARGIN
+        clock = request.clock or {}
+        turn_ms = round(request.budget * 1000)
+        info = [
+            f"INFO timeout_turn {max(1, min(turn_ms, MAX_MATCH_MS))}",
+            f"INFO timeout_match {min(clock.get('initial_ms', 0), MAX_MATCH_MS)}",
+            f"INFO time_left {max(1, min(clock.get('remaining_ms', turn_ms), MAX_MATCH_MS))}",
+            f"INFO max_memory {self.max_memory}",
+            f"INFO rule {rule_of(rules.params)}",
+        ]
+        commands = [*info, *position_commands(engine.known, request.moves)]
+        await engine.send(*commands)
+        line = await engine.answer(deadline, expect="move", resend=commands[len(info) :])
+        x, y = (int(part) for part in line.split(","))
+        state = request.position()
+        try:
+            state.play(rules.decode_move([x, y]))
+        except EngineError as error:
+            raise GiveUp("illegal_move", f"{engine.name} played {x},{y}: {error}") from None
+        engine.known = [*request.moves, [x, y]]
+        found = engine.analysis()
+        answer: dict[str, Any] = {key: found[key] for key in ("depth", "nodes", "nps", "score") if key in found}
+        answer["seconds"] = round(time.monotonic() - began, 4)
+        return ThinkResult([x, y], answer)
+
+    def fallback(self, request: ThinkRequest) -> ThinkResult:
+        raise GiveUp("timeout", "a bridged engine has no fallback move")
+
+    def forget(self, match_id: str) -> None:
+        """The match is over: its engine RESTARTs and waits for the next, or is replaced."""
+        engine = self._busy.pop(match_id, None)
+        if engine is not None:
+            task = asyncio.get_running_loop().create_task(self._release(engine))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+
+    async def close(self) -> None:
+        """END every engine (the bot is stopping)."""
+        await asyncio.gather(*self._closing, return_exceptions=True)
+        engines = [*self._idle, *self._busy.values()]
+        self._idle, self._busy = [], {}
+        await asyncio.gather(*(engine.close() for engine in engines), return_exceptions=True)
+
+    # --- engines ------------------------------------------------------------------------------
+    async def _take(self, m: int, n: int) -> EngineProcess:
+        for engine in self._idle:
+            if engine.size == (m, n) and engine.alive:
+                self._idle.remove(engine)
+                return engine
+        if self._idle:  # one of another size (or dead) makes room
+            await self._idle.pop(0).close()
+        return await self._fresh(m, n)
+
+    async def _fresh(self, m: int, n: int) -> EngineProcess:
+        """A new engine on an m×n board, warmed by one short search and RESTARTed."""
+        engine = await EngineProcess.spawn(self.argv)
+        self._spawned += 1
+        try:
+            if not await self._start(engine, m, n):
+                raise GiveUp("protocol_error", f"{engine.name} refused a {m}x{n} board it took before")
+            await engine.send(f"INFO timeout_turn {WARM_TURN_MS}", f"INFO max_memory {self.max_memory}", "BEGIN")
+            await engine.answer(time.monotonic() + SETUP_TIMEOUT, expect="move", resend=["BEGIN"])
+            await self._restart(engine)
+        except GiveUp:
+            await engine.kill()
+            raise
+        return engine
+
+    async def _start(self, engine: EngineProcess, m: int, n: int) -> bool:
+        await engine.send(f"START {m}" if m == n else f"RECTSTART {m},{n}")
+        taken = (await engine.answer(time.monotonic() + SETUP_TIMEOUT, expect="ok")).upper() == "OK"
+        if taken:
+            engine.size, engine.known = (m, n), []
+        return taken
+
+    async def _restart(self, engine: EngineProcess) -> None:
+        await engine.send("RESTART")
+        if (await engine.answer(time.monotonic() + SETUP_TIMEOUT, expect="ok")).upper() != "OK":
+            assert engine.size is not None
+            if not await self._start(engine, *engine.size):  # an engine without RESTART: START again
+                raise GiveUp("protocol_error", f"{engine.name} refused RESTART and START")
+        engine.known = []
+
+    async def _release(self, engine: EngineProcess) -> None:
+        try:
+            if not engine.alive:
+                raise GiveUp("crash", "gone")
+            await self._restart(engine)
+            self._idle.append(engine)
+        except GiveUp as error:
+            log.info("engine replaced", extra={"engine": engine.name, "why": str(error)})
+            await engine.kill()
+
+
+def position_commands(known: list[Any], moves: list[Any]) -> list[str]:
+    """What brings the engine from the moves it has to ``moves`` and asks its move: BEGIN (an empty
+    board, it opens), TURN (one move of the opponent's after its own), or the whole BOARD."""
+    if not moves and not known:
+        return ["BEGIN"]
+    if len(moves) == len(known) + 1 and moves[:-1] == known:
+        x, y = moves[-1]
+        return [f"TURN {x},{y}"]
+    mover = len(moves) % 2  # the engine's colour: whose turn it is
+    stones = [f"{x},{y},{1 if index % 2 == mover else 2}" for index, (x, y) in enumerate(moves)]
+    return ["BOARD", *stones, "DONE"]
