@@ -46,6 +46,7 @@ async def test_the_probe_offers_only_the_boards_start_took_and_moves_come_with_a
     try:
         await pool.probe([3, 10, 15, 25])
         assert pool.squares == {10, 15} and not pool.rectangles  # RECTSTART is an ERROR for this engine
+        assert pool.about.startswith('name="threat-engine"')
         assert pool.refusal("gomoku10", {}) is None and pool.refusal("gomoku", {}) is None
         assert "does not take a 25x25" in (pool.refusal("mnk", {"m": 25, "n": 25}) or "")
         assert "only square" in (pool.refusal("mnk", {"m": 15, "n": 10}) or "")
@@ -164,6 +165,9 @@ async def test_a_sound_engine_plays_whole_games_with_its_analysis(server: Runnin
         record = await finished_record(tmp_path, process)
         assert record["resigned"] is None and record["reason"] == end["reason"]
         assert all(d["source"] == "brain" for d in record["decisions"])
+        assert all(d["info"]["depth"] == 1 and "score" in d["info"] for d in record["decisions"])  # from MESSAGE
+        stored = await server.hub.store.get_game(record["match"])
+        assert stored is not None and stored.moves[1].info["depth"] == 1  # the analysis went on the wire
     finally:
         if process.returncode is None:
             process.kill()

@@ -66,6 +66,7 @@ class EnginePool:
         self.max_memory = max_memory
         self.squares: set[int] = set()  # board sizes START took
         self.rectangles = False  # whether RECTSTART was taken
+        self.about = ""  # the engine's ABOUT line: name="…", version="…"
         self._idle: list[EngineProcess] = []
         self._busy: dict[str, EngineProcess] = {}
         self._spawned = 0
@@ -76,14 +77,16 @@ class EnginePool:
         """Ask one engine which boards it takes: START for each of ``sizes``, RECTSTART once."""
         engine = await EngineProcess.spawn(self.argv)
         try:
+            await engine.send("ABOUT")
+            self.about = await engine.answer(time.monotonic() + SETUP_TIMEOUT, expect="line")
             for size in sizes:
                 if await self._start(engine, size, size):
                     self.squares.add(size)
             self.rectangles = await self._start(engine, *RECT_PROBE)
         finally:
             await engine.close()
-        log.info("engine probed", extra={"engine": self.argv[0], "squares": sorted(self.squares),
-                                         "rectangles": self.rectangles})  # fmt: skip
+        log.info("engine probed", extra={"engine": self.argv[0], "about": self.about,
+                                         "squares": sorted(self.squares), "rectangles": self.rectangles})  # fmt: skip
 
     def refusal(self, game: str, params: Mapping[str, Any]) -> str | None:
         """Why a challenge's game is not one the engine plays, or None."""

@@ -81,7 +81,7 @@ class EngineProcess:
             raise GiveUp("crash", f"{self.name} is gone: {error}") from None
 
     async def answer(self, deadline: float, *, expect: str, resend: Sequence[str] = ()) -> str:
-        """The next answer line (``expect``: "move" or "ok"), by ``deadline`` (time.monotonic()).
+        """The next answer line (``expect``: "move", "ok", or "line" for any), by ``deadline`` (time.monotonic()).
 
         Info lines are logged on the way; an ``ERROR`` is the answer when ``expect`` is "ok" (a
         refused START), and for a move it, like ``UNKNOWN``, makes us send ``resend`` once."""
@@ -103,7 +103,7 @@ class EngineProcess:
                     resent = True
                     await self.send(*resend)
                 continue
-            if expect == "ok" and word == "OK":
+            if expect == "line" or (expect == "ok" and word == "OK"):
                 return line
             if expect == "move" and MOVE_LINE.match(line):
                 return line
