@@ -55,7 +55,7 @@ def test_the_copied_tree_keeps_every_contract(tmp_path: Path) -> None:
         ("protocol/arbiter/protocol/codec.py", "import arbiter.engine", "protocol imports nothing else of arbiter"),
         ("engine/arbiter/engine/ops.py", "import arbiter.protocol.codec", "engine imports nothing else of arbiter"),
         ("engine/arbiter/engine/perft.py", "import arbiter.bots.brain", "engine imports nothing else of arbiter"),
-        ("bots/arbiter/bots/client.py", "import arbiter.server.config", "bots and server never import each other"),
+        ("bots/arbiter/bots/client/core.py", "import arbiter.server.config", "bots and server never import each other"),
         ("server/arbiter/server/match.py", "import arbiter.bots.brain", "bots and server never import each other"),
         ("server/arbiter/server/players.py", "import arbiter.server.hub", "the server's layers"),
         ("server/arbiter/server/session.py", "import arbiter.server.matches", "the server's layers"),
