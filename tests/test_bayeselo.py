@@ -111,6 +111,8 @@ def test_only_rated_finished_games_are_fitted_and_an_empty_pool_is_empty() -> No
 
     records = [record("a", "b", "1-0"), record("b", "a", "1/2-1/2"), record("a", "b", None),
                record("b", "a", "0-1"), record("a", "b", "1-0", rated=False)]  # fmt: skip
-    games = rated_games(records)
+    other_pool = GameRecord(GameStart("n", "tictactoe", {}, ("a", "b"), {"initial_ms": 600_000}, True, 0.0), [],
+                            "1-0", None, None)  # fmt: skip
+    games = rated_games([*records, other_pool], "tictactoe/bullet")
     assert [(g.first, g.score) for g in games] == [("a", 1.0), ("b", 0.5), ("b", 0.0)]  # unrated, unfinished: out
     assert fit([]).players == []

@@ -53,3 +53,40 @@ async def test_a_guest_picks_the_bot_s_level_and_the_bot_plays_at_it(new_page, g
     assert record["level"] == 2
     assert record["decisions"] and {d["info"]["level"] for d in record["decisions"]} == {2}
     assert all(d["source"] == "brain" for d in record["decisions"])
+
+
+async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_that_level_s_rating(
+    new_page, site: Site, gomoku_bot: BotClient
+) -> None:
+    """Rated play from the browser: guests cannot tick "Rated"; a signed-in person can, the game
+    rates the person and the bot's level-2 identity in the game's pool (the default clock, 5+3:
+    blitz), level 4 stays untouched, and the lobby then shows level 2's rating beside it."""
+    token = await site.store.add_player("carol", "human")
+    page = await new_page()
+    assert await page.locator("#rated").is_disabled()  # a guest: never rated
+    await page.click(".account summary")
+    await page.fill('.account input[name="token"]', token)
+    await page.click('.account button[type="submit"]')
+    await page.wait_for_function("document.querySelector('#me .who').textContent === 'carol'")
+    await page.check("#rated")
+    await start_game(page, GAME, BOT, color="first", level=2)
+    await play_mnk_to_end(page, 0, 4)
+    pool = "tictactoe4/blitz"
+    await site.store.flush()
+    carol, level2 = await site.store.get_rating("carol", pool), await site.store.get_rating(BOT, pool, 2)
+    assert (carol.games, level2.games) == (1, 1)
+    assert (await site.store.get_rating(BOT, pool, 4)).games == 0  # another level: another identity
+    assert (await site.store.get_rating(BOT, pool)).games == 0  # nor the bot's own level
+
+    await page.click('[data-nav="lobby"]')
+    await page.select_option("#game", GAME)
+    await page.select_option("#opponent", BOT)
+    await page.select_option("#level", "2")
+    shown = f"{BOT}@2: {round(level2.rating)}? in {pool} (1 game)"
+    await page.wait_for_function(f"document.querySelector('#opponent-rating').textContent === {shown!r}")
+    option = await page.inner_text('#level option[value="2"]')
+    assert option == f"2 — {round(level2.rating)}?"
+    await page.select_option("#level", "4")
+    await page.wait_for_function(
+        f"document.querySelector('#opponent-rating').textContent === '{BOT} has no rating in {pool} yet'"
+    )

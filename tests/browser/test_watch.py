@@ -213,6 +213,8 @@ async def test_the_leaderboard_shows_rated_results(new_page, arena: Arena) -> No
     page = await new_page()
     await page.click('[data-nav="leaderboard"]')
     await page.select_option("#leaderboard-game", "tictactoe4")
+    await page.wait_for_selector('#leaderboard-pool option[value="tictactoe4/bullet"]', state="attached")
+    await page.select_option("#leaderboard-pool", "tictactoe4/bullet")  # a minute: bullet, whatever the ladder's
     await page.wait_for_selector("#leaderboard")
     rows = await page.eval_on_selector_all(
         "#leaderboard tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"

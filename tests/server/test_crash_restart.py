@@ -89,6 +89,6 @@ async def test_sigkill_mid_game_then_restart(tmp_path: Path) -> None:
         assert voided is not None and (voided.result, voided.reason) == (None, "interrupted")
         assert [m.move for m in voided.moves] == FIRST_WINS[:3] and voided.ended is not None
         assert await store.interrupted_games() == []
-        assert (await store.get_rating("beta", "tictactoe")).games == 1
+        assert (await store.get_rating("beta", "tictactoe/bullet")).games == 1
     finally:
         await store.close()

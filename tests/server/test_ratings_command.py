@@ -43,7 +43,8 @@ async def test_ratings_rank_the_players_by_their_rated_results(tmp_path: Path) -
     result = await asyncio.to_thread(CliRunner().invoke, main, ["ratings", "tictactoe", "--db", str(db)])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert [line.split()[1] for line in lines[1:4]] == ["ace", "mid", "low"]
+    assert lines[0] == "tictactoe/bullet:"  # pool by pool
+    assert [line.split()[1] for line in lines[2:5]] == ["ace", "mid", "low"]
     assert lines[-1].startswith("first move:") and "(9 games)" in lines[-1]
     unknown = await asyncio.to_thread(CliRunner().invoke, main, ["ratings", "chess", "--db", str(db)])
     assert unknown.exit_code == 2 and "unknown game 'chess'" in unknown.stderr

@@ -39,6 +39,6 @@ async def test_resolve_interrupted_games(tmp_path: Path) -> None:
     decided, cut = await store.get_game("decided"), await store.get_game("cut")
     assert decided is not None and decided.rating_changes["a"] > 0
     assert cut is not None and cut.result is None and cut.ended is not None and len(cut.moves) == 3
-    assert (await store.get_rating("a", "tictactoe")).games == 1
+    assert (await store.get_rating("a", "tictactoe/bullet")).games == 1
     assert await resolve_interrupted(store) == []
     await store.close()

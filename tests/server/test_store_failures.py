@@ -71,7 +71,7 @@ async def test_a_locked_database_does_not_stop_a_live_game(tmp_path: Path, token
     await reopened.open()
     try:
         assert await resolve_interrupted(reopened) == []  # nothing left for the restart rule
-        alpha_rating = await reopened.get_rating("alpha", "tictactoe")
+        alpha_rating = await reopened.get_rating("alpha", "tictactoe/bullet")
         assert (alpha_rating.games, alpha_rating.wins) == (1, 1)
     finally:
         await reopened.close()

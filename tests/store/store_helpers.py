@@ -5,6 +5,10 @@ from __future__ import annotations
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 
+CLOCK = {"initial_ms": 60_000, "increment_ms": 1_000}  # 100 s estimated: bullet
+TTT = "tictactoe/bullet"  # the pool of game_start's games
+GOMOKU = "gomoku/bullet"
+
 
 def game_start(
     match_id: str,
@@ -15,7 +19,7 @@ def game_start(
     game: str = "tictactoe",
     started: float = 1_700_000_000.0,
 ) -> GameStart:
-    return GameStart(match_id, game, {}, (first, second), {"initial": 60.0, "increment": 1.0}, rated, started)
+    return GameStart(match_id, game, {}, (first, second), CLOCK, rated, started)
 
 
 async def play(

@@ -119,8 +119,10 @@ def test_export_and_leaderboard(tmp_path: Path) -> None:
     board = arbiter("leaderboard", "tictactoe", "--db", str(db))
     assert board.exit_code == 0
     lines = board.stdout.splitlines()
-    assert lines[1].split()[:2] == ["1", "alice"] and lines[2].split()[:2] == ["2", "bob"]
-    assert "?" in lines[1]  # one game: provisional
+    assert lines[0] == "tictactoe/bullet:"  # pool by pool; the only one with ratings
+    assert lines[2].split()[:2] == ["1", "alice"] and lines[3].split()[:2] == ["2", "bob"]
+    assert "?" in lines[2]  # one game: provisional
+    assert arbiter("leaderboard", "tictactoe", "--pool", "gomoku/blitz", "--db", str(db)).exit_code == 2
     assert "no rated games" in arbiter("leaderboard", "paper_soccer", "--db", str(db)).stderr
 
 

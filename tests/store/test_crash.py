@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_helpers import TTT
 
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.sqlite import SqliteStore
@@ -67,7 +68,7 @@ async def test_sigkill_mid_game_loses_nothing_that_was_flushed(tmp_path: Path) -
         finished = await store.list_games(game="tictactoe")
         assert sorted(g.start.match_id for g in finished) == ["done0", "done1", "done2"]
         assert all(g.result == "1-0" and len(g.moves) == 5 for g in finished)
-        alice = await store.get_rating("alice", "tictactoe")
+        alice = await store.get_rating("alice", TTT)
         assert (alice.games, alice.wins) == (3, 3) and alice.rating > 1500
         [live] = await store.interrupted_games()
         assert live.start.match_id == "live" and live.result is None
@@ -133,7 +134,7 @@ async def test_sigkill_after_an_end_that_could_not_be_written_keeps_the_end(tmp_
         changes = await store.finish_game("m", "0-1", "timeout", 2.0, rate_result)
         assert changes["bob"] > 0 > changes["alice"]
         assert await store.interrupted_games() == [] and not store.ends_path.exists()
-        bob = await store.get_rating("bob", "tictactoe")
+        bob = await store.get_rating("bob", TTT)
         assert (bob.games, bob.wins) == (1, 1)
     finally:
         await store.close()

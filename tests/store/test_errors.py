@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_helpers import game_start, play
+from store_helpers import TTT, game_start, play
 
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import MoveRecord, StoreError
@@ -149,7 +149,7 @@ async def test_corrupted_pages_give_store_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="corrupted"):
         await store.list_games()
     with pytest.raises(StoreError, match="corrupted"):
-        await store.leaderboard("tictactoe")
+        await store.leaderboard(TTT)
     await store.start_game(game_start("new"))  # queued writes fail in the background, never here
     with pytest.raises(StoreError, match="corrupted"):  # close reports the writes it could not make
         await store.close()
@@ -187,7 +187,7 @@ async def test_an_end_that_cannot_be_written_is_kept_across_a_restart(tmp_path: 
     record = await store.get_game("m")
     assert record is not None and (record.result, record.reason, record.ended) == ("0-1", "resign", 5.0)
     assert await store.finish_game("m", "0-1", "resign", 5.0, rate_result) == record.rating_changes
-    bob = await store.get_rating("bob", "tictactoe")
+    bob = await store.get_rating("bob", TTT)
     assert (bob.games, bob.wins) == (1, 1)
     assert locker.execute("SELECT count(*) FROM rating_history").fetchone() == (2,)
     await store.close()
@@ -207,7 +207,7 @@ async def test_a_kept_end_already_in_the_database_is_dropped_at_open(tmp_path: P
     await store.open()
     assert await store.interrupted_games() == []
     assert not store.ends_path.exists()
-    assert (await store.get_rating("alice", "tictactoe")).games == 1
+    assert (await store.get_rating("alice", TTT)).games == 1
     await store.close()
 
 

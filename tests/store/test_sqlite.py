@@ -9,8 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_helpers import game_start, play
+from store_helpers import TTT, game_start, play
 
+from arbiter.server.rating_updates import rebuild_outdated_ratings
 from arbiter.server.store.base import MoveRecord, StoreError
 from arbiter.server.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from arbiter.server.store.sqlite import SqliteStore
@@ -33,8 +34,8 @@ async def test_rating_history_keeps_each_rated_game(store: SqliteStore) -> None:
     await store.add_player("bob", "bot")
     await play(store, "m1", X_WINS, "1-0", "line")
     await play(store, "m2", X_WINS, "1-0", "line", rated=False)
-    alice = await store.get_rating("alice", "tictactoe")
-    assert await store.rating_history("alice", "tictactoe") == [(1_700_000_060.0, alice.rating, alice.deviation)]
+    alice = await store.get_rating("alice", TTT)
+    assert await store.rating_history("alice", TTT) == [(1_700_000_060.0, alice.rating, alice.deviation)]
 
 
 async def test_the_game_id_map_stays_flat_over_thousands_of_games(store: SqliteStore) -> None:
@@ -120,7 +121,41 @@ async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp
         assert record is not None and record.moves == [MoveRecord(0, [1, 1], 5, None)]
     finally:
         await store.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (2,)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (3,)
+
+
+async def test_a_version_2_file_gets_rating_pools_rebuilt_from_its_games(tmp_path: Path) -> None:
+    """Migration 3 keys ratings by pool and level; the old per-game ratings are replayed from the
+    games into their pools (blitz and rapid apart), each game rated once, as the server would."""
+    path = tmp_path / "v2.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for script in MIGRATIONS[:2]:
+        conn.executescript(script)
+    conn.execute("INSERT INTO players (name, kind, token_selector, token_hash, created) VALUES"
+                 " ('a', 'bot', 's1', x'00', 0), ('b', 'bot', 's2', x'00', 0)")  # fmt: skip
+    blitz, rapid = '{"initial_ms": 180000, "increment_ms": 2000}', '{"initial_ms": 600000, "increment_ms": 10000}'
+    for n, (clock, result) in enumerate([(blitz, "1-0"), (blitz, "1-0"), (rapid, "0-1")]):
+        conn.execute(
+            "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id, clock, rated,"
+            " started, ended, result, reason) VALUES (?, 'gomoku', '{}', 'a', 'b', 1, 2, ?, 1, ?, ?, ?, 'line')",
+            (f"m{n}", clock, float(n), n + 0.5, result),
+        )
+    conn.execute("INSERT INTO ratings VALUES (1, 'gomoku', 1600, 100, 0.06, 3, 2, 0, 1, 3.0)")  # the old kind
+    conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        assert await store.ratings_outdated()
+        assert await rebuild_outdated_ratings(store) == 3
+        assert not await store.ratings_outdated() and await rebuild_outdated_ratings(store) == 0
+        assert await store.rating_pools("gomoku") == ["gomoku/blitz", "gomoku/rapid"]
+        a_blitz, a_rapid = await store.get_rating("a", "gomoku/blitz"), await store.get_rating("a", "gomoku/rapid")
+        assert (a_blitz.games, a_blitz.wins, a_rapid.games, a_rapid.losses) == (2, 2, 1, 1)
+        assert a_blitz.rating > 1500 > a_rapid.rating
+        assert (await store.get_game("m2")).rating_changes["b"] > 0  # type: ignore[union-attr]
+    finally:
+        await store.close()
 
 
 async def test_closed_store_refuses_calls(tmp_path: Path) -> None:

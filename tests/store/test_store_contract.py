@@ -8,14 +8,24 @@ A new store (PostgreSQL, say) joins by adding one entry to STORES; a behaviour o
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from store_helpers import game_start, play
+from store_helpers import GOMOKU, TTT, game_start, play
 
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
-from arbiter.server.store.base import BadName, MoveRecord, NameTaken, Rating, Store, StoreError, UnknownPlayer
+from arbiter.server.store.base import (
+    BadName,
+    GameStart,
+    MoveRecord,
+    NameTaken,
+    Rating,
+    Store,
+    StoreError,
+    UnknownPlayer,
+)
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -40,8 +50,8 @@ async def players(store: Store, *names: str) -> None:
         await store.add_player(name, "bot")
 
 
-def fresh(player: str, game: str = "tictactoe") -> Rating:
-    return Rating(player, game, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY)
+def fresh(player: str, pool: str = TTT, level: int | None = None) -> Rating:
+    return Rating(player, pool, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY, level=level)
 
 
 def numbers(rating: Rating) -> tuple[float, ...]:
@@ -97,10 +107,10 @@ async def test_a_rated_game_is_recorded_with_its_moves_and_the_servers_ratings(s
     assert (record.result, record.reason, record.ended) == ("1-0", "line", 1_700_000_060.0)
     assert record.start == game_start("m1")
     assert record.rating_changes == pytest.approx(changes)
-    alice = await store.get_rating("alice", "tictactoe")
+    alice = await store.get_rating("alice", TTT)
     assert numbers(alice) == pytest.approx(numbers(alice_after)) and alice.provisional
     assert (alice.games, alice.wins, alice.draws, alice.losses) == (1, 1, 0, 0)
-    bob = await store.get_rating("bob", "tictactoe")
+    bob = await store.get_rating("bob", TTT)
     assert (bob.games, bob.wins, bob.draws, bob.losses) == (1, 0, 0, 1)
 
 
@@ -110,8 +120,8 @@ async def test_each_game_is_rated_from_the_ratings_before_it(store: Store) -> No
     for i, result in enumerate(["1-0", "1/2-1/2", "0-1", "1-0"]):
         await play(store, f"m{i}", X_WINS, result, "line")
         alice, bob = rate_result(alice, bob, result)
-    assert numbers(await store.get_rating("alice", "tictactoe")) == pytest.approx(numbers(alice))
-    assert numbers(await store.get_rating("bob", "tictactoe")) == pytest.approx(numbers(bob))
+    assert numbers(await store.get_rating("alice", TTT)) == pytest.approx(numbers(alice))
+    assert numbers(await store.get_rating("bob", TTT)) == pytest.approx(numbers(bob))
     assert (bob.games, bob.wins, bob.draws, bob.losses) == (4, 1, 1, 2)
 
 
@@ -123,19 +133,19 @@ async def test_unrated_aborted_and_guest_games_change_no_rating_and_count_nowher
     await store.start_game(game_start("no-rater"))
     assert await store.finish_game("no-rater", "1-0", "line", 5.0) == {}  # nothing given, nothing saved
     for name in ("alice", "bob"):
-        assert await store.get_rating(name, "tictactoe") == fresh(name)
-    assert await store.leaderboard("tictactoe") == []
-    assert await store.crosstable("tictactoe") == {"alice": {"bob": [1, 0, 0]}, "bob": {"alice": [0, 0, 1]}}
+        assert await store.get_rating(name, TTT) == fresh(name)
+    assert await store.leaderboard(TTT) == []
+    assert await store.crosstable(TTT) == {"alice": {"bob": [1, 0, 0]}, "bob": {"alice": [0, 0, 1]}}
     assert (await store.get_game("a")).result is None  # type: ignore[union-attr]
     with pytest.raises(UnknownPlayer):
-        await store.get_rating("guest-7f3a", "tictactoe")
+        await store.get_rating("guest-7f3a", TTT)
 
 
 async def test_an_end_written_again_is_not_rated_again(store: Store) -> None:
     await players(store, "alice", "bob")
     changes = await play(store, "m", X_WINS, "1-0", "line")
     assert await store.finish_game("m", "1-0", "line", 1.0, rate_result) == pytest.approx(changes)
-    alice = await store.get_rating("alice", "tictactoe")
+    alice = await store.get_rating("alice", TTT)
     assert alice.games == 1 and alice.rating == pytest.approx(1500 + changes["alice"])
     assert (await store.get_game("m")).ended == 1_700_000_060.0  # type: ignore[union-attr]
 
@@ -161,18 +171,18 @@ async def test_leaderboard_and_crosstable(store: Store) -> None:
     await play(store, "4", X_WINS, "1-0", "line", first="bob", second="carol")
     await play(store, "5", X_WINS, "1-0", "line", first="bob", second="carol", rated=False)
     await play(store, "6", X_WINS, "1-0", "line", first="bob", second="carol", game="gomoku")
-    board = await store.leaderboard("tictactoe")
+    board = await store.leaderboard(TTT)
     assert [r.player for r in board] == ["alice", "bob", "carol"]
     assert [(r.games, r.wins, r.draws, r.losses) for r in board] == [(3, 2, 1, 0), (3, 1, 1, 1), (2, 0, 0, 2)]
     assert board[0].rating > board[1].rating > board[2].rating
-    assert await store.crosstable("tictactoe") == {
+    assert await store.crosstable(TTT) == {
         "alice": {"bob": [1, 1, 0], "carol": [1, 0, 0]},
         "bob": {"alice": [0, 1, 1], "carol": [1, 0, 0]},
         "carol": {"alice": [0, 0, 1], "bob": [0, 0, 1]},
     }
-    assert [r.player for r in await store.leaderboard("gomoku")] == ["bob", "carol"]
+    assert [r.player for r in await store.leaderboard(GOMOKU)] == ["bob", "carol"]
     await store.revoke_player("carol")
-    assert [r.player for r in await store.leaderboard("tictactoe")] == ["alice", "bob"]
+    assert [r.player for r in await store.leaderboard(TTT)] == ["alice", "bob"]
 
 
 async def test_list_games_filters_newest_first(store: Store) -> None:
@@ -203,4 +213,34 @@ async def test_interrupted_games_are_listed_with_their_moves_until_finished(stor
     assert await store.interrupted_games() == []
     voided = await store.get_game("live")
     assert voided is not None and (voided.result, voided.reason, voided.ended) == (None, "interrupted", 2.0)
-    assert (await store.get_rating("alice", "tictactoe")).games == 1
+    assert (await store.get_rating("alice", TTT)).games == 1
+
+
+async def test_each_level_and_each_pool_is_rated_apart(store: Store) -> None:
+    """A bot's level is its own rated identity, and the rules and the clock category make the pool."""
+    await players(store, "alpha", "bob")
+    levels = {"levels": (2, None)}
+    await store.start_game(replace(game_start("l2", "alpha", "bob", game="gomoku"), **levels))
+    await store.finish_game("l2", "1-0", "line", 1.0, rate_result)
+    exact = GameStart("x", "gomoku", {"exact": True}, ("bob", "alpha"), {"initial_ms": 600_000}, True, 2.0)
+    await store.start_game(exact)
+    await store.finish_game("x", "1-0", "line", 3.0, rate_result)
+    assert exact.pool == "gomoku[exact=true]/rapid"
+    assert (await store.get_rating("alpha", GOMOKU, 2)).wins == 1  # level 2 moved …
+    assert (await store.get_rating("alpha", GOMOKU, 4)) == fresh("alpha", GOMOKU, 4)  # … level 4 did not
+    assert (await store.get_rating("alpha", GOMOKU)) == fresh("alpha", GOMOKU)  # nor its own level
+    assert [r.label for r in await store.leaderboard(GOMOKU)] == ["alpha@2", "bob"]
+    assert await store.crosstable(GOMOKU) == {"alpha@2": {"bob": [1, 0, 0]}, "bob": {"alpha@2": [0, 0, 1]}}
+    assert [r.label for r in await store.leaderboard(exact.pool)] == ["bob", "alpha"]
+    assert await store.rating_pools("gomoku") == [GOMOKU, exact.pool]
+    assert await store.rating_pools("tictactoe") == []
+
+
+async def test_rebuilding_the_ratings_replays_the_same_numbers(store: Store) -> None:
+    await players(store, "alice", "bob", "carol")
+    await play(store, "1", X_WINS, "1-0", "line", first="alice", second="bob")
+    await play(store, "2", X_WINS, "1/2-1/2", "board_full", first="bob", second="carol")
+    await play(store, "3", X_WINS, "0-1", "line", first="carol", second="alice", rated=False)
+    before = await store.leaderboard(TTT)
+    assert await store.rebuild_ratings(rate_result) == 2
+    assert await store.leaderboard(TTT) == before

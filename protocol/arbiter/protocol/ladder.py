@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from msgspec import UNSET
 
-from .messages import NAME, Request, integer, register, spec
+from .messages import IDENT, NAME, Request, integer, optional, register, spec
 from .server_messages import Re, ServerMessage
 from .server_messages import register as register_server
 
@@ -34,16 +34,21 @@ class LadderLeave(Request):
     game: str = field(metadata=spec(NAME, "the game whose queue to leave; matches in progress go on"))
 
 
+POOL_DOC = "a rating pool of the game, e.g. `gomoku[exact=true]/rapid` (see `ladder_join`); absent: its ladder's"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Leaderboard(Request):
     TYPE: ClassVar[str] = "leaderboard"
     game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
+    pool: str | None = field(default=None, metadata=spec(optional(IDENT), POOL_DOC))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Crosstable(Request):
     TYPE: ClassVar[str] = "crosstable"
     game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
+    pool: str | None = field(default=None, metadata=spec(optional(IDENT), POOL_DOC))
 
 
 for _cls in (LadderJoin, LadderLeave, Leaderboard, Crosstable):
@@ -52,6 +57,7 @@ for _cls in (LadderJoin, LadderLeave, Leaderboard, Crosstable):
 
 class LadderJoined(ServerMessage, frozen=True, tag="ladder_joined"):
     game: str
+    pool: str
     clock: dict[str, Any]
     rating: dict[str, Any]
     waiting: int
@@ -61,11 +67,14 @@ class LadderJoined(ServerMessage, frozen=True, tag="ladder_joined"):
 class LeaderboardState(ServerMessage, frozen=True, tag="leaderboard"):
     ratings: list[Any]
     game: str
+    pool: str
+    pools: list[str]
     re: Re = UNSET
 
 
 class CrosstableState(ServerMessage, frozen=True, tag="crosstable"):
     game: str
+    pool: str
     table: dict[str, Any]
     re: Re = UNSET
 

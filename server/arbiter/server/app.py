@@ -32,6 +32,7 @@ from arbiter.server.store.memory import MemoryStore
 from .config import ServerConfig
 from .http import HttpRoutes, json_response, text_response
 from .hub import Hub
+from .rating_updates import rebuild_outdated_ratings
 from .recovery import resolve_interrupted
 from .session import serve_connection
 from .standings import StandingsPages
@@ -73,12 +74,13 @@ async def run_server(
     if config.warm_engine:
         warm_games()
     await store.open()
+    await rebuild_outdated_ratings(store)  # after a schema change: every rating replayed from the games
     await resolve_interrupted(store)  # games a crash left unfinished: adjudicated or voided
     hub = Hub(config, store, now=now)
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
-    StandingsPages(store).add_routes(routes)
+    StandingsPages(store, config.ladder.pool_of).add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
 
     async def handler(connection: ServerConnection) -> None:

@@ -181,10 +181,11 @@ def _covariance(hessian: np.ndarray) -> np.ndarray:
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-def rated_games(records: Iterable[GameRecord]) -> list[Game]:
-    """The rated games with a result among stored ``records``: what a pool's fit is made of."""
+def rated_games(records: Iterable[GameRecord], pool: str) -> list[Game]:
+    """The rated games of ``pool`` with a result among stored ``records``, between rated identities
+    (``name`` or ``name@level``): what the pool's fit is made of."""
     return [
-        Game(*r.start.players, SCORES[r.result])
+        Game(*r.start.identities, SCORES[r.result])
         for r in records
-        if r.start.rated and r.result is not None and r.result in SCORES
+        if r.start.pool == pool and r.start.rated and r.result is not None and r.result in SCORES
     ]

@@ -8,6 +8,7 @@ from typing import Any
 
 from arbiter.engine import game_names
 from arbiter.protocol.codec import MAX_FRAME_BYTES
+from arbiter.server.pools import pool_key
 
 from .clock import ClockSpec
 
@@ -34,6 +35,10 @@ class LadderConfig:
 
     def clock_for(self, game: str) -> ClockSpec:
         return self.clocks.get(game, self.default_clock)
+
+    def pool_of(self, game: str) -> str:
+        """The ladder's rating pool for ``game``: its default rules under the ladder's clock."""
+        return pool_key(game, {}, self.clock_for(game).describe())
 
 
 def parse_ladder_clock(text: str) -> tuple[str, ClockSpec]:

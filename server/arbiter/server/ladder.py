@@ -24,6 +24,7 @@ from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.ladder import Crosstable, LadderJoin, LadderLeave, Leaderboard
 from arbiter.protocol.messages import Request
 from arbiter.server.pairing import LadderQueue
+from arbiter.server.pools import game_of
 from arbiter.server.store.base import Store, StoreError, UnknownPlayer
 
 from .config import LadderConfig
@@ -80,7 +81,7 @@ class Ladder:
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "the ladder is rated: log in with a player's token")
         _check_game(msg.game)
         try:
-            rating = await self.store.get_rating(player.name, msg.game)
+            rating = await self.store.get_rating(player.name, self.pool_of(msg.game))
         except UnknownPlayer:
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "this player is no longer registered") from None
         except StoreError:
@@ -100,6 +101,7 @@ class Ladder:
             {
                 "type": "ladder_joined",
                 "game": msg.game,
+                "pool": self.pool_of(msg.game),
                 "clock": self.config.clock_for(msg.game).describe(),
                 "rating": describe_rating(rating),
                 "waiting": len(queue.waiting()),
@@ -115,14 +117,27 @@ class Ladder:
         session.ok(msg)
 
     async def on_leaderboard(self, session: Session, msg: Leaderboard) -> None:
-        _check_game(msg.game)
-        ratings = await _read(self.store.leaderboard(msg.game))
-        session.reply(msg, {"type": "leaderboard", "game": msg.game, "ratings": [describe_rating(r) for r in ratings]})
+        pool = self._pool_asked(msg.game, msg.pool)
+        ratings = await _read(self.store.leaderboard(pool))
+        pools = await _read(self.store.rating_pools(msg.game))
+        session.reply(msg, {"type": "leaderboard", "game": msg.game, "pool": pool, "pools": pools,
+                            "ratings": [describe_rating(r) for r in ratings]})  # fmt: skip
 
     async def on_crosstable(self, session: Session, msg: Crosstable) -> None:
-        _check_game(msg.game)
-        table = await _read(self.store.crosstable(msg.game))
-        session.reply(msg, {"type": "crosstable", "game": msg.game, "table": table})
+        pool = self._pool_asked(msg.game, msg.pool)
+        table = await _read(self.store.crosstable(pool))
+        session.reply(msg, {"type": "crosstable", "game": msg.game, "pool": pool, "table": table})
+
+    def pool_of(self, game: str) -> str:
+        return self.config.pool_of(game)
+
+    def _pool_asked(self, game: str, pool: str | None) -> str:
+        _check_game(game)
+        if pool is None:
+            return self.pool_of(game)
+        if game_of(pool) != game:
+            raise ProtocolError(ErrorCode.BAD_FIELD, f"pool {pool!r} is not one of {game}'s")
+        return pool
 
     def queue_sizes(self) -> dict[str, int]:
         """Players waiting for a ladder match, by game (for /metrics)."""
@@ -188,7 +203,7 @@ class Ladder:
     def match_ended(self, live: LiveMatch, result: Result, changes: dict[str, float]) -> None:
         """Every end: ratings in the queues follow the store; a ladder match frees its players."""
         queue = self.queues.get(live.match.game.name)
-        if queue is not None:
+        if queue is not None and live.pool == self.pool_of(queue.game) and live.levels == [None, None]:
             for name, change in changes.items():
                 rating = queue.rating_of(name)
                 if rating is not None:
@@ -206,7 +221,7 @@ class Ladder:
     async def _refresh(self, queue: LadderQueue, names: list[str]) -> None:
         for name in names:
             try:
-                rating = await self.store.get_rating(name, queue.game)
+                rating = await self.store.get_rating(name, self.pool_of(queue.game))
             except StoreError:  # unreadable now, or no longer registered: the queue keeps what it has
                 continue
             queue.set_rating(name, rating.rating, rating.deviation)

@@ -47,7 +47,7 @@ log = logging.getLogger("arbiter.server")
 
 
 class LiveMatch:
-    __slots__ = ("alarm", "announced", "infos", "levels", "match", "players", "spectators")
+    __slots__ = ("alarm", "announced", "infos", "levels", "match", "players", "pool", "spectators")
 
     def __init__(
         self,
@@ -62,6 +62,7 @@ class LiveMatch:
         self.alarm = Alarm(lambda: on_flag(self), now=now)
         self.announced = False  # match_start has been sent
         self.levels: list[int | None] = [None, None]  # by colour: the level a challenge asked of a bot
+        self.pool = ""  # its rating pool (pools.py), set when it starts
         self.infos: list[dict[str, Any] | None] = []  # each move's analysis (move.info), for spectators
 
     @property
@@ -182,7 +183,8 @@ class Matches:
         for player in players:
             player.matches.append(match_id)
         start = GameStart(match_id, game.name, dict(game.params), (players[0].name, players[1].name),
-                          clock.describe(), rated, time.time())  # fmt: skip
+                          clock.describe(), rated, time.time(), levels=levels)  # fmt: skip
+        live.pool = start.pool
         try:
             await self.store.start_game(start)
         except StoreError as error:

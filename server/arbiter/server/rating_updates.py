@@ -8,8 +8,12 @@ whose write is retried is rated from the ratings it finally lands on, and never 
 
 from __future__ import annotations
 
+import logging
+
 from arbiter.server.ratings import Glicko2Rating, rate_game
-from arbiter.server.store.base import Rating
+from arbiter.server.store.base import Rating, Store
+
+log = logging.getLogger("arbiter.server")
 
 FIRST_SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -28,7 +32,7 @@ def _glicko(rating: Rating) -> Glicko2Rating:
 def _after(old: Rating, new: Glicko2Rating, score: float) -> Rating:
     return Rating(
         old.player,
-        old.game,
+        old.pool,
         new.rating,
         new.deviation,
         new.volatility,
@@ -36,4 +40,15 @@ def _after(old: Rating, new: Glicko2Rating, score: float) -> Rating:
         wins=old.wins + (score == 1.0),
         draws=old.draws + (score == 0.5),
         losses=old.losses + (score == 0.0),
+        level=old.level,
     )
+
+
+async def rebuild_outdated_ratings(store: Store) -> int:
+    """After a schema change that left the ratings behind (store.ratings_outdated), replay every
+    rated game into its pool's ratings with ``rate_result``; the number of games rated."""
+    if not await store.ratings_outdated():
+        return 0
+    replayed = await store.rebuild_ratings(rate_result)
+    log.warning("ratings rebuilt from the games: one rating per player, pool and level", extra={"games": replayed})
+    return replayed

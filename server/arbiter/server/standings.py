@@ -1,7 +1,8 @@
 """The ladder's standings over HTTP: leaderboards and crosstables as JSON and HTML, and game records.
 
 ``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
-list of ladders without ``game``) and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
+list of ladders without ``game``), each for the game's ladder pool or, with ``&pool=P``, another
+of its rating pools (pools.py) and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
 records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``). Each answer is one
 or two store reads; a store that fails answers 503.
 """
@@ -22,6 +23,7 @@ from websockets.http11 import Response
 from arbiter.engine import game_names
 from arbiter.server.bayeselo import PoolFit, fit, rated_games
 from arbiter.server.game_files import FORMATS, GameFileError
+from arbiter.server.pools import game_of
 from arbiter.server.store.base import Rating, Store, StoreError
 
 from .http import HttpRoutes, json_response, query_params, text_response
@@ -39,6 +41,9 @@ def describe_rating(rating: Rating) -> dict[str, Any]:
     """A rating as the protocol and the JSON pages show it."""
     return {
         "player": rating.player,
+        "level": rating.level,
+        "label": rating.label,
+        "pool": rating.pool,
         "rating": round(rating.rating, 1),
         "deviation": round(rating.deviation, 1),
         "provisional": rating.provisional,
@@ -52,8 +57,9 @@ def describe_rating(rating: Rating) -> dict[str, Any]:
 class StandingsPages:
     """The standings routes; ``add_routes`` registers them in the server's table."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, ladder_pool: Callable[[str], str]) -> None:
         self.store = store
+        self.ladder_pool = ladder_pool  # a game's default pool: its ladder's
 
     def add_routes(self, routes: HttpRoutes) -> None:
         routes.add("/leaderboard.json", self._leaderboard_json)
@@ -62,20 +68,20 @@ class StandingsPages:
         routes.add("/export", self._export)
 
     def _leaderboard_json(self, connection: ServerConnection, request: HttpRequest) -> Awaitable[Response]:
-        async def respond(game: str) -> Response:
-            ratings = await self.store.leaderboard(game)
-            return json_response(
-                connection, HTTPStatus.OK, {"game": game, "ratings": [describe_rating(r) for r in ratings]}
-            )
+        async def respond(game: str, pool: str) -> Response:
+            ratings = await self.store.leaderboard(pool)
+            pools = await self.store.rating_pools(game)
+            body = {"game": game, "pool": pool, "pools": pools, "ratings": [describe_rating(r) for r in ratings]}
+            return json_response(connection, HTTPStatus.OK, body)
 
-        return _with_game(connection, request, respond)
+        return self._with_pool(connection, request, respond)
 
     def _crosstable_json(self, connection: ServerConnection, request: HttpRequest) -> Awaitable[Response]:
-        async def respond(game: str) -> Response:
-            table = await self.store.crosstable(game)
-            return json_response(connection, HTTPStatus.OK, {"game": game, "table": table})
+        async def respond(game: str, pool: str) -> Response:
+            table = await self.store.crosstable(pool)
+            return json_response(connection, HTTPStatus.OK, {"game": game, "pool": pool, "table": table})
 
-        return _with_game(connection, request, respond)
+        return self._with_pool(connection, request, respond)
 
     async def _leaderboard_html(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)
@@ -83,18 +89,40 @@ class StandingsPages:
         if game is None or game not in game_names():
             links = "".join(f'<li><a href="/leaderboard?{urlencode({"game": g})}">{g}</a></li>' for g in game_names())
             return text_response(connection, HTTPStatus.OK, _page("Arbiter ladders", f"<ul>{links}</ul>"), HTML)
+        pool = query.get("pool") or self.ladder_pool(game)
+        if game_of(pool) != game:
+            return text_response(connection, HTTPStatus.NOT_FOUND, f"no pool {pool!r} of {game}\n", PLAIN)
         try:
-            ratings = await self.store.leaderboard(game)
-            table = await self.store.crosstable(game)
-            pool = await self.bayeselo(game)
+            ratings = await self.store.leaderboard(pool)
+            table = await self.store.crosstable(pool)
+            fitted = await self.bayeselo(pool)
+            pools = await self.store.rating_pools(game)
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
-        return text_response(connection, HTTPStatus.OK, _standings_page(game, ratings, table, pool), HTML)
+        page = _standings_page(game, pool, pools, ratings, table, fitted)
+        return text_response(connection, HTTPStatus.OK, page, HTML)
 
-    async def bayeselo(self, game: str) -> PoolFit:
-        """The BayesElo fit over every rated game of ``game`` (bayeselo.py)."""
-        records = await self.store.list_games(game=game, limit=None, finished=True)
-        return fit(rated_games(records))
+    async def bayeselo(self, pool: str) -> PoolFit:
+        """The BayesElo fit over every rated game of ``pool`` (bayeselo.py)."""
+        records = await self.store.list_games(game=game_of(pool), limit=None, finished=True)
+        return fit(rated_games(records, pool))
+
+    async def _with_pool(
+        self, connection: ServerConnection, request: HttpRequest, respond: Callable[[str, str], Awaitable[Response]]
+    ) -> Response:
+        query = query_params(request)
+        game = query.get("game")
+        if game is None:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?game=NAME"})
+        if game not in game_names():
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no game {game!r}"})
+        pool = query.get("pool") or self.ladder_pool(game)
+        if game_of(pool) != game:
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no pool {pool!r} of {game}"})
+        try:
+            return await respond(game, pool)
+        except StoreError:
+            return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
 
     async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)
@@ -134,20 +162,6 @@ class StandingsPages:
         return text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
 
 
-async def _with_game(
-    connection: ServerConnection, request: HttpRequest, respond: Callable[[str], Awaitable[Response]]
-) -> Response:
-    game = query_params(request).get("game")
-    if game is None:
-        return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?game=NAME"})
-    if game not in game_names():
-        return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no game {game!r}"})
-    try:
-        return await respond(game)
-    except StoreError:
-        return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
-
-
 def _page(title: str, body: str) -> str:
     return (
         "<!doctype html>\n<html><head><meta charset='utf-8'>"
@@ -158,9 +172,19 @@ def _page(title: str, body: str) -> str:
     )
 
 
-def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str, list[int]]], pool: PoolFit) -> str:
+def _standings_page(
+    game: str, pool: str, pools: list[str], ratings: list[Rating], table: dict[str, dict[str, list[int]]],
+    fitted: PoolFit,
+) -> str:  # fmt: skip
+    others = " · ".join(
+        html.escape(p)
+        if p == pool
+        else f'<a href="/leaderboard?{html.escape(urlencode({"game": game, "pool": p}))}">{html.escape(p)}</a>'
+        for p in sorted({*pools, pool})
+    )
+    heading = f"<p>Rating pool <b>{html.escape(pool)}</b>. Pools of {html.escape(game)}: {others}</p>"
     rows = "".join(
-        f"<tr><td>{rank}. {html.escape(r.player)}</td><td>{r.rating:.0f}{'?' if r.provisional else ''}</td>"
+        f"<tr><td>{rank}. {html.escape(r.label)}</td><td>{r.rating:.0f}{'?' if r.provisional else ''}</td>"
         f"<td>{r.deviation:.0f}</td><td>{r.games}</td><td>{r.wins}</td><td>{r.draws}</td><td>{r.losses}</td></tr>"
         for rank, r in enumerate(ratings, 1)
     )
@@ -168,18 +192,18 @@ def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str,
         "<h2>Leaderboard</h2><table><tr><th>player</th><th>rating</th><th>RD</th><th>games</th>"
         f"<th>W</th><th>D</th><th>L</th></tr>{rows}</table><p>? = provisional (RD above 110)</p>"
     )
-    fitted = "".join(
+    fitted_rows = "".join(
         f"<tr><td>{rank}. {html.escape(p.name)}</td><td>{p.elo:+.0f}</td><td>{p.low:+.0f} … {p.high:+.0f}</td>"
         f"<td>{p.games}</td><td>{p.score / p.games:.1%}</td></tr>"
-        for rank, p in enumerate(pool.players, 1)
+        for rank, p in enumerate(fitted.players, 1)
     )
     bayeselo = (
         "<h2>BayesElo</h2><p>One maximum-likelihood fit over every rated game (what CGOS and Gomocup publish); "
-        f"Elo relative to the average player. First move: {pool.advantage:+.0f} Elo; draw margin: "
-        f"{pool.draw:.0f} Elo.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
-        f"<th>score</th></tr>{fitted}</table>"
+        f"Elo relative to the average player. First move: {fitted.advantage:+.0f} Elo; draw margin: "
+        f"{fitted.draw:.0f} Elo.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
+        f"<th>score</th></tr>{fitted_rows}</table>"
     )
-    names = [r.player for r in ratings] + sorted(set(table) - {r.player for r in ratings})
+    names = [r.label for r in ratings] + sorted(set(table) - {r.label for r in ratings})
     header = "".join(f"<th>{html.escape(n)}</th>" for n in names)
     cells = ""
     for a in names:
@@ -189,9 +213,9 @@ def _standings_page(game: str, ratings: list[Rating], table: dict[str, dict[str,
         )
         cells += f"<tr><td>{html.escape(a)}</td>{line}</tr>"
     crosstable = f"<h2>Crosstable (W/D/L of the row's player)</h2><table><tr><th></th>{header}</tr>{cells}</table>"
-    query = html.escape(urlencode({"game": game}))
+    query = html.escape(urlencode({"game": game, "pool": pool}))
     links = (
         f'<p><a href="/leaderboard.json?{query}">leaderboard JSON</a> · <a href="/crosstable.json?{query}">'
-        f'crosstable JSON</a> · <a href="/export?{query}">game records</a></p>'
+        f'crosstable JSON</a> · <a href="/export?{html.escape(urlencode({"game": game}))}">game records</a></p>'
     )
-    return _page(f"{game} ladder", standings + bayeselo + crosstable + links)
+    return _page(f"{game} ladder", heading + standings + bayeselo + crosstable + links)

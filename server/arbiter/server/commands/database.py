@@ -18,7 +18,8 @@ from typing import TypeVar
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.server.store.base import GameRecord, StoreError
+from arbiter.server.rating_updates import rebuild_outdated_ratings
+from arbiter.server.store.base import GameRecord, Rating, StoreError
 from arbiter.server.store.sqlite import SqliteStore
 
 DEFAULT_DB = "arbiter.db"
@@ -43,6 +44,7 @@ def run_with_store(db: Path, action: Callable[[SqliteStore], Awaitable[T]], *, c
         store = SqliteStore(db)
         await store.open()
         try:
+            await rebuild_outdated_ratings(store)  # a database from before rating pools
             return await action(store)
         finally:
             await store.close()
@@ -211,27 +213,61 @@ def _file_name(match_id: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in match_id) or "game"
 
 
-@click.command()
-@click.argument("game_name", metavar="GAME")
-@DB_OPTION
-def leaderboard(game_name: str, db: Path) -> None:
-    """The ladder standings of GAME: rating, deviation, games and W/D/L ('?' marks provisional)."""
-    ratings = run_with_store(db, lambda store: store.leaderboard(game_name))
-    if not ratings:
+POOL_OPTION = click.option(
+    "--pool", metavar="POOL", help="One rating pool of GAME, e.g. gomoku/blitz (default: each pool in turn)."
+)
+
+
+def _pools_of(game_name: str, pool: str | None, db: Path) -> list[str]:
+    """The pools to show: ``pool``, or every pool of the game that holds ratings."""
+    from arbiter.engine import game_names
+    from arbiter.server.pools import game_of
+
+    if game_name not in game_names():
+        fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
+    if pool is not None:
+        if game_of(pool) != game_name:
+            fail(f"--pool {pool!r} is not a pool of {game_name} (pools read like {game_name}/blitz)")
+        return [pool]
+    pools: list[str] = run_with_store(db, lambda store: store.rating_pools(game_name))
+    if not pools:
         click.echo(f"no rated games of {game_name!r} yet", err=True)
-        return
-    width = max(6, *(len(r.player) for r in ratings))
-    click.echo(f"{'#':>3}  {'PLAYER':<{width}}  RATING     RD  GAMES     W     D     L")
-    for rank, r in enumerate(ratings, 1):
-        mark = "?" if r.provisional else " "
-        click.echo(
-            f"{rank:>3}  {r.player:<{width}}  {r.rating:6.0f}{mark} {r.deviation:5.0f}  {r.games:5d}"
-            f" {r.wins:5d} {r.draws:5d} {r.losses:5d}"
-        )
+    return pools
 
 
 @click.command()
 @click.argument("game_name", metavar="GAME")
+@POOL_OPTION
+@DB_OPTION
+def leaderboard(game_name: str, pool: str | None, db: Path) -> None:
+    """The standings of GAME, pool by pool: rating, deviation, games and W/D/L ('?' marks provisional).
+
+    A pool is the game with its rules and a time-control category (gomoku/blitz,
+    gomoku[exact=true]/rapid); each level a challenge asked of a bot is rated apart (name@level).
+    """
+    pools = _pools_of(game_name, pool, db)
+
+    async def read(store: SqliteStore) -> list[list[Rating]]:
+        return [await store.leaderboard(shown) for shown in pools]
+
+    for index, (shown, ratings) in enumerate(zip(pools, run_with_store(db, read), strict=True)):
+        click.echo(("\n" if index else "") + f"{shown}:")
+        if not ratings:
+            click.echo("  no rated games yet")
+            continue
+        width = max(6, *(len(r.label) for r in ratings))
+        click.echo(f"{'#':>3}  {'PLAYER':<{width}}  RATING     RD  GAMES     W     D     L")
+        for rank, r in enumerate(ratings, 1):
+            mark = "?" if r.provisional else " "
+            click.echo(
+                f"{rank:>3}  {r.label:<{width}}  {r.rating:6.0f}{mark} {r.deviation:5.0f}  {r.games:5d}"
+                f" {r.wins:5d} {r.draws:5d} {r.losses:5d}"
+            )
+
+
+@click.command()
+@click.argument("game_name", metavar="GAME")
+@POOL_OPTION
 @click.option(
     "--prior",
     type=click.FloatRange(0, 100),
@@ -240,31 +276,34 @@ def leaderboard(game_name: str, db: Path) -> None:
     help="Virtual draws of each player against an average one (keeps few games' ratings finite).",
 )
 @DB_OPTION
-def ratings(game_name: str, prior: float, db: Path) -> None:
-    """BayesElo ratings of GAME: one maximum-likelihood fit over all its rated games, with 95% intervals.
+def ratings(game_name: str, pool: str | None, prior: float, db: Path) -> None:
+    """BayesElo ratings of GAME, pool by pool: one maximum-likelihood fit over each pool's rated
+    games, with 95% intervals.
 
     What CGOS and Gomocup publish, beside the ladder's Glicko-2 (`arbiter leaderboard`): ratings
     relative to the average player, the first move's advantage and the draw margin.
     """
-    from arbiter.engine import game_names
     from arbiter.server.bayeselo import fit, rated_games
 
-    if game_name not in game_names():
-        fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
-    records = run_with_store(db, lambda store: store.list_games(game=game_name, limit=None, finished=True))
-    games = rated_games(records)
-    pool = fit(games, prior=prior)
-    if not pool.players:
-        click.echo(f"no rated games of {game_name!r} yet", err=True)
+    pools = _pools_of(game_name, pool, db)
+    if not pools:
         return
-    width = max(6, *(len(p.name) for p in pool.players))
-    click.echo(f"{'#':>3}  {'PLAYER':<{width}}    ELO     95% INTERVAL  GAMES  SCORE")
-    for rank, p in enumerate(pool.players, 1):
-        interval = f"[{p.low:+.0f}, {p.high:+.0f}]"
-        click.echo(
-            f"{rank:>3}  {p.name:<{width}}  {p.elo:+5.0f}  {interval:>15}  {p.games:5d}  {p.score / p.games:5.1%}"
-        )
-    click.echo(f"first move: {pool.advantage:+.0f} Elo; draw margin: {pool.draw:.0f} Elo ({len(games)} games)")
+    records = run_with_store(db, lambda store: store.list_games(game=game_name, limit=None, finished=True))
+    for index, shown in enumerate(pools):
+        games = rated_games(records, shown)
+        fitted = fit(games, prior=prior)
+        click.echo(("\n" if index else "") + f"{shown}:")
+        if not fitted.players:
+            click.echo("  no rated games yet")
+            continue
+        width = max(6, *(len(p.name) for p in fitted.players))
+        click.echo(f"{'#':>3}  {'PLAYER':<{width}}    ELO     95% INTERVAL  GAMES  SCORE")
+        for rank, p in enumerate(fitted.players, 1):
+            interval = f"[{p.low:+.0f}, {p.high:+.0f}]"
+            click.echo(
+                f"{rank:>3}  {p.name:<{width}}  {p.elo:+5.0f}  {interval:>15}  {p.games:5d}  {p.score / p.games:5.1%}"
+            )
+        click.echo(f"first move: {fitted.advantage:+.0f} Elo; draw margin: {fitted.draw:.0f} Elo ({len(games)} games)")
 
 
 @click.command(name="import")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from arbiter.server.pools import label, pool_key
 from arbiter.server.ratings import PROVISIONAL_DEVIATION
 
 PlayerKind = Literal["bot", "human"]
@@ -62,7 +63,11 @@ class Player:
 
 @dataclass(frozen=True)
 class GameStart:
-    """What is known when a match starts. ``players[i]`` plays colour i (0 moves first)."""
+    """What is known when a match starts. ``players[i]`` plays colour i (0 moves first).
+
+    ``levels[i]`` is the level a challenge asked of player i (None: its own), which with the
+    player makes the rated identity (pools.py); ``pool`` is the rating pool, from the game, its
+    parameters and the clock unless given."""
 
     match_id: str
     game: str
@@ -71,6 +76,17 @@ class GameStart:
     clock: dict[str, Any]
     rated: bool
     started: float
+    levels: tuple[int | None, int | None] = (None, None)
+    pool: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.pool:
+            object.__setattr__(self, "pool", pool_key(self.game, self.params, self.clock))
+
+    @property
+    def identities(self) -> tuple[str, str]:
+        """The rated identities of both sides (``name`` or ``name@level``)."""
+        return label(self.players[0], self.levels[0]), label(self.players[1], self.levels[1])
 
 
 @dataclass(frozen=True)
@@ -83,8 +99,10 @@ class MoveRecord:
 
 @dataclass(frozen=True)
 class Rating:
+    """A rated identity's rating in a pool: the player at a level (None: its own), pools.py."""
+
     player: str
-    game: str
+    pool: str
     rating: float
     deviation: float
     volatility: float
@@ -92,6 +110,11 @@ class Rating:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    level: int | None = None
+
+    @property
+    def label(self) -> str:
+        return label(self.player, self.level)
 
     @property
     def provisional(self) -> bool:
@@ -204,12 +227,29 @@ class Store(ABC):
 
     # --- ratings -----------------------------------------------------------------------------
     @abstractmethod
-    async def get_rating(self, player: str, game: str) -> Rating: ...
+    async def get_rating(self, player: str, pool: str, level: int | None = None) -> Rating:
+        """The rating of ``player`` (at ``level``) in ``pool``; a fresh one if it never played there.
+        UnknownPlayer if there is no such player."""
 
     @abstractmethod
-    async def leaderboard(self, game: str) -> list[Rating]: ...
+    async def leaderboard(self, pool: str) -> list[Rating]:
+        """Every rated identity of ``pool`` (registered players, each level apart), best first."""
 
     @abstractmethod
-    async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
-        """For each pair of players: [wins, draws, losses] of the first against the second
-        (rated, finished games)."""
+    async def rating_pools(self, game: str | None = None) -> list[str]:
+        """The pools that hold ratings (of ``game``'s pools only, if given), sorted."""
+
+    @abstractmethod
+    async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
+        """For each pair of rated identities (labels): [wins, draws, losses] of the first against
+        the second (rated, finished games of the pool)."""
+
+    async def ratings_outdated(self) -> bool:
+        """Whether the ratings must be rebuilt from the games (after a schema change): see
+        ``rebuild_ratings``. A store that never keeps ratings from an older schema says no."""
+        return False
+
+    @abstractmethod
+    async def rebuild_ratings(self, rate: Rater) -> int:
+        """Recompute every rating by replaying the rated, finished games in the order they ended,
+        with ``rate``; the number of games replayed."""

@@ -13,6 +13,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 
+from arbiter.server.pools import game_of
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
@@ -55,7 +56,7 @@ class MemoryStore(Store):
         self._digests: dict[str, bytes] = {}  # name → token digest
         self._by_digest: dict[bytes, str] = {}
         self._games: dict[str, _Game] = {}
-        self._ratings: dict[tuple[str, str], Rating] = {}  # (player, game) → after its last rated game
+        self._ratings: dict[tuple[str, str, int | None], Rating] = {}  # (player, pool, level) → the latest
         self._open = False
 
     async def open(self) -> None:
@@ -134,14 +135,32 @@ class MemoryStore(Store):
             if (game.result, game.reason) == (result, reason):  # a retried end: not rated again
                 return dict(game.rating_changes)
             raise StoreError(f"match {match_id!r} is already finished")
-        first, second = game.start.players
-        if rate is not None and game.start.rated and result is not None and self._registered(first, second):
-            before = (await self.get_rating(first, game.start.game), await self.get_rating(second, game.start.game))
-            for old, new in zip(before, rate(before[0], before[1], result), strict=True):
-                self._ratings[old.player, old.game] = new
-                game.rating_changes[old.player] = new.rating - old.rating
+        if rate is not None and result is not None:
+            game.rating_changes = self._rate(game.start, result, rate)
         game.result, game.reason, game.ended = result, reason, ended
         return dict(game.rating_changes)
+
+    def _rate(self, start: GameStart, result: str, rate: Rater) -> dict[str, float]:
+        """Save both identities' ratings after a rated game (nothing for an unrated one); the changes."""
+        if not start.rated or not self._registered(*start.players):
+            return {}
+        before = tuple(
+            self._current(name, start.pool, level) for name, level in zip(start.players, start.levels, strict=True)
+        )
+        changes = {}
+        for old, new in zip(before, rate(before[0], before[1], result), strict=True):
+            self._ratings[old.player, old.pool, old.level] = new
+            changes[old.player] = new.rating - old.rating
+        return changes
+
+    async def rebuild_ratings(self, rate: Rater) -> int:
+        self._ratings.clear()
+        rated = sorted((g for g in self._games.values() if g.ended is not None and g.result is not None),
+                       key=lambda g: g.ended or 0.0)  # fmt: skip
+        for game in rated:
+            assert game.result is not None
+            game.rating_changes = self._rate(game.start, game.result, rate)
+        return sum(1 for g in rated if g.rating_changes)
 
     async def get_game(self, match_id: str) -> GameRecord | None:
         game = self._games.get(match_id)
@@ -163,22 +182,28 @@ class MemoryStore(Store):
         return [g.record() for g in self._games.values() if g.ended is None]
 
     # --- ratings ---------------------------------------------------------------------------------
-    async def get_rating(self, player: str, game: str) -> Rating:
+    async def get_rating(self, player: str, pool: str, level: int | None = None) -> Rating:
         if player not in self._players:
             raise UnknownPlayer(f"no player named {player!r}")
-        found = self._ratings.get((player, game))
-        return found or Rating(player, game, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY)
+        return self._current(player, pool, level)
 
-    async def leaderboard(self, game: str) -> list[Rating]:
-        board = [r for (name, of), r in self._ratings.items() if of == game and not self._players[name].revoked]
-        return sorted(board, key=lambda r: (-r.rating, r.player.lower()))
+    def _current(self, player: str, pool: str, level: int | None) -> Rating:
+        found = self._ratings.get((player, pool, level))
+        return found or Rating(player, pool, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY, level=level)
 
-    async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
+    async def leaderboard(self, pool: str) -> list[Rating]:
+        board = [r for (name, of, _), r in self._ratings.items() if of == pool and not self._players[name].revoked]
+        return sorted(board, key=lambda r: (-r.rating, r.label.lower()))
+
+    async def rating_pools(self, game: str | None = None) -> list[str]:
+        return sorted({pool for _, pool, _ in self._ratings if game is None or game_of(pool) == game})
+
+    async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         table: dict[str, dict[str, list[int]]] = {}
         for g in self._games.values():
-            if g.start.game != game or not g.start.rated or g.result is None:
+            if g.start.pool != pool or not g.start.rated or g.result is None:
                 continue
-            first, second = g.start.players
+            first, second = g.start.identities
             column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[g.result]
             table.setdefault(first, {}).setdefault(second, [0, 0, 0])[column] += 1
             table.setdefault(second, {}).setdefault(first, [0, 0, 0])[2 - column] += 1

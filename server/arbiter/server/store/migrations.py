@@ -84,6 +84,35 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE moves ADD COLUMN info TEXT;
     """,
+    # 3: rating pools (pools.py): each game's pool and the levels asked of its players; ratings
+    # by player, pool and level (0: the player's own). The old per-game ratings are dropped: the
+    # store rebuilds every rating from the games (ratings_outdated, while a game has no pool).
+    """
+    ALTER TABLE games ADD COLUMN pool TEXT;
+    ALTER TABLE games ADD COLUMN first_level INTEGER;
+    ALTER TABLE games ADD COLUMN second_level INTEGER;
+    CREATE INDEX games_by_pool ON games (pool, ended);
+    DROP TABLE ratings;
+    CREATE TABLE ratings (
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        pool TEXT NOT NULL,
+        level INTEGER NOT NULL,                -- 0: the player's own level
+        rating REAL NOT NULL,
+        deviation REAL NOT NULL,
+        volatility REAL NOT NULL,
+        games INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        draws INTEGER NOT NULL,
+        losses INTEGER NOT NULL,
+        updated REAL NOT NULL,
+        PRIMARY KEY (player_id, pool, level)
+    ) WITHOUT ROWID;
+    CREATE INDEX ratings_by_pool ON ratings (pool, rating);
+    DELETE FROM rating_history;
+    ALTER TABLE rating_history ADD COLUMN pool TEXT NOT NULL DEFAULT '';
+    ALTER TABLE rating_history ADD COLUMN level INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX rating_history_by_pool ON rating_history (player_id, pool, level, at);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

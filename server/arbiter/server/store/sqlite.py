@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arbiter.server.pools import game_of, pool_key
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
@@ -311,33 +312,66 @@ class SqliteStore(Store):
         return await self._call(read)
 
     # --- ratings ------------------------------------------------------------------------------
-    async def get_rating(self, player: str, game: str) -> Rating:
+    async def get_rating(self, player: str, pool: str, level: int | None = None) -> Rating:
         def read(conn: sqlite3.Connection) -> Rating:
             found = _player(conn, player)
             if found is None:
                 raise UnknownPlayer(f"no player named {player!r}")
-            return _rating(conn, found.id, found.name, game)
+            return _rating(conn, found.id, found.name, pool, level)
 
         return await self._call(read)
 
-    async def leaderboard(self, game: str) -> list[Rating]:
+    async def leaderboard(self, pool: str) -> list[Rating]:
         def read(conn: sqlite3.Connection) -> list[Rating]:
             cursor = conn.execute(
-                "SELECT p.name, r.game, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses"
-                " FROM ratings r JOIN players p ON p.id = r.player_id"
-                " WHERE r.game = ? AND p.revoked IS NULL ORDER BY r.rating DESC, p.name",
-                (game,),
+                "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses,"
+                " r.level FROM ratings r JOIN players p ON p.id = r.player_id"
+                " WHERE r.pool = ? AND p.revoked IS NULL ORDER BY r.rating DESC, p.name, r.level",
+                (pool,),
             )
-            return [Rating(*row) for row in cursor]
+            return [_rating_of(name, pool, level or None, rest) for name, pool, *rest, level in cursor]
 
         return await self._call(read)
 
-    async def crosstable(self, game: str) -> dict[str, dict[str, list[int]]]:
+    async def rating_pools(self, game: str | None = None) -> list[str]:
+        def read(conn: sqlite3.Connection) -> list[str]:
+            pools = [row[0] for row in conn.execute("SELECT DISTINCT pool FROM ratings ORDER BY pool")]
+            return [pool for pool in pools if game is None or game_of(pool) == game]
+
+        return await self._call(read)
+
+    async def ratings_outdated(self) -> bool:
+        def read(conn: sqlite3.Connection) -> bool:
+            return conn.execute("SELECT 1 FROM games WHERE pool IS NULL LIMIT 1").fetchone() is not None
+
+        return await self._call(read)
+
+    async def rebuild_ratings(self, rate: Rater) -> int:
+        def rebuild(conn: sqlite3.Connection) -> int:
+            with _transaction(conn):
+                for game_id, game, params, clock in conn.execute(
+                    "SELECT id, game, params, clock FROM games WHERE pool IS NULL"
+                ).fetchall():
+                    pool = pool_key(game, json.loads(params), json.loads(clock))
+                    conn.execute("UPDATE games SET pool = ? WHERE id = ?", (pool, game_id))
+                conn.execute("DELETE FROM ratings")
+                conn.execute("DELETE FROM rating_history")
+                replayed = 0
+                for game_id, result, ended in conn.execute(
+                    "SELECT id, result, ended FROM games WHERE rated = 1 AND result IS NOT NULL ORDER BY ended, id"
+                ).fetchall():
+                    replayed += bool(_rate(conn, game_id, result, ended, rate))
+            return replayed
+
+        return await self._call(rebuild, needs_queue_written=True)
+
+    async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         def read(conn: sqlite3.Connection) -> dict[str, dict[str, list[int]]]:
             table: dict[str, dict[str, list[int]]] = {}
             cursor = conn.execute(
-                "SELECT first_name, second_name, result FROM games WHERE game = ? AND rated = 1 AND result IS NOT NULL",
-                (game,),
+                "SELECT first_name || COALESCE('@' || first_level, ''), second_name || COALESCE('@' || second_level,"
+                " ''), result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL",
+                (pool,),
             )
             for first, second, result in cursor:
                 column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[result]
@@ -347,16 +381,19 @@ class SqliteStore(Store):
 
         return await self._call(read)
 
-    async def rating_history(self, player: str, game: str) -> list[tuple[float, float, float]]:
-        """(time, rating, deviation) after each rated game of ``player`` at ``game``, oldest first."""
+    async def rating_history(
+        self, player: str, pool: str, level: int | None = None
+    ) -> list[tuple[float, float, float]]:
+        """(time, rating, deviation) after each rated game of ``player`` (at ``level``) in ``pool``, oldest first."""
 
         def read(conn: sqlite3.Connection) -> list[tuple[float, float, float]]:
             found = _player(conn, player)
             if found is None:
                 raise UnknownPlayer(f"no player named {player!r}")
             cursor = conn.execute(
-                "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND game = ? ORDER BY at, id",
-                (found.id, game),
+                "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND pool = ? AND level = ?"
+                " ORDER BY at, id",
+                (found.id, pool, level or 0),
             )
             return [tuple(row) for row in cursor]
 
@@ -625,9 +662,9 @@ class SqliteStore(Store):
         ids = [_player_id(conn, name) for name in start.players]
         cursor = conn.execute(
             "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id, clock,"
-            " rated, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " rated, started, pool, first_level, second_level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (start.match_id, start.game, write.params_json, *start.players, *ids, write.clock_json,
-             int(start.rated), start.started),
+             int(start.rated), start.started, start.pool, *start.levels),
         )  # fmt: skip
         return cursor.lastrowid
 
@@ -681,55 +718,72 @@ def _player_id(conn: sqlite3.Connection, name: str) -> int | None:
     return row[0] if row else None
 
 
-def _rating(conn: sqlite3.Connection, player_id: int, name: str, game: str) -> Rating:
+def _rating(conn: sqlite3.Connection, player_id: int, name: str, pool: str, level: int | None) -> Rating:
     row = conn.execute(
         "SELECT rating, deviation, volatility, games, wins, draws, losses FROM ratings"
-        " WHERE player_id = ? AND game = ?",
-        (player_id, game),
+        " WHERE player_id = ? AND pool = ? AND level = ?",
+        (player_id, pool, level or 0),
     ).fetchone()
     if row is None:
-        return Rating(name, game, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY)
-    return Rating(name, game, *row)
+        return Rating(name, pool, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY, level=level)
+    return _rating_of(name, pool, level, row)
+
+
+def _rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:
+    """A Rating from a row's (rating, deviation, volatility, games, wins, draws, losses)."""
+    rating, deviation, volatility, games, wins, draws, losses = row
+    return Rating(name, pool, rating, deviation, volatility, games, wins, draws, losses, level=level)
 
 
 def _finish(conn: sqlite3.Connection, end: _EndWrite) -> dict[str, float]:
     """Write the end and, for a rated game, the ratings ``end.rate`` gives (inside the caller's transaction)."""
-    row = conn.execute(
-        "SELECT id, game, first_name, second_name, first_id, second_id, rated, ended, result, reason"
-        " FROM games WHERE match_id = ?",
-        (end.match_id,),
-    ).fetchone()
+    row = conn.execute("SELECT id, ended, result, reason FROM games WHERE match_id = ?", (end.match_id,)).fetchone()
     if row is None:
         raise StoreError(f"no game with match id {end.match_id!r}")
-    game_id, game, first_name, second_name, first_id, second_id, rated, ended, result, reason = row
+    game_id, ended, result, reason = row
     if ended is not None:
         if (result, reason) == (end.result, end.reason):  # written before (a retry): not rated again
             return _changes(conn, game_id)
         raise StoreError(f"match {end.match_id!r} is already finished")
-    updates: list[tuple[int, Rating, Rating]] = []
-    if end.rate is not None and rated and end.result is not None and first_id is not None and second_id is not None:
-        before = (_rating(conn, first_id, first_name, game), _rating(conn, second_id, second_name, game))
-        try:
-            after = end.rate(before[0], before[1], end.result)
-        except Exception as exc:  # a bug in the rating code must not kill the store's thread
-            raise StoreError(f"rating match {end.match_id!r} failed: {exc!r}") from None
-        updates = list(zip((first_id, second_id), before, after, strict=True))
     conn.execute(
         "UPDATE games SET ended = ?, result = ?, reason = ? WHERE id = ?", (end.ended, end.result, end.reason, game_id)
     )
-    for player_id, old, new in updates:
+    if end.rate is None or end.result is None:
+        return {}
+    return _rate(conn, game_id, end.result, end.ended, end.rate)
+
+
+def _rate(conn: sqlite3.Connection, game_id: int, result: str, at: float, rate: Rater) -> dict[str, float]:
+    """Save both identities' ratings in the game's pool after a rated game (nothing for an unrated
+    one, or one with a guest); the rating change of each player by name."""
+    row = conn.execute(
+        "SELECT game, pool, first_name, second_name, first_id, second_id, first_level, second_level, rated"
+        " FROM games WHERE id = ?",
+        (game_id,),
+    ).fetchone()
+    game, pool, first_name, second_name, first_id, second_id, first_level, second_level, rated = row
+    if not rated or first_id is None or second_id is None:
+        return {}
+    ids, levels = (first_id, second_id), (first_level, second_level)
+    before = (_rating(conn, first_id, first_name, pool, first_level),
+              _rating(conn, second_id, second_name, pool, second_level))  # fmt: skip
+    try:
+        after = rate(before[0], before[1], result)
+    except Exception as exc:  # a bug in the rating code must not kill the store's thread
+        raise StoreError(f"rating game {game_id} failed: {exc!r}") from None
+    for player_id, level, old, new in zip(ids, levels, before, after, strict=True):
         conn.execute(
-            "INSERT OR REPLACE INTO ratings (player_id, game, rating, deviation, volatility, games, wins,"
-            " draws, losses, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (player_id, game, new.rating, new.deviation, new.volatility, new.games, new.wins, new.draws,
-             new.losses, end.ended),
+            "INSERT OR REPLACE INTO ratings (player_id, pool, level, rating, deviation, volatility, games, wins,"
+            " draws, losses, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (player_id, pool, level or 0, new.rating, new.deviation, new.volatility, new.games, new.wins, new.draws,
+             new.losses, at),
         )  # fmt: skip
         conn.execute(
-            "INSERT INTO rating_history (player_id, game, game_id, rating_before, rating, deviation,"
-            " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (player_id, game, game_id, old.rating, new.rating, new.deviation, new.volatility, end.ended),
-        )
-    return {old.player: new.rating - old.rating for _, old, new in updates}
+            "INSERT INTO rating_history (player_id, game, pool, level, game_id, rating_before, rating, deviation,"
+            " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (player_id, game, pool, level or 0, game_id, old.rating, new.rating, new.deviation, new.volatility, at),
+        )  # fmt: skip
+    return {old.player: new.rating - old.rating for old, new in zip(before, after, strict=True)}
 
 
 def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
@@ -744,8 +798,8 @@ def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
 def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) -> list[GameRecord]:
     """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
     rows = conn.execute(
-        "SELECT id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason"
-        f" FROM games {tail}",
+        "SELECT id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
+        f" pool, first_level, second_level FROM games {tail}",
         args,
     ).fetchall()
     moves: dict[int, list[MoveRecord]] = {row[0]: [] for row in rows}
@@ -777,6 +831,8 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
                 clock=json.loads(clock),
                 rated=bool(rated),
                 started=started,
+                levels=(first_level, second_level),
+                pool=pool or "",
             ),
             moves=moves[game_id],
             result=result,
@@ -784,5 +840,6 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
             ended=ended,
             rating_changes=changes[game_id],
         )
-        for game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason in rows
-    ]
+        for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
+             first_level, second_level) in rows
+    ]  # fmt: skip

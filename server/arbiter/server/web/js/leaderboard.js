@@ -1,5 +1,6 @@
-// The ladder standings of one game: Glicko-2 rating (provisional while the deviation is high),
-// deviation, games and wins/draws/losses, read from the server's /leaderboard.json.
+// The standings of one game's rating pool (its ladder's first; the others from a menu): Glicko-2
+// rating (provisional while the deviation is high), deviation, games and wins/draws/losses, read
+// from the server's /leaderboard.json. A bot's levels are rated apart ("name@level").
 
 import { errorText, fill, h } from "./ui.js";
 
@@ -13,12 +14,14 @@ export function mountLeaderboard(root, ctx, gameName) {
     ctx.games.map((g) => h("option", { value: g.name, selected: g.name === game }, g.name)),
   );
   select.addEventListener("change", () => ctx.navigate(`#/leaderboard/${select.value}`));
+  const poolSelect = h("select", { id: "leaderboard-pool", "aria-label": "rating pool" });
+  poolSelect.addEventListener("change", () => load(poolSelect.value));
   const body = h("div", { class: "standings" }, h("p", { class: "loading" }, "Loading…"));
   root.append(
     h(
       "section",
       { class: "card wide" },
-      h("div", { class: "card-head" }, h("h2", {}, "Leaderboard"), select),
+      h("div", { class: "card-head" }, h("h2", {}, "Leaderboard"), select, poolSelect),
       body,
       h("p", { class: "muted" }, "? marks a provisional rating (few games so far). ",
         h("a", { href: `/leaderboard?game=${encodeURIComponent(game)}` }, "Crosstable and game records")),
@@ -26,49 +29,57 @@ export function mountLeaderboard(root, ctx, gameName) {
   );
   let alive = true;
 
-  fetch(`/leaderboard.json?game=${encodeURIComponent(game)}`, { cache: "no-store" })
-    .then(async (response) => {
-      const data = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
-      return data;
-    })
-    .then(({ ratings }) => {
-      if (!alive) return;
-      if (!ratings.length) {
-        fill(body, h("p", { class: "empty" }, `No rated ${game} games yet. Bots on the ladder will fill this.`));
-        return;
-      }
-      fill(
-        body,
+  function load(pool) {
+    const query = new URLSearchParams({ game, ...(pool ? { pool } : {}) });
+    fetch(`/leaderboard.json?${query}`, { cache: "no-store" })
+      .then(async (response) => {
+        const data = await response.json().catch(() => ({}));
+        if (!response.ok) throw new Error(data.error || `the server answered ${response.status}`);
+        return data;
+      })
+      .then(show)
+      .catch((error) => {
+        if (alive) fill(body, h("p", { class: "empty error" }, `The leaderboard did not load: ${errorText(error)}`));
+      });
+  }
+
+  function show({ pool, pools, ratings }) {
+    if (!alive) return;
+    const choices = [...new Set([pool, ...pools])].sort();
+    fill(poolSelect, choices.map((p) => h("option", { value: p, selected: p === pool }, p)));
+    if (!ratings.length) {
+      fill(body, h("p", { class: "empty" }, `No rated games in ${pool} yet. Bots on the ladder will fill this.`));
+      return;
+    }
+    fill(
+      body,
+      h(
+        "table",
+        { class: "table", id: "leaderboard" },
+        h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", {}, c)))),
         h(
-          "table",
-          { class: "table", id: "leaderboard" },
-          h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", {}, c)))),
-          h(
-            "tbody",
-            {},
-            ratings.map((r, i) =>
-              h(
-                "tr",
-                {},
-                h("td", {}, i + 1),
-                h("td", { class: "name" }, r.player),
-                h("td", {}, `${Math.round(r.rating)}${r.provisional ? "?" : ""}`),
-                h("td", {}, Math.round(r.deviation)),
-                h("td", {}, r.games),
-                h("td", {}, r.wins),
-                h("td", {}, r.draws),
-                h("td", {}, r.losses),
-              ),
+          "tbody",
+          {},
+          ratings.map((r, i) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, i + 1),
+              h("td", { class: "name" }, r.label),
+              h("td", {}, `${Math.round(r.rating)}${r.provisional ? "?" : ""}`),
+              h("td", {}, Math.round(r.deviation)),
+              h("td", {}, r.games),
+              h("td", {}, r.wins),
+              h("td", {}, r.draws),
+              h("td", {}, r.losses),
             ),
           ),
         ),
-      );
-    })
-    .catch((error) => {
-      if (alive) fill(body, h("p", { class: "empty error" }, `The leaderboard did not load: ${errorText(error)}`));
-    });
+      ),
+    );
+  }
 
+  load(null);
   return {
     unmount() {
       alive = false;

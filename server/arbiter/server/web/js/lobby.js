@@ -1,6 +1,7 @@
-// The lobby: start a game (a game, its parameters, a clock, an opponent bot and its level, or an
-// open seek), and see who is online, the open seeks and the live games, kept current by the lobby
-// subscription.
+// The lobby: start a game (a game, its parameters, a clock, an opponent bot and its level, rated or
+// not, or an open seek), and see who is online, the open seeks and the live games, kept current by
+// the lobby subscription. Each level of the chosen bot shows its rating in the pool the game would
+// be rated in, so a person can pick an opponent of about their strength.
 
 import { describeClock, describeParams, describeRules, errorText, fill, h, notify } from "./ui.js";
 
@@ -14,6 +15,20 @@ export const CLOCKS = [
 ];
 const DEFAULT_CLOCK = 2;
 const SEEK = "";
+const CATEGORIES = [["bullet", 180], ["blitz", 480], ["rapid", 1500]]; // seconds; then classical
+
+/** The rating pool of a game (server/arbiter/server/pools.py): the game, the rules that differ from
+ * its defaults, and the clock's category by its estimated duration, initial + 40 × increment. */
+export function poolKey(game, params, clock) {
+  const changed = game.params
+    .filter((p) => params[p.name] !== p.default)
+    .map((p) => p.name)
+    .sort()
+    .map((name) => `${name}=${params[name]}`);
+  const estimate = clock.initial_ms / 1000 + (40 * (clock.increment_ms || 0)) / 1000;
+  const category = (CATEGORIES.find(([, bound]) => estimate < bound) || ["classical"])[0];
+  return `${game.name}${changed.length ? `[${changed.join(",")}]` : ""}/${category}`;
+}
 
 export function mountLobby(root, ctx) {
   const { conn } = ctx;
@@ -45,6 +60,16 @@ export function mountLobby(root, ctx) {
     h("option", { value: "first" }, "first (moves first)"),
     h("option", { value: "second" }, "second"),
   );
+  const guest = conn.player.guest;
+  const ratedBox = h("input", { type: "checkbox", id: "rated", name: "rated", disabled: guest });
+  const ratedLabel = h(
+    "label",
+    { class: "check", title: guest ? "Sign in with your token to play rated games" : "The result moves both ratings" },
+    "Rated",
+    ratedBox,
+    h("small", {}, guest ? "guests' games are never rated: sign in below" : ""),
+  );
+  const ratingLine = h("p", { class: "muted", id: "opponent-rating" });
   const playButton = h("button", { id: "play", class: "primary", type: "submit" }, "Play");
   const waitBox = h("div", { class: "waiting", hidden: true });
   const form = h(
@@ -55,7 +80,9 @@ export function mountLobby(root, ctx) {
     h("label", {}, "Clock", clockSelect),
     h("label", {}, "Opponent", opponentSelect),
     levelLabel,
+    ratingLine,
     h("label", {}, "Your side", colorSelect),
+    ratedLabel,
     h("div", { class: "actions" }, playButton),
     waitBox,
   );
@@ -113,17 +140,53 @@ export function mountLobby(root, ctx) {
     const bot = players.get(opponentSelect.value);
     const levels = bot && bot.kind === "bot" ? bot.levels || 1 : 1;
     levelLabel.hidden = levels < 2;
-    if (levelLabel.hidden || levelSelect.dataset.bot === bot.name) return;
-    levelSelect.dataset.bot = bot.name;
-    const middle = Math.ceil(levels / 2);
-    const names = { 1: "weakest", [levels]: "strongest" };
-    fill(
-      levelSelect,
-      Array.from({ length: levels }, (_, i) => i + 1).map((level) =>
-        h("option", { value: String(level), selected: level === middle },
-          names[level] ? `${level} — ${names[level]}` : String(level)),
-      ),
-    );
+    if (!levelLabel.hidden && levelSelect.dataset.bot !== bot.name) {
+      levelSelect.dataset.bot = bot.name;
+      const middle = Math.ceil(levels / 2);
+      fill(
+        levelSelect,
+        Array.from({ length: levels }, (_, i) => i + 1).map((level) =>
+          h("option", { value: String(level), selected: level === middle }, String(level)),
+        ),
+      );
+    }
+    showRatings();
+  }
+
+  // The ratings of the bot's identities (name@level) in the pool this game would be rated in.
+  let ratingsShown = 0;
+  function showRatings() {
+    const bot = players.get(opponentSelect.value);
+    const clock = CLOCKS[Number(clockSelect.value)];
+    if (!bot || bot.kind !== "bot") {
+      ratingLine.textContent = "";
+      return;
+    }
+    const game = ctx.game(gameSelect.value);
+    const pool = poolKey(game, readParams(), clock);
+    const asked = ++ratingsShown;
+    fetch(`/leaderboard.json?${new URLSearchParams({ game: game.name, pool })}`, { cache: "no-store" })
+      .then((response) => (response.ok ? response.json() : { ratings: [] }))
+      .then(({ ratings }) => {
+        if (asked !== ratingsShown) return; // a later choice was made meanwhile
+        const byLabel = new Map(ratings.map((r) => [r.label, r]));
+        const levels = levelLabel.hidden ? 0 : levelSelect.options.length;
+        const names = { 1: "weakest", [levels]: "strongest" };
+        for (const option of levelSelect.options) {
+          const level = Number(option.value);
+          const rated = byLabel.get(`${bot.name}@${level}`);
+          const text = [String(level), names[level], rated ? `${Math.round(rated.rating)}${rated.provisional ? "?" : ""}` : null];
+          option.textContent = text.filter(Boolean).join(" — ");
+        }
+        const shown = byLabel.get(levelLabel.hidden ? bot.name : `${bot.name}@${levelSelect.value}`);
+        ratingLine.textContent = shown
+          ? `${shown.label}: ${Math.round(shown.rating)}${shown.provisional ? "?" : ""} in ${pool} ` +
+            `(${shown.games} ${shown.games === 1 ? "game" : "games"})`
+          : `${bot.name} has no rating in ${pool} yet`;
+      })
+      .catch(() => {
+        if (asked === ratingsShown) ratingLine.textContent = "";
+      });
   }
 
   async function submit() {
@@ -135,6 +198,7 @@ export function mountLobby(root, ctx) {
       color: colorSelect.value,
       to: opponentSelect.value === SEEK ? undefined : opponentSelect.value,
       level: levelLabel.hidden ? undefined : Number(levelSelect.value),
+      rated: ratedBox.checked && !guest,
     };
     playButton.disabled = true;
     try {
@@ -310,6 +374,9 @@ export function mountLobby(root, ctx) {
 
   gameSelect.addEventListener("change", () => { renderParams(); renderOpponents(); });
   opponentSelect.addEventListener("change", renderLevels);
+  levelSelect.addEventListener("change", showRatings);
+  clockSelect.addEventListener("change", showRatings);
+  paramBox.addEventListener("change", showRatings);
   renderParams();
 
   const account = h(
