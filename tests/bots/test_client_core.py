@@ -33,11 +33,11 @@ def welcomed(core: ClientCore, **changes: Any) -> list[Any]:
     return core.welcomed(read({**WELCOME, **changes}), 0.0)  # type: ignore[arg-type]
 
 
-def start(match: str = "m1", color: int = 0) -> Any:
+def start(match: str = "m1", color: int = 0, moves: list[Any] | None = None) -> Any:
     return read({
         "type": "match_start", "match": match, "game": "tictactoe", "params": {}, "players": PLAYERS,
         "color": color, "clock": CLOCK, "clocks": [10_000, 10_000], "rated": False, "to_move": 0,
-        "levels": [2, None], "challenge": None,
+        "levels": [2, None], "challenge": None, "moves": moves or [],
     })  # fmt: skip
 
 
@@ -79,7 +79,8 @@ def test_a_resync_sends_a_move_already_found_and_a_gap_asks_for_the_full_state()
     welcomed(core, resumed=["m1"])
     state = {
         "type": "match_state", "match": "m1", "game": "tictactoe", "params": {}, "players": PLAYERS, "color": 1,
-        "clock": CLOCK, "clocks": [9_000, 9_000], "rated": False, "moves": [[0, 0]], "ply": 1, "to_move": 1,
+        "clock": CLOCK, "clocks": [9_000, 9_000], "rated": False, "moves": [[0, 0]], "ply": 1, "opening": 0,
+        "to_move": 1,
         "draw_offer": None, "connected": [True, True], "levels": [None, None],
     }  # fmt: skip
     (move,) = sent(core.receive(read(state), 2.0))
@@ -185,3 +186,11 @@ def test_a_search_that_gives_up_resigns_with_its_cause_once_and_the_record_keeps
                 "clocks": [1, 2], "ply": 0, "rating_changes": {}})  # fmt: skip
     (over,) = core.receive(end, 1.0)
     assert over.record["resigned"] == "crash"  # type: ignore[attr-defined]
+
+
+def test_a_match_that_starts_from_an_opening_is_thought_about_from_its_position() -> None:
+    core = core_for()
+    welcomed(core)
+    effects = core.receive(start(moves=[[1, 1], [0, 0]]), 0.0)
+    (think,) = [e for e in effects if isinstance(e, Think)]
+    assert think.ply == 2 and think.request.moves == [[1, 1], [0, 0]]

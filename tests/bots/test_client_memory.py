@@ -20,7 +20,7 @@ def start(match_id: str) -> dict:
         "type": "match_start", "match": match_id, "game": "tictactoe", "params": {},
         "players": [{"name": "them", "kind": "bot", "guest": False}, {"name": "us", "kind": "bot", "guest": False}],
         "color": 1, "clock": {"initial_ms": 1000, "increment_ms": 0, "move_limit_ms": None},
-        "clocks": [1000, 1000], "rated": False, "to_move": 0, "levels": [None, None], "challenge": None,
+        "clocks": [1000, 1000], "rated": False, "to_move": 0, "levels": [None, None], "challenge": None, "moves": [],
     }  # fmt: skip
 
 

@@ -121,7 +121,7 @@ async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp
         assert record is not None and record.moves == [MoveRecord(0, [1, 1], 5, None)]
     finally:
         await store.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (3,)
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
 
 
 async def test_a_version_2_file_gets_rating_pools_rebuilt_from_its_games(tmp_path: Path) -> None:

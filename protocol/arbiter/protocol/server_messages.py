@@ -129,11 +129,13 @@ class _MatchMessage(ServerMessage, frozen=True):
 class MatchStart(_MatchMessage, frozen=True, tag="match_start"):
     color: int
     challenge: str | None
+    moves: list[Any]
 
 
 class MatchState(_MatchMessage, frozen=True, tag="match_state"):
     moves: list[Any]
     ply: int
+    opening: int
     draw_offer: int | None
     connected: list[bool]
     re: Re = UNSET

@@ -19,6 +19,9 @@ DEFAULT_LADDER_CLOCKS: dict[str, ClockSpec] = {
     "vanishing": ClockSpec(30_000, 500),
 }
 DEFAULT_LADDER_CLOCK = ClockSpec(60_000, 1_000)
+# Balanced openings for ladder games between two bots (openings.py): plies per game, each opening
+# played twice with the colours swapped. Deterministic bots would otherwise replay one game.
+DEFAULT_LADDER_OPENINGS: dict[str, int] = {"gomoku": 4, "gomoku10": 2}
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class LadderConfig:
 
     clocks: Mapping[str, ClockSpec] = field(default_factory=lambda: dict(DEFAULT_LADDER_CLOCKS))
     default_clock: ClockSpec = DEFAULT_LADDER_CLOCK
+    openings: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_LADDER_OPENINGS))  # plies by game
     window: float = 200.0  # rating points a pairing may span at first
     widen_per_s: float = 10.0  # and more for every second of waiting
     rematch_after_s: float = 30.0  # two players who just met wait this long before meeting again
@@ -39,6 +43,16 @@ class LadderConfig:
     def pool_of(self, game: str) -> str:
         """The ladder's rating pool for ``game``: its default rules under the ladder's clock."""
         return pool_key(game, {}, self.clock_for(game).describe())
+
+
+def parse_ladder_opening(text: str) -> tuple[str, int]:
+    """``gomoku=4``: GAME=PLIES of the balanced opening ladder bot games start from (0: none); ValueError."""
+    game, sep, plies = text.partition("=")
+    if not sep or game not in game_names():
+        raise ValueError(f"{text!r}: expected GAME=PLIES with a game from {game_names()}")
+    if not plies.isdigit() or int(plies) > 20:
+        raise ValueError(f"{text!r}: PLIES is a whole number from 0 to 20")
+    return game, int(plies)
 
 
 def parse_ladder_clock(text: str) -> tuple[str, ClockSpec]:

@@ -23,6 +23,7 @@ from arbiter.engine import create_game, game_names
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.ladder import Crosstable, LadderJoin, LadderLeave, Leaderboard
 from arbiter.protocol.messages import Request
+from arbiter.server.openings import balanced_opening
 from arbiter.server.pairing import LadderQueue
 from arbiter.server.pools import game_of
 from arbiter.server.store.base import Store, StoreError, UnknownPlayer
@@ -62,6 +63,8 @@ class Ladder:
         self._again = False
         self._stopped = False
         self._refreshing: set[asyncio.Task[None]] = set()  # ratings re-read after an end
+        # A pair of bots' opening waiting for its second game, the colours swapped: pair → (moves, first).
+        self._openings: dict[tuple[str, frozenset[str]], tuple[list[Any], str]] = {}
 
         matches.end_listeners.append(self.match_ended)
 
@@ -182,13 +185,18 @@ class Ladder:
                 await self._start(game, queue, first, second)
 
     async def _start(self, game: str, queue: LadderQueue, first: str, second: str) -> None:
-        players = (self.roster.get(first), self.roster.get(second))
-        if players[0] is None or players[1] is None or self._stopped:
+        one, other = self.roster.get(first), self.roster.get(second)
+        if one is None or other is None or self._stopped:
             queue.match_over(first, second, self.now())
             return
+        opening: list[Any] = []
+        if self.config.openings.get(game) and one.identity.kind == other.identity.kind == "bot":
+            (first, second), opening = self._opening(game, first, second)
+            if first != one.name:  # the opening's second game: the colours of its first swapped
+                one, other = other, one
         try:
             live = await self.live_matches.start(
-                (players[0], players[1]), create_game(game), self.config.clock_for(game), rated=True
+                (one, other), create_game(game), self.config.clock_for(game), rated=True, opening=opening
             )
         except ProtocolError as error:
             log.warning(
@@ -199,6 +207,18 @@ class Ladder:
             queue.match_over(first, second, self.now())
             return
         self.matches[live.id] = (game, first, second)
+
+    def _opening(self, game: str, first: str, second: str) -> tuple[tuple[str, str], list[Any]]:
+        """The players in colour order and the opening of their game: the pair's waiting opening with
+        the colours of its first game swapped, or a new balanced one (kept for the return game)."""
+        pair = (game, frozenset((first, second)))
+        waiting = self._openings.pop(pair, None)
+        if waiting is not None:
+            moves, had_first = waiting
+            return ((second, first) if had_first == first else (first, second)), moves
+        moves = balanced_opening(create_game(game), self.config.openings[game], self._rng.randrange(2**31))
+        self._openings[pair] = (moves, first)
+        return (first, second), moves
 
     def match_ended(self, live: LiveMatch, result: Result, changes: dict[str, float]) -> None:
         """Every end: ratings in the queues follow the store; a ladder match frees its players."""

@@ -73,9 +73,23 @@ class Match:
         self.draw_offer: int | None = None  # the colour whose offer stands
         self.result: Result | None = None
         self.started = False
+        self.opening = 0  # plies played from a balanced opening before the clocks started (openings.py)
         self.lag = [0.0, 0.0]  # by colour: the network allowance its turns get (its connection's round trip)
 
     # --- lifecycle ------------------------------------------------------------------------------
+    def open_with(self, moves: list[Any]) -> None:
+        """Play an opening before the start: no clock runs, and the moves count as neither player's.
+        ValueError if the opening is not a legal, unfinished start of the game."""
+        if self.started or self.moves:
+            raise ValueError("an opening is played before anything else")
+        for wire in moves:
+            self.state.play(self.game.decode_move(wire))
+            self.moves.append(self.game.encode_move(self.state.moves()[-1]))
+            self.elapsed_ms.append(0)
+        if self.state.is_terminal:
+            raise ValueError("the opening ends the game")
+        self.opening = len(moves)
+
     def start(self, now: float) -> None:
         """Start the first mover's clock: called when match_start is sent."""
         self.started = True

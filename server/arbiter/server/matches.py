@@ -111,6 +111,7 @@ class LiveMatch:
             "rated": match.rated,
             "moves": list(match.moves),
             "ply": match.ply,
+            "opening": match.opening,
             "to_move": match.to_move,
             "draw_offer": match.draw_offer,
             "connected": [p.connected for p in self.players],
@@ -168,6 +169,7 @@ class Matches:
         rated: bool,
         levels: tuple[int | None, int | None] = (None, None),
         challenge: str | None = None,
+        opening: list[Any] | None = None,
     ) -> LiveMatch:
         """Create a match (players[0] moves first), record its start, then announce it and start the clock.
 
@@ -177,13 +179,15 @@ class Matches:
         while match_id in self.live or match_id in self._ended:
             match_id = secrets.token_urlsafe(6)
         match = Match(match_id, game, clock, rated=rated)
+        match.open_with(opening or [])
         live = LiveMatch(match, players, self._on_flag, self.now)
+        live.infos = [None] * match.opening  # book moves carry no analysis
         live.levels = list(levels)
         self.live[match_id] = live
         for player in players:
             player.matches.append(match_id)
         start = GameStart(match_id, game.name, dict(game.params), (players[0].name, players[1].name),
-                          clock.describe(), rated, time.time(), levels=levels)  # fmt: skip
+                          clock.describe(), rated, time.time(), levels=levels, opening=match.opening)  # fmt: skip
         live.pool = start.pool
         try:
             await self.store.start_game(start)
@@ -191,6 +195,8 @@ class Matches:
             log.error("store failed to start the match: %s", error, extra={"match": match_id})
             self._forget(live)
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot record games right now") from None
+        for ply, wire in enumerate(match.moves):  # the opening, stored like any move (no time spent)
+            self.store.record_move(match_id, MoveRecord(ply, wire, 0))
         if match.over or match_id not in self.live:
             return live
         now = self.now()
@@ -210,6 +216,7 @@ class Matches:
             "to_move": match.to_move,
             "levels": live.levels,
             "challenge": challenge,  # the challenge or seek it came from (None: the ladder)
+            "moves": list(match.moves),  # a balanced opening already played (ladder bot games), else []
         }
         for color, player in enumerate(players):
             message["color"] = color

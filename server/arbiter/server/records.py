@@ -62,6 +62,11 @@ def format_record(record: GameRecord) -> str:
         ("Rated", "true" if start.rated else "false"),
         ("MatchId", start.match_id),
     ]
+    for tag, level in (("FirstLevel", start.levels[0]), ("SecondLevel", start.levels[1])):
+        if level is not None:
+            tags.append((tag, str(level)))
+    if start.opening:
+        tags.append(("Opening", str(start.opening)))
     for tag, name in (("FirstRatingDiff", first), ("SecondRatingDiff", second)):
         if name in record.rating_changes:
             tags.append((tag, f"{record.rating_changes[name]:+.2f}"))
@@ -186,6 +191,8 @@ def _parse_one(lines: list[str], i: int) -> tuple[GameRecord, int]:
         clock=parse_map(tags.get("Clock", ""), at.get("Clock", first_line)),
         rated=_parse_bool(tags.get("Rated", "false"), at.get("Rated", first_line)),
         started=parse_time(tags["Date"], at["Date"]),
+        levels=(_parse_count(tags, at, "FirstLevel"), _parse_count(tags, at, "SecondLevel")),
+        opening=_parse_count(tags, at, "Opening") or 0,
     )
     changes = {
         name: _parse_float(tags[tag], at[tag])
@@ -307,3 +314,13 @@ def _unescape(text: str, line: int) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _parse_count(tags: dict[str, str], at: dict[str, int], tag: str) -> int | None:
+    """An optional tag holding a positive integer (a level, the opening's plies), or None."""
+    if tag not in tags:
+        return None
+    text = tags[tag]
+    if not text.isdigit() or int(text) < 1:
+        raise RecordError(f"line {at[tag] + 1}: {tag} {text!r} is not a positive integer")
+    return int(text)

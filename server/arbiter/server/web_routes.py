@@ -218,6 +218,9 @@ def summary(record: GameRecord) -> dict[str, Any]:
         "result": record.result,
         "reason": record.reason,
         "plies": len(record.moves),
+        "opening": start.opening,  # the first plies were a balanced opening, not the players' moves
+        "levels": list(start.levels),
+        "pool": start.pool,
         "started": start.started,
         "ended": record.ended,
     }

@@ -404,6 +404,7 @@ class ClientCore:
 
     def _on_match_start(self, message: MatchStart, now: float, out: list[Effect]) -> None:
         live = self._new_live(message, message.color)
+        live.replay(message.moves)  # a balanced opening the server played (ladder bot games)
         live.clocks = list(message.clocks)
         live.turn_received = now
         self.games[live.id] = live

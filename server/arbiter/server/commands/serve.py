@@ -11,7 +11,14 @@ import click
 from arbiter.cli.errors import fail
 from arbiter.cli.logs import LEVELS, configure_logging
 from arbiter.server.app import serve_until
-from arbiter.server.config import DEFAULT_LADDER_CLOCKS, LadderConfig, ServerConfig, parse_ladder_clock
+from arbiter.server.config import (
+    DEFAULT_LADDER_CLOCKS,
+    DEFAULT_LADDER_OPENINGS,
+    LadderConfig,
+    ServerConfig,
+    parse_ladder_clock,
+    parse_ladder_opening,
+)
 from arbiter.server.store.base import Store, StoreError
 
 MEMORY = ":memory:"
@@ -85,6 +92,14 @@ def open_store(db: str) -> Store:
     multiple=True,
     metavar="GAME=SECS+INC[/LIMIT]",
     help="The ladder's time control for a game, e.g. gomoku=60+1 (repeatable; defaults in docs/STORE.md).",
+)
+@click.option(
+    "--ladder-opening",
+    "ladder_openings",
+    multiple=True,
+    metavar="GAME=PLIES",
+    help="Ladder games between two bots start from a balanced opening of PLIES random moves, each played twice "
+    "with the colours swapped, e.g. gomoku=4; 0 turns it off (repeatable; defaults: gomoku=4, gomoku10=2).",
 )
 @click.option(
     "--max-open-challenges",
@@ -183,6 +198,7 @@ def serve(
     max_matches: int,
     rate: float,
     ladder_clocks: tuple[str, ...],
+    ladder_openings: tuple[str, ...],
     max_open_challenges: int,
     max_spectators: int,
     max_lag_credit_ms: int,
@@ -212,6 +228,13 @@ def serve(
         except ValueError as error:
             fail(f"--ladder-clock {error}")
         clocks[game] = clock
+    openings = dict(DEFAULT_LADDER_OPENINGS)
+    for text in ladder_openings:
+        try:
+            game, plies = parse_ladder_opening(text)
+        except ValueError as error:
+            fail(f"--ladder-opening {error}")
+        openings[game] = plies
     config = ServerConfig(
         host=host,
         port=port,
@@ -232,7 +255,7 @@ def serve(
         ping_interval_s=ping_interval or None,
         ping_timeout_s=ping_timeout or None,
         drain_timeout_s=drain_timeout,
-        ladder=LadderConfig(clocks=clocks),
+        ladder=LadderConfig(clocks=clocks, openings=openings),
         warm_engine=not no_warm,
     )
     store = open_store(db)

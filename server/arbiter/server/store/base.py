@@ -78,6 +78,7 @@ class GameStart:
     started: float
     levels: tuple[int | None, int | None] = (None, None)
     pool: str = ""
+    opening: int = 0  # plies of a balanced opening the game started from (openings.py)
 
     def __post_init__(self) -> None:
         if not self.pool:

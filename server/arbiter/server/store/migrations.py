@@ -113,6 +113,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE rating_history ADD COLUMN level INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX rating_history_by_pool ON rating_history (player_id, pool, level, at);
     """,
+    # 4: the plies of a balanced opening a game started from (shown in replays).
+    """
+    ALTER TABLE games ADD COLUMN opening INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -662,9 +662,10 @@ class SqliteStore(Store):
         ids = [_player_id(conn, name) for name in start.players]
         cursor = conn.execute(
             "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id, clock,"
-            " rated, started, pool, first_level, second_level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " rated, started, pool, first_level, second_level, opening)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (start.match_id, start.game, write.params_json, *start.players, *ids, write.clock_json,
-             int(start.rated), start.started, start.pool, *start.levels),
+             int(start.rated), start.started, start.pool, *start.levels, start.opening),
         )  # fmt: skip
         return cursor.lastrowid
 
@@ -799,7 +800,7 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
     """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
     rows = conn.execute(
         "SELECT id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
-        f" pool, first_level, second_level FROM games {tail}",
+        f" pool, first_level, second_level, opening FROM games {tail}",
         args,
     ).fetchall()
     moves: dict[int, list[MoveRecord]] = {row[0]: [] for row in rows}
@@ -833,6 +834,7 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
                 started=started,
                 levels=(first_level, second_level),
                 pool=pool or "",
+                opening=opening,
             ),
             moves=moves[game_id],
             result=result,
@@ -841,5 +843,5 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
             rating_changes=changes[game_id],
         )
         for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
-             first_level, second_level) in rows
+             first_level, second_level, opening) in rows
     ]  # fmt: skip

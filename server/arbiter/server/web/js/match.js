@@ -240,7 +240,8 @@ export function mountMatch(root, ctx, matchId) {
         .filter((p) => p < state.moves.length)
         .map((p) => {
           const current = p === state.moves.length - 1 ? " current" : "";
-          return h("span", { class: `move p${p % 2}${current}`, "data-ply": p },
+          const book = p < (state.opening || 0) ? " book" : ""; // the server's balanced opening
+          return h("span", { class: `move p${p % 2}${current}${book}`, "data-ply": p },
             moveText(info.family, state.params, state.moves[p]));
         });
       rows.push(h("li", {}, cells));

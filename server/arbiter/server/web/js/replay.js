@@ -97,9 +97,14 @@ export function mountReplay(root, ctx, matchId) {
       moves.map((move, i) =>
         h(
           "li",
-          { class: `move p${i % 2}`, "data-ply": i, onclick: () => go(i + 1) },
+          {
+            class: `move p${i % 2}${i < game.opening ? " book" : ""}`,
+            "data-ply": i,
+            title: i < game.opening ? "a move of the balanced opening the server chose" : undefined,
+            onclick: () => go(i + 1),
+          },
           h("span", {}, moveText(info.family, game.params, move)),
-          h("small", { class: "muted" }, formatClock(game.moves[i].elapsed_ms)),
+          h("small", { class: "muted" }, i < game.opening ? "opening" : formatClock(game.moves[i].elapsed_ms)),
         ),
       ),
     );
