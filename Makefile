@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 .PHONY: system-deps system-deps-test install install-test warm run test test-fast lint clean
 
 # Debian packages: Node.js and npm for the browser client's library; for the tests also
-# Chromium (browser tests) and docker-compose (validates docker-compose.yml). Only what is missing.
+# Chromium (browser tests), docker-compose (validates docker-compose.yml), and PostgreSQL and
+# Redis (the tests start their own servers of both). Only what is missing.
 system-deps:
 	scripts/install-system-deps
 system-deps-test:

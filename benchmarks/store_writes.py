@@ -1,32 +1,39 @@
-"""Store hot path: moves written through the batched store against one commit per move.
+"""Store hot path: moves written through the batched stores against one commit per move.
 
-    python benchmarks/store_writes.py [--games 100] [--moves 60]
+    python benchmarks/store_writes.py [--games 100] [--moves 60] [--repeat 3] [--no-postgresql]
 
-Plays ``games`` concurrent games of ``moves`` moves through ``SqliteStore`` (record_move queues,
-the store's thread commits in batches, finish_game commits each end durably) and, in the same
-run, the baseline a naive server would use: the same rows with one durable commit per move
-(WAL, synchronous=FULL, like the store). Prints moves per second for both, the ratio, and the
-cost of one record_move call on the event loop (the only per-move cost the game loop pays).
+Plays ``games`` concurrent games of ``moves`` moves through ``SqliteStore`` and ``PostgresStore``
+(record_move queues, the store commits in batches, finish_game commits each end durably) and,
+in the same run, the baseline a naive server would use: the same rows with one durable commit
+per move (WAL, synchronous=FULL, like the store). PostgreSQL is a throwaway server this script
+starts on a free port, as the tests do (tests/services.py), with its durable defaults (fsync on).
+Prints the median moves per second of each over ``repeat`` runs, the ratios, and the cost of
+one record_move call on the event loop (the only per-move cost the game loop pays).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from arbiter.server.rating_updates import rate_result
-from arbiter.server.store.base import GameStart, MoveRecord
+from arbiter.server.store.base import GameStart, MoveRecord, Store
+from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+import services  # a throwaway PostgreSQL, as the tests start it
 
-async def batched(path: Path, games: int, moves: int) -> tuple[float, float]:
+
+async def batched(store: Store, games: int, moves: int) -> tuple[float, float]:
     """Moves per second through the store, and the median record_move call in microseconds."""
-    store = SqliteStore(path)
     await store.open()
     ids = [f"m{i}" for i in range(games)]
     began = time.perf_counter()
@@ -66,14 +73,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each; medians are printed")
+    parser.add_argument("--no-postgresql", action="store_true", help="SQLite only (no PostgreSQL on this machine)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        store_rate, call_us = asyncio.run(batched(Path(folder) / "store.db", args.games, args.moves))
-        baseline_rate = per_move_commits(Path(folder) / "baseline.db", args.games, args.moves)
-    print(f"{args.games} games x {args.moves} moves")
-    print(f"batched store        {store_rate:>10,.0f} moves/s   (record_move median {call_us:.1f} us on the loop)")
+    sqlite_runs, postgres_runs, baseline_runs, calls = [], [], [], []
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
+        server = None if args.no_postgresql else stack.enter_context(services.postgres(durable=True))
+        for run in range(args.repeat):
+            rate, call_us = asyncio.run(batched(SqliteStore(Path(folder) / f"store{run}.db"), args.games, args.moves))
+            sqlite_runs.append(rate)
+            calls.append(call_us)
+            if server is not None:
+                store = PostgresStore(server.create_database(f"run{run}"))
+                postgres_runs.append(asyncio.run(batched(store, args.games, args.moves))[0])
+            baseline_runs.append(per_move_commits(Path(folder) / f"baseline{run}.db", args.games, args.moves))
+    sqlite_rate, baseline_rate = statistics.median(sqlite_runs), statistics.median(baseline_runs)
+    print(f"{args.games} games x {args.moves} moves, median of {args.repeat} runs")
+    call_us = statistics.median(calls)
+    print(f"SQLite store         {sqlite_rate:>10,.0f} moves/s   (record_move median {call_us:.1f} us)")
+    if postgres_runs:
+        postgres_rate = statistics.median(postgres_runs)
+        print(f"PostgreSQL store     {postgres_rate:>10,.0f} moves/s   ({postgres_rate / sqlite_rate:.2f}x SQLite's)")
     print(f"commit per move      {baseline_rate:>10,.0f} moves/s")
-    print(f"ratio                {store_rate / baseline_rate:>10.1f}x")
+    print(f"SQLite / per move    {sqlite_rate / baseline_rate:>10.1f}x")
 
 
 if __name__ == "__main__":

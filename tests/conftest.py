@@ -3,14 +3,19 @@
 - ``browser``: every test under tests/browser (headless Chromium);
 - ``process``: every test in a module that starts processes (``arbiter`` commands, servers, bots, pip);
 - ``slow``: set by hand on long strength, load and install checks.
+
+It also holds the session's PostgreSQL and Redis servers (tests/services.py), started on first use.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
 import pytest
+import services  # tests/services.py: the real PostgreSQL and Redis the tests start
 
 BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
 STARTS_PROCESSES = ("subprocess.", "create_subprocess_exec", "BotProcess", "multiprocessing.get_context")
@@ -29,3 +34,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         elif starts_processes(str(path)):
             item.add_marker(pytest.mark.process)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[services.PostgresServer]:
+    """One PostgreSQL for the whole run, started on first use; each test takes its own database."""
+    with services.postgres() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[services.RedisServer]:
+    with services.redis() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server: services.PostgresServer) -> Iterator[str]:
+    """A fresh, empty database of the session's PostgreSQL, dropped after the test."""
+    name = f"test_{next(_databases)}"
+    url = postgres_server.create_database(name)
+    yield url
+    postgres_server.drop_database(name)
+
+
+_databases = itertools.count()

@@ -1,6 +1,7 @@
-"""kill -9 in the middle of a game: reopening the file finds the finished games and ratings
-intact and the interrupted game with every move that had been flushed; and kill -9 after an end
-that could not be written (a locked file) was announced: the end is found after the restart."""
+"""kill -9 in the middle of a game (SQLite and PostgreSQL): reopening the store finds the
+finished games and ratings intact and the interrupted game with every move that had been
+flushed; and kill -9 after an end that could not be written (a locked SQLite file) was
+announced: the end is found after the restart."""
 
 from __future__ import annotations
 
@@ -15,16 +16,17 @@ import pytest
 from store_helpers import TTT
 
 from arbiter.server.rating_updates import rate_result
+from arbiter.server.store.factory import store_for
 from arbiter.server.store.sqlite import SqliteStore
 
 WRITER = """
 import asyncio, sys
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
-from arbiter.server.store.sqlite import SqliteStore
+from arbiter.server.store.factory import store_for
 
-async def main(path):
-    store = SqliteStore(path, flush_interval=0.01)
+async def main(db):
+    store = store_for(db, flush_interval=0.01)
     await store.open()
     await store.add_player("alice", "bot")
     await store.add_player("bob", "bot")
@@ -50,9 +52,12 @@ asyncio.run(main(sys.argv[1]))
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-async def test_sigkill_mid_game_loses_nothing_that_was_flushed(tmp_path: Path) -> None:
-    path = tmp_path / "a.db"
-    child = subprocess.Popen([sys.executable, "-c", WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_sigkill_mid_game_loses_nothing_that_was_flushed(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    db = str(tmp_path / "a.db") if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    child = subprocess.Popen([sys.executable, "-c", WRITER, db], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "flushed 40"
@@ -62,7 +67,7 @@ async def test_sigkill_mid_game_loses_nothing_that_was_flushed(tmp_path: Path) -
         child.wait(timeout=30)
     assert child.returncode == -signal.SIGKILL
 
-    store = SqliteStore(path)
+    store = store_for(db)
     await store.open()
     try:
         finished = await store.list_games(game="tictactoe")

@@ -1,8 +1,9 @@
 """What every Store does, run against each implementation: players and tokens, games and moves,
 ends, ratings, leaderboard, crosstable, interrupted games and the errors they share.
 
-A new store (PostgreSQL, say) joins by adding one entry to STORES; a behaviour only one store has
-(SQLite's file, batching, schema) is tested in that store's own file.
+A new store joins by adding one entry to STORES; a behaviour only one store has (SQLite's file,
+batching, schema) is tested in that store's own file. PostgreSQL runs on the session's own
+server (tests/services.py), one fresh database per test.
 """
 
 from __future__ import annotations
@@ -27,19 +28,21 @@ from arbiter.server.store.base import (
     UnknownPlayer,
 )
 from arbiter.server.store.memory import MemoryStore
+from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore
 
 X_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 
-STORES: dict[str, Callable[[Path], Store]] = {
-    "sqlite": lambda folder: SqliteStore(folder / "arbiter.db"),
-    "memory": lambda folder: MemoryStore(),
+STORES: dict[str, Callable[[pytest.FixtureRequest, Path], Store]] = {
+    "sqlite": lambda request, folder: SqliteStore(folder / "arbiter.db"),
+    "memory": lambda request, folder: MemoryStore(),
+    "postgresql": lambda request, folder: PostgresStore(request.getfixturevalue("postgres_url")),
 }
 
 
 @pytest.fixture(params=sorted(STORES))
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    opened = STORES[request.param](tmp_path)
+    opened = STORES[request.param](request, tmp_path)
     await opened.open()
     yield opened
     await opened.close()

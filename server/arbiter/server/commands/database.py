@@ -2,7 +2,7 @@
 ``arbiter import`` (text records, Gomocup .psq, SGF), ``arbiter leaderboard``, ``arbiter ratings``.
 
 The database is ``--db PATH``, else ``$ARBITER_DB``, else ``./arbiter.db`` — the same file
-``arbiter serve --db`` uses. Only ``player add`` creates it.
+``arbiter serve --db`` uses (a PostgreSQL URL works as well). Only ``player add`` creates it.
 """
 
 from __future__ import annotations
@@ -19,29 +19,28 @@ import click
 
 from arbiter.cli.errors import fail
 from arbiter.server.rating_updates import rebuild_outdated_ratings
-from arbiter.server.store.base import GameRecord, Rating, StoreError
-from arbiter.server.store.sqlite import SqliteStore
+from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
+from arbiter.server.store.factory import describe, is_url, store_for
 
 DEFAULT_DB = "arbiter.db"
 T = TypeVar("T")
 
 DB_OPTION = click.option(
     "--db",
-    type=click.Path(dir_okay=False, path_type=Path),
     envvar="ARBITER_DB",
     default=DEFAULT_DB,
     show_default="$ARBITER_DB or ./arbiter.db",
-    help="The SQLite database file.",
+    help="The SQLite database file, or a postgresql://user:password@host:port/database URL.",
 )
 
 
-def run_with_store(db: Path, action: Callable[[SqliteStore], Awaitable[T]], *, create: bool = False) -> T:
+def run_with_store(db: str, action: Callable[[Store], Awaitable[T]], *, create: bool = False) -> T:
     """Open the store, run ``action`` on it, close it; any StoreError becomes a one-line exit 2."""
-    if not create and not db.exists():
+    if not create and not is_url(db) and not Path(db).exists():
         fail(f"no database at {db}; `arbiter player add` or `arbiter serve --db {db}` creates one")
 
     async def run() -> T:
-        store = SqliteStore(db)
+        store = store_for(db)
         await store.open()
         try:
             await rebuild_outdated_ratings(store)  # a database from before rating pools
@@ -64,7 +63,7 @@ def player() -> None:
 @click.argument("name")
 @click.option("--kind", type=click.Choice(["bot", "human"]), required=True, help="What the player is.")
 @DB_OPTION
-def player_add(name: str, kind: str, db: Path) -> None:
+def player_add(name: str, kind: str, db: str) -> None:
     """Register NAME and print its token. The token is shown only this once: keep it."""
     token = run_with_store(db, lambda store: store.add_player(name, kind), create=True)  # type: ignore[arg-type]
     click.echo(f"registered {kind} {name!r}; its token (shown once, store it now):", err=True)
@@ -73,7 +72,7 @@ def player_add(name: str, kind: str, db: Path) -> None:
 
 @player.command("list")
 @DB_OPTION
-def player_list(db: Path) -> None:
+def player_list(db: str) -> None:
     """Every registered player, with kind, creation time and status."""
     players = run_with_store(db, lambda store: store.list_players())
     if not players:
@@ -89,7 +88,7 @@ def player_list(db: Path) -> None:
 @player.command("token")
 @click.argument("name")
 @DB_OPTION
-def player_token(name: str, db: Path) -> None:
+def player_token(name: str, db: str) -> None:
     """Issue NAME a new token (the old one stops working; a revoked player is let back in)."""
     token = run_with_store(db, lambda store: store.reissue_token(name))
     click.echo(f"new token for {name!r} (shown once, store it now):", err=True)
@@ -106,7 +105,7 @@ def player_token(name: str, db: Path) -> None:
     help="Where the token is kept (read if it still logs in, else written, mode 0600).",
 )
 @DB_OPTION
-def player_ensure(name: str, kind: str, token_file: Path, db: Path) -> None:
+def player_ensure(name: str, kind: str, token_file: Path, db: str) -> None:
     """Make sure NAME exists and TOKEN_FILE holds a token that logs in as NAME (for unattended bots)."""
     from arbiter.server.store.token_files import ensure_token_file
 
@@ -120,7 +119,7 @@ def player_ensure(name: str, kind: str, token_file: Path, db: Path) -> None:
 @player.command("revoke")
 @click.argument("name")
 @DB_OPTION
-def player_revoke(name: str, db: Path) -> None:
+def player_revoke(name: str, db: str) -> None:
     """Revoke NAME's token: it can no longer log in. Its games and ratings stay."""
     run_with_store(db, lambda store: store.revoke_player(name))
     click.echo(f"revoked {name!r}", err=True)
@@ -151,7 +150,7 @@ def export(
     match_id: str | None,
     format_name: str,
     output: Path | None,
-    db: Path,
+    db: str,
 ) -> None:
     """Write stored games as text records, Gomocup .psq or SGF files, oldest first."""
     from tqdm import tqdm
@@ -163,7 +162,7 @@ def export(
         fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
     fmt = format_named(format_name)
 
-    async def select(store: SqliteStore) -> tuple[list[GameRecord], bool]:
+    async def select(store: Store) -> tuple[list[GameRecord], bool]:
         if match_id is not None:
             found = await store.get_game(match_id)
             return ([] if found is None else [found]), True
@@ -175,7 +174,7 @@ def export(
     if not player_known:
         fail(f"unknown player {player_name!r}: no such registered player and no games")
     if match_id is not None and not records:
-        fail(f"no game {match_id!r} in {db}")
+        fail(f"no game {match_id!r} in {describe(db)}")
     folder = output if fmt.one_game_per_file and output is not None and (output.is_dir() or len(records) > 1) else None
     if fmt.one_game_per_file and folder is None and len(records) > 1:
         fail(f"a {fmt.suffix} file holds one game, and {len(records)} match: give -o FOLDER, or --match ID")
@@ -218,7 +217,7 @@ POOL_OPTION = click.option(
 )
 
 
-def _pools_of(game_name: str, pool: str | None, db: Path) -> list[str]:
+def _pools_of(game_name: str, pool: str | None, db: str) -> list[str]:
     """The pools to show: ``pool``, or every pool of the game that holds ratings."""
     from arbiter.engine import game_names
     from arbiter.server.pools import game_of
@@ -239,7 +238,7 @@ def _pools_of(game_name: str, pool: str | None, db: Path) -> list[str]:
 @click.argument("game_name", metavar="GAME")
 @POOL_OPTION
 @DB_OPTION
-def leaderboard(game_name: str, pool: str | None, db: Path) -> None:
+def leaderboard(game_name: str, pool: str | None, db: str) -> None:
     """The standings of GAME, pool by pool: rating, deviation, games and W/D/L ('?' marks provisional).
 
     A pool is the game with its rules and a time-control category (gomoku/blitz,
@@ -247,7 +246,7 @@ def leaderboard(game_name: str, pool: str | None, db: Path) -> None:
     """
     pools = _pools_of(game_name, pool, db)
 
-    async def read(store: SqliteStore) -> list[list[Rating]]:
+    async def read(store: Store) -> list[list[Rating]]:
         return [await store.leaderboard(shown) for shown in pools]
 
     for index, (shown, ratings) in enumerate(zip(pools, run_with_store(db, read), strict=True)):
@@ -276,7 +275,7 @@ def leaderboard(game_name: str, pool: str | None, db: Path) -> None:
     help="Virtual draws of each player against an average one (keeps few games' ratings finite).",
 )
 @DB_OPTION
-def ratings(game_name: str, pool: str | None, prior: float, db: Path) -> None:
+def ratings(game_name: str, pool: str | None, prior: float, db: str) -> None:
     """BayesElo ratings of GAME, pool by pool: one maximum-likelihood fit over each pool's rated
     games, with 95% intervals.
 
@@ -316,7 +315,7 @@ def ratings(game_name: str, pool: str | None, prior: float, db: Path) -> None:
     help="auto: by each file's suffix (.psq, .sgf; anything else is Arbiter's text records).",
 )
 @DB_OPTION
-def import_games(files: tuple[Path, ...], format_name: str, db: Path) -> None:
+def import_games(files: tuple[Path, ...], format_name: str, db: str) -> None:
     """Store the games of FILES (text records, Gomocup .psq, SGF) as finished, unrated games.
 
     Every move is replayed by the engine first; a file with an illegal move or a malformed line is
@@ -337,7 +336,7 @@ def import_games(files: tuple[Path, ...], format_name: str, db: Path) -> None:
         except GameFileError as error:
             fail(f"{path}: {error}")
 
-    async def store_all(store: SqliteStore) -> tuple[int, int]:
+    async def store_all(store: Store) -> tuple[int, int]:
         stored = skipped = 0
         for record in (r for batch in batches for r in batch):
             if await store.get_game(record.start.match_id) is not None:

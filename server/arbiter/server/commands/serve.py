@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from pathlib import Path
 
 import click
 
@@ -19,24 +18,10 @@ from arbiter.server.config import (
     parse_ladder_clock,
     parse_ladder_opening,
 )
-from arbiter.server.store.base import Store, StoreError
+from arbiter.server.store.base import StoreError
+from arbiter.server.store.factory import MEMORY, store_for
 
-MEMORY = ":memory:"
 DEFAULTS = ServerConfig()
-
-
-def open_store(db: str) -> Store:
-    """``:memory:`` → a MemoryStore (nothing kept); anything else is a SQLite file path."""
-    if db == MEMORY:
-        from arbiter.server.store.memory import MemoryStore
-
-        return MemoryStore()
-    from arbiter.server.store.sqlite import SqliteStore
-
-    path = Path(db)
-    if path.is_dir():
-        fail(f"--db {db} is a directory; give a file path (or {MEMORY})")
-    return SqliteStore(path)
 
 
 @click.command()
@@ -49,7 +34,8 @@ def open_store(db: str) -> Store:
     envvar="ARBITER_DB",
     default="arbiter.db",
     show_default="$ARBITER_DB or ./arbiter.db",
-    help=f"SQLite database file, created if missing; {MEMORY} keeps nothing.",
+    help=f"SQLite database file, created if missing; or a postgresql://user:password@host:port/database URL "
+    f"(the database must exist; its tables are created); {MEMORY} keeps nothing.",
 )
 @click.option(
     "--grace",
@@ -258,7 +244,10 @@ def serve(
         ladder=LadderConfig(clocks=clocks, openings=openings),
         warm_engine=not no_warm,
     )
-    store = open_store(db)
+    try:
+        store = store_for(db)
+    except StoreError as error:
+        fail(str(error))
 
     async def main() -> None:
         stop, hurry = asyncio.Event(), asyncio.Event()  # the first signal drains, a second cuts it short

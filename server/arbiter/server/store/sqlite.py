@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hashlib
 import hmac
 import json
 import logging
 import os
 import queue
-import secrets
 import sqlite3
 import threading
 import time
@@ -57,25 +55,36 @@ from .base import (
     check_result,
 )
 from .migrations import NewerSchema, migrate
+from .rows import (
+    CHANGES,
+    CROSSTABLE,
+    GAME_COLUMNS,
+    LEADERBOARD,
+    MOVE_COLUMNS,
+    PLAYER_COLUMNS,
+    RATING_COLUMNS,
+    SAVE_HISTORY,
+    SAVE_RATING,
+    crosstable_of,
+    game_records,
+    hash_secret,
+    leaderboard_of,
+    new_token,
+    player_of,
+    rating_of,
+    rating_writes,
+    split_token,
+    to_json,
+)
 
 log = logging.getLogger("arbiter.server.store")
 
 T = TypeVar("T")
-TOKEN_PREFIX = "arb_"
 MAX_RETRY_PAUSE = 2.0  # seconds between attempts to write a failed batch, at most
 _SQL_CHUNK = 500  # ids per IN (...) query, well under SQLite's variable limit
 # A write that fails with one of these will fail every time (a value the schema or SQLite refuses):
 # it is dropped, alone, rather than retried forever.
 _REFUSED = (sqlite3.IntegrityError, sqlite3.InterfaceError, sqlite3.ProgrammingError, OverflowError, TypeError)
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), sort_keys=True)
-
-
-def _hash_secret(secret: str) -> bytes:
-    # Tokens carry 256 random bits, so a plain sha256 is enough: nothing to brute-force.
-    return hashlib.sha256(secret.encode()).digest()
 
 
 @dataclass(frozen=True)
@@ -190,8 +199,7 @@ class SqliteStore(Store):
         check_player_name(name)
         if kind not in ("bot", "human"):
             raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
-        selector = secrets.token_urlsafe(9)
-        secret = secrets.token_urlsafe(32)
+        selector, secret, token = new_token()
 
         def insert(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
@@ -199,18 +207,17 @@ class SqliteStore(Store):
                     raise NameTaken(f"a player named {name!r} already exists")
                 conn.execute(
                     "INSERT INTO players (name, kind, token_selector, token_hash, created) VALUES (?, ?, ?, ?, ?)",
-                    (name, kind, selector, _hash_secret(secret), time.time()),
+                    (name, kind, selector, hash_secret(secret), time.time()),
                 )
 
         await self._call(insert)
-        return f"{TOKEN_PREFIX}{selector}.{secret}"
+        return token
 
     async def authenticate(self, token: str) -> Player | None:
-        if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
+        parts = split_token(token)
+        if parts is None:
             return None
-        selector, dot, secret = token[len(TOKEN_PREFIX) :].partition(".")
-        if not dot:
-            return None
+        selector, secret = parts
 
         def find(conn: sqlite3.Connection) -> Player | None:
             row = conn.execute(
@@ -218,7 +225,7 @@ class SqliteStore(Store):
                 (selector,),
             ).fetchone()
             # The selector only finds the row; the secret is checked in constant time.
-            if row is None or not hmac.compare_digest(row[5], _hash_secret(secret)) or row[4] is not None:
+            if row is None or not hmac.compare_digest(row[5], hash_secret(secret)) or row[4] is not None:
                 return None
             return Player(row[0], row[1], row[2], row[3], revoked=False)
 
@@ -229,26 +236,24 @@ class SqliteStore(Store):
 
     async def list_players(self) -> list[Player]:
         def rows(conn: sqlite3.Connection) -> list[Player]:
-            cursor = conn.execute("SELECT id, name, kind, created, revoked FROM players ORDER BY name")
-            return [Player(r[0], r[1], r[2], r[3], revoked=r[4] is not None) for r in cursor]
+            return [player_of(row) for row in conn.execute(f"SELECT {PLAYER_COLUMNS} FROM players ORDER BY name")]
 
         return await self._call(rows)
 
     async def reissue_token(self, name: str) -> str:
-        selector = secrets.token_urlsafe(9)
-        secret = secrets.token_urlsafe(32)
+        selector, secret, token = new_token()
 
         def replace(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
                 updated = conn.execute(
                     "UPDATE players SET token_selector = ?, token_hash = ?, revoked = NULL WHERE name = ?",
-                    (selector, _hash_secret(secret), name),
+                    (selector, hash_secret(secret), name),
                 ).rowcount
                 if not updated:
                     raise UnknownPlayer(f"no player named {name!r}")
 
         await self._call(replace)
-        return f"{TOKEN_PREFIX}{selector}.{secret}"
+        return token
 
     async def revoke_player(self, name: str) -> None:
         def revoke(conn: sqlite3.Connection) -> None:
@@ -260,11 +265,11 @@ class SqliteStore(Store):
 
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:
-        self._enqueue(_StartWrite(start, _json(start.params), _json(start.clock)))
+        self._enqueue(_StartWrite(start, to_json(start.params), to_json(start.clock)))
 
     def record_move(self, match_id: str, move: MoveRecord) -> None:
-        info = None if move.info is None else _json(move.info)
-        self._enqueue(_MoveWrite(match_id, move.ply, _json(move.move), int(move.elapsed_ms), info))
+        info = None if move.info is None else to_json(move.info)
+        self._enqueue(_MoveWrite(match_id, move.ply, to_json(move.move), int(move.elapsed_ms), info))
 
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
@@ -323,13 +328,7 @@ class SqliteStore(Store):
 
     async def leaderboard(self, pool: str) -> list[Rating]:
         def read(conn: sqlite3.Connection) -> list[Rating]:
-            cursor = conn.execute(
-                "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses,"
-                " r.level FROM ratings r JOIN players p ON p.id = r.player_id"
-                " WHERE r.pool = ? AND p.revoked IS NULL ORDER BY r.rating DESC, p.name, r.level",
-                (pool,),
-            )
-            return [_rating_of(name, pool, level or None, rest) for name, pool, *rest, level in cursor]
+            return leaderboard_of(conn.execute(LEADERBOARD, (pool,)))
 
         return await self._call(read)
 
@@ -367,17 +366,7 @@ class SqliteStore(Store):
 
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         def read(conn: sqlite3.Connection) -> dict[str, dict[str, list[int]]]:
-            table: dict[str, dict[str, list[int]]] = {}
-            cursor = conn.execute(
-                "SELECT first_name || COALESCE('@' || first_level, ''), second_name || COALESCE('@' || second_level,"
-                " ''), result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL",
-                (pool,),
-            )
-            for first, second, result in cursor:
-                column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[result]
-                table.setdefault(first, {}).setdefault(second, [0, 0, 0])[column] += 1
-                table.setdefault(second, {}).setdefault(first, [0, 0, 0])[2 - column] += 1
-            return table
+            return crosstable_of(conn.execute(CROSSTABLE, (pool,)))
 
         return await self._call(read)
 
@@ -710,8 +699,8 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def _player(conn: sqlite3.Connection, name: str) -> Player | None:
-    row = conn.execute("SELECT id, name, kind, created, revoked FROM players WHERE name = ?", (name,)).fetchone()
-    return None if row is None else Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None)
+    row = conn.execute(f"SELECT {PLAYER_COLUMNS} FROM players WHERE name = ?", (name,)).fetchone()
+    return None if row is None else player_of(row)
 
 
 def _player_id(conn: sqlite3.Connection, name: str) -> int | None:
@@ -721,19 +710,12 @@ def _player_id(conn: sqlite3.Connection, name: str) -> int | None:
 
 def _rating(conn: sqlite3.Connection, player_id: int, name: str, pool: str, level: int | None) -> Rating:
     row = conn.execute(
-        "SELECT rating, deviation, volatility, games, wins, draws, losses FROM ratings"
-        " WHERE player_id = ? AND pool = ? AND level = ?",
+        f"SELECT {RATING_COLUMNS} FROM ratings WHERE player_id = ? AND pool = ? AND level = ?",
         (player_id, pool, level or 0),
     ).fetchone()
     if row is None:
         return Rating(name, pool, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY, level=level)
-    return _rating_of(name, pool, level, row)
-
-
-def _rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:
-    """A Rating from a row's (rating, deviation, volatility, games, wins, draws, losses)."""
-    rating, deviation, volatility, games, wins, draws, losses = row
-    return Rating(name, pool, rating, deviation, volatility, games, wins, draws, losses, level=level)
+    return rating_of(name, pool, level, row)
 
 
 def _finish(conn: sqlite3.Connection, end: _EndWrite) -> dict[str, float]:
@@ -772,25 +754,15 @@ def _rate(conn: sqlite3.Connection, game_id: int, result: str, at: float, rate: 
         after = rate(before[0], before[1], result)
     except Exception as exc:  # a bug in the rating code must not kill the store's thread
         raise StoreError(f"rating game {game_id} failed: {exc!r}") from None
-    for player_id, level, old, new in zip(ids, levels, before, after, strict=True):
-        conn.execute(
-            "INSERT OR REPLACE INTO ratings (player_id, pool, level, rating, deviation, volatility, games, wins,"
-            " draws, losses, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (player_id, pool, level or 0, new.rating, new.deviation, new.volatility, new.games, new.wins, new.draws,
-             new.losses, at),
-        )  # fmt: skip
-        conn.execute(
-            "INSERT INTO rating_history (player_id, game, pool, level, game_id, rating_before, rating, deviation,"
-            " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (player_id, game, pool, level or 0, game_id, old.rating, new.rating, new.deviation, new.volatility, at),
-        )  # fmt: skip
+    for rating, history in rating_writes(ids, levels, game, game_id, at, before, after):
+        conn.execute(SAVE_RATING, rating)
+        conn.execute(SAVE_HISTORY, history)
     return {old.player: new.rating - old.rating for old, new in zip(before, after, strict=True)}
 
 
 def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
     cursor = conn.execute(
-        "SELECT p.name, h.rating - h.rating_before FROM rating_history h JOIN players p ON p.id = h.player_id"
-        " WHERE h.game_id = ?",
+        CHANGES,
         (game_id,),
     )
     return dict(cursor.fetchall())
@@ -798,50 +770,19 @@ def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
 
 def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) -> list[GameRecord]:
     """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
-    rows = conn.execute(
-        "SELECT id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
-        f" pool, first_level, second_level, opening FROM games {tail}",
-        args,
-    ).fetchall()
-    moves: dict[int, list[MoveRecord]] = {row[0]: [] for row in rows}
-    changes: dict[int, dict[str, float]] = {row[0]: {} for row in rows}
-    ids = list(moves)
+    rows = conn.execute(f"SELECT {GAME_COLUMNS} FROM games {tail}", args).fetchall()
+    moves: list[Any] = []
+    changes: list[Any] = []
+    ids = [row[0] for row in rows]
     for i in range(0, len(ids), _SQL_CHUNK):
         chunk = ids[i : i + _SQL_CHUNK]
         marks = ",".join("?" * len(chunk))
-        for game_id, ply, move, elapsed, info in conn.execute(
-            f"SELECT game_id, ply, move, elapsed_ms, info FROM moves WHERE game_id IN ({marks}) ORDER BY game_id, ply",
-            chunk,
-        ):
-            moves[game_id].append(
-                MoveRecord(ply, json.loads(move), elapsed, None if info is None else json.loads(info))
-            )
-        for game_id, name, change in conn.execute(
+        moves += conn.execute(
+            f"SELECT {MOVE_COLUMNS} FROM moves WHERE game_id IN ({marks}) ORDER BY game_id, ply", chunk
+        ).fetchall()
+        changes += conn.execute(
             "SELECT h.game_id, p.name, h.rating - h.rating_before FROM rating_history h"
             f" JOIN players p ON p.id = h.player_id WHERE h.game_id IN ({marks})",
             chunk,
-        ):
-            changes[game_id][name] = change
-    return [
-        GameRecord(
-            start=GameStart(
-                match_id=match_id,
-                game=game,
-                params=json.loads(params),
-                players=(first, second),
-                clock=json.loads(clock),
-                rated=bool(rated),
-                started=started,
-                levels=(first_level, second_level),
-                pool=pool or "",
-                opening=opening,
-            ),
-            moves=moves[game_id],
-            result=result,
-            reason=reason,
-            ended=ended,
-            rating_changes=changes[game_id],
-        )
-        for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
-             first_level, second_level, opening) in rows
-    ]  # fmt: skip
+        ).fetchall()
+    return game_records(rows, moves, changes)

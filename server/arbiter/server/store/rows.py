@@ -1,0 +1,154 @@
+"""What both SQL stores share: tokens, JSON columns and turning rows into records.
+
+The SQLite and PostgreSQL stores run the same schema (migrations.py) and select the same
+columns, so a row becomes a Player, a Rating or a GameRecord in one place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import Iterable
+from typing import Any
+
+from .base import GameRecord, GameStart, MoveRecord, Player, Rating
+
+TOKEN_PREFIX = "arb_"
+
+PLAYER_COLUMNS = "id, name, kind, created, revoked"
+RATING_COLUMNS = "rating, deviation, volatility, games, wins, draws, losses"
+GAME_COLUMNS = (
+    "id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
+    " pool, first_level, second_level, opening"
+)
+MOVE_COLUMNS = "game_id, ply, move, elapsed_ms, info"
+# Each rated identity of a finished rated game of a pool, for the crosstable: (first, second, result).
+CROSSTABLE = (
+    "SELECT first_name || COALESCE('@' || first_level, ''), second_name || COALESCE('@' || second_level, ''),"
+    " result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL"
+)
+LEADERBOARD = (
+    "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses, r.level"
+    " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND p.revoked IS NULL"
+    " ORDER BY r.rating DESC, p.name, r.level"
+)
+
+# A rated identity's new rating (both stores speak this upsert), and the line of its history.
+SAVE_RATING = (
+    "INSERT INTO ratings (player_id, pool, level, rating, deviation, volatility, games, wins, draws, losses, updated)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, pool, level) DO UPDATE SET"
+    " rating = excluded.rating, deviation = excluded.deviation, volatility = excluded.volatility,"
+    " games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses,"
+    " updated = excluded.updated"
+)
+SAVE_HISTORY = (
+    "INSERT INTO rating_history (player_id, game, pool, level, game_id, rating_before, rating, deviation,"
+    " volatility, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# Each player's rating change of one game, by name.
+CHANGES = (
+    "SELECT p.name, h.rating - h.rating_before FROM rating_history h JOIN players p ON p.id = h.player_id"
+    " WHERE h.game_id = ?"
+)
+
+
+def rating_writes(
+    ids: tuple[int, int],
+    levels: tuple[int | None, int | None],
+    game: str,
+    game_id: int,
+    at: float,
+    before: tuple[Rating, Rating],
+    after: tuple[Rating, Rating],
+) -> Iterable[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    """For each side of a rated game: the SAVE_RATING and SAVE_HISTORY arguments."""
+    for player_id, level, old, new in zip(ids, levels, before, after, strict=True):
+        yield (
+            (player_id, new.pool, level or 0, new.rating, new.deviation, new.volatility, new.games, new.wins,
+             new.draws, new.losses, at),
+            (player_id, game, new.pool, level or 0, game_id, old.rating, new.rating, new.deviation, new.volatility,
+             at),
+        )  # fmt: skip
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def hash_secret(secret: str) -> bytes:
+    # Tokens carry 256 random bits, so a plain sha256 is enough: nothing to brute-force.
+    return hashlib.sha256(secret.encode()).digest()
+
+
+def new_token() -> tuple[str, str, str]:
+    """(selector, secret, token): the selector finds the row, only the secret's hash is stored."""
+    selector, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(32)
+    return selector, secret, f"{TOKEN_PREFIX}{selector}.{secret}"
+
+
+def split_token(token: object) -> tuple[str, str] | None:
+    """(selector, secret) of a well-formed token, else None."""
+    if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
+        return None
+    selector, dot, secret = token[len(TOKEN_PREFIX) :].partition(".")
+    return (selector, secret) if dot else None
+
+
+def player_of(row: Any) -> Player:
+    """A Player from a row of PLAYER_COLUMNS."""
+    return Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None)
+
+
+def rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:
+    """A Rating from a row of RATING_COLUMNS."""
+    rating, deviation, volatility, games, wins, draws, losses = row
+    return Rating(name, pool, rating, deviation, volatility, games, wins, draws, losses, level=level)
+
+
+def leaderboard_of(rows: Iterable[Any]) -> list[Rating]:
+    return [rating_of(name, pool, level or None, rest) for name, pool, *rest, level in rows]
+
+
+def crosstable_of(rows: Iterable[Any]) -> dict[str, dict[str, list[int]]]:
+    """[wins, draws, losses] of each identity against each other, from CROSSTABLE's rows."""
+    table: dict[str, dict[str, list[int]]] = {}
+    for first, second, result in rows:
+        column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[result]
+        table.setdefault(first, {}).setdefault(second, [0, 0, 0])[column] += 1
+        table.setdefault(second, {}).setdefault(first, [0, 0, 0])[2 - column] += 1
+    return table
+
+
+def game_records(games: list[Any], moves: Iterable[Any], changes: Iterable[tuple[int, str, float]]) -> list[GameRecord]:
+    """GameRecords from rows of GAME_COLUMNS, the MOVE_COLUMNS rows of those games (in ply order)
+    and their rating changes as (game id, player name, change)."""
+    by_game: dict[int, list[MoveRecord]] = {row[0]: [] for row in games}
+    changed: dict[int, dict[str, float]] = {row[0]: {} for row in games}
+    for game_id, ply, move, elapsed, info in moves:
+        by_game[game_id].append(MoveRecord(ply, json.loads(move), elapsed, None if info is None else json.loads(info)))
+    for game_id, name, change in changes:
+        changed[game_id][name] = change
+    return [
+        GameRecord(
+            start=GameStart(
+                match_id=match_id,
+                game=game,
+                params=json.loads(params),
+                players=(first, second),
+                clock=json.loads(clock),
+                rated=bool(rated),
+                started=started,
+                levels=(first_level, second_level),
+                pool=pool or "",
+                opening=opening,
+            ),
+            moves=by_game[game_id],
+            result=result,
+            reason=reason,
+            ended=ended,
+            rating_changes=changed[game_id],
+        )
+        for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
+             first_level, second_level, opening) in games
+    ]  # fmt: skip
