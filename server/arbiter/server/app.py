@@ -29,6 +29,7 @@ from arbiter.server.metrics import CONTENT_TYPE
 from arbiter.server.store.base import Store
 from arbiter.server.store.memory import MemoryStore
 
+from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .http import HttpRoutes, json_response, text_response
 from .hub import Hub
@@ -75,8 +76,18 @@ async def run_server(
         warm_games()
     await store.open()
     await rebuild_outdated_ratings(store)  # after a schema change: every rating replayed from the games
-    await resolve_interrupted(store)  # games a crash left unfinished: adjudicated or voided
     hub = Hub(config, store, now=now)
+    cluster = None
+    if config.cluster_url is not None:
+        cluster = Cluster(config.cluster_url, hub, node=config.node_id)
+        try:
+            await cluster.start()
+        except ClusterError:
+            await store.close()
+            raise
+        _label_logs(cluster.node)
+    # Games a crash left unfinished: adjudicated or voided (in a cluster, not those other nodes play).
+    await resolve_interrupted(store, None if cluster is None else cluster.owned_elsewhere)
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
@@ -112,6 +123,8 @@ async def run_server(
         await websocket_server.wait_closed()
         hub.stop_timers()  # disconnects during the close started grace timers
         await hub.matches.drain()
+        if cluster is not None:
+            await cluster.stop()
         await store.close()
 
 
@@ -123,12 +136,32 @@ def _healthz(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
             {
                 "status": "draining" if hub.draining else "ok",
                 "protocol": PROTOCOL_VERSION,
+                "node": hub.node,
                 "players": len(hub.roster),
                 "matches": len(hub.matches.live),
             },
         )
 
     return healthz
+
+
+class _NodeLabel(logging.Filter):
+    """Adds the node's id to every log record (a cluster's nodes log into one place)."""
+
+    def __init__(self, node: str) -> None:
+        super().__init__()
+        self.node = node
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "node"):
+            record.node = self.node
+        return True
+
+
+def _label_logs(node: str) -> None:
+    label = _NodeLabel(node)
+    for handler in logging.getLogger("arbiter").handlers + logging.getLogger().handlers:
+        handler.addFilter(label)
 
 
 def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:

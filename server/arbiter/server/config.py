@@ -123,6 +123,11 @@ class ServerConfig:
 
     warm_engine: bool = True  # compile every game's kernels before listening, so no clock runs during it
 
+    # A node of a cluster (cluster.py): the Redis that joins the nodes, and this node's id (default:
+    # host-pid-random). The nodes share one PostgreSQL store.
+    cluster_url: str | None = None
+    node_id: str | None = None
+
     def limits(self) -> dict[str, Any]:
         """The limits a client must respect, as sent in welcome."""
         return {

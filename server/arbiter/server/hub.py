@@ -17,6 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 from importlib.metadata import version
+from typing import Protocol
 
 from arbiter.engine import describe_games
 from arbiter.protocol.errors import ErrorCode, ProtocolError
@@ -35,6 +36,16 @@ from .players import Identity, OnlinePlayer, Roster
 from .session import Handler, Session
 
 log = logging.getLogger("arbiter.server")
+
+
+class Peers(Protocol):
+    """The other nodes of a cluster (cluster.py), told when a player arrives here or leaves."""
+
+    def arrived(self, player: OnlinePlayer) -> None: ...
+
+    def left(self, player: OnlinePlayer, session: Session) -> None: ...
+
+
 SERVER_NAME = f"arbiter/{version('arbiter-server')}"  # announced in welcome
 
 
@@ -48,6 +59,8 @@ class Hub:
         self.metrics = ServerMetrics()
         self.draining = False
         self.roster = Roster()
+        self.peers: Peers | None = None  # set when this server is a node of a cluster
+        self.node: str | None = None  # this node's id in a cluster
         # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
         self.lobby = Lobby(self.roster, seeks=lambda: self.challenges.seeks(), matches=lambda: self.matches.summaries())
         self.matches = Matches(config, store, self.metrics, self.lobby, now=now)
@@ -73,15 +86,7 @@ class Hub:
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
             )
         player = await self._identify(hello)
-        returning = player.grace is not None or player.session is not None
-        previous = player.session
-        player.session = session
-        session.player = player
-        if previous is not None:
-            previous.close_replaced()
-        if player.grace is not None:
-            player.grace.cancel()
-            player.grace = None
+        returning = self._attach(session, player)
         if hello.games is not None:
             player.games = list(hello.games)
         if hello.levels is not None:
@@ -115,7 +120,30 @@ class Hub:
         for data in player.missed:
             session.send(data)
         player.missed.clear()
+        if self.peers is not None:
+            self.peers.arrived(player)
         return player
+
+    def attach(self, session: Session, player: OnlinePlayer) -> None:
+        """Make ``session`` the player's without a hello: a cluster's proxy for a player whose
+        connection is on another node. Its live matches here resync to it."""
+        if self._attach(session, player):
+            self.matches.player_returned(player)
+        self.lobby.presence(player)
+
+    def _attach(self, session: Session, player: OnlinePlayer) -> bool:
+        """The player's connection is ``session`` now (a previous one is closed as replaced);
+        whether the player was already here (connected, or away within its grace)."""
+        returning = player.grace is not None or player.session is not None
+        previous = player.session
+        player.session = session
+        session.player = player
+        if previous is not None:
+            previous.close_replaced()
+        if player.grace is not None:
+            player.grace.cancel()
+            player.grace = None
+        return returning
 
     async def _identify(self, hello: Hello) -> OnlinePlayer:
         if hello.token is None:
@@ -144,6 +172,8 @@ class Hub:
             return  # never greeted, or replaced by a newer connection
         player.session = None
         log.info("player disconnected", extra={"player": player.name, "live_matches": len(player.matches)})
+        if self.peers is not None:
+            self.peers.left(player, session)
         self.challenges.drop_player(player)
         if not player.matches:
             self._leave(player)

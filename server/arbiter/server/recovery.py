@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 
 from arbiter.engine import EngineError, create_game
 from arbiter.server.rating_updates import rate_result
@@ -45,10 +46,15 @@ def adjudicate(record: GameRecord) -> tuple[str | None, str]:
     return outcome.result, outcome.reason
 
 
-async def resolve_interrupted(store: Store) -> list[tuple[str, str | None, str]]:
-    """Adjudicate every interrupted game in ``store``; (match id, result, reason) of each."""
+async def resolve_interrupted(
+    store: Store, live_elsewhere: Callable[[list[str]], Awaitable[set[str]]] | None = None
+) -> list[tuple[str, str | None, str]]:
+    """Adjudicate every interrupted game in ``store``; (match id, result, reason) of each.
+    In a cluster, ``live_elsewhere`` names the unfinished games other nodes are playing: not interrupted."""
     resolved = []
-    for record in await store.interrupted_games():
+    records = await store.interrupted_games()
+    playing = set() if live_elsewhere is None else await live_elsewhere([r.start.match_id for r in records])
+    for record in (r for r in records if r.start.match_id not in playing):
         if record.reason is not None:  # announced before the stop, not yet written
             result, reason, ended = record.result, record.reason, record.ended or time.time()
         else:

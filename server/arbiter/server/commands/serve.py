@@ -10,6 +10,7 @@ import click
 from arbiter.cli.errors import fail
 from arbiter.cli.logs import LEVELS, configure_logging
 from arbiter.server.app import serve_until
+from arbiter.server.cluster import ClusterError
 from arbiter.server.config import (
     DEFAULT_LADDER_CLOCKS,
     DEFAULT_LADDER_OPENINGS,
@@ -19,7 +20,7 @@ from arbiter.server.config import (
     parse_ladder_opening,
 )
 from arbiter.server.store.base import StoreError
-from arbiter.server.store.factory import MEMORY, store_for
+from arbiter.server.store.factory import MEMORY, is_url, store_for
 
 DEFAULTS = ServerConfig()
 
@@ -165,6 +166,15 @@ DEFAULTS = ServerConfig()
     help="On SIGTERM or Ctrl-C, seconds live matches may take to finish (no new ones start) before "
     "the rest end as interrupted; a second signal ends them at once.",
 )
+@click.option(
+    "--cluster",
+    "cluster_url",
+    envvar="ARBITER_CLUSTER",
+    metavar="redis://HOST:PORT/DB",
+    help="Run as a node of a cluster: the Redis that joins the nodes. Every node uses the same "
+    "--db postgresql://… URL; a client may connect to any node.",
+)
+@click.option("--node-id", help="This node's name in the cluster (logs, /healthz); default: host-pid-random.")
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
 @click.option(
     "--log-level",
@@ -196,6 +206,8 @@ def serve(
     ping_interval: float,
     ping_timeout: float,
     drain_timeout: float,
+    cluster_url: str | None,
+    node_id: str | None,
     no_warm: bool,
     log_level: str,
 ) -> None:
@@ -207,6 +219,11 @@ def serve(
     and the process exits 0. A second signal ends the drain at once.
     """
     configure_logging(log_level)
+    if cluster_url is not None:
+        if not cluster_url.startswith(("redis://", "rediss://", "unix://")):
+            fail(f"--cluster must be a redis:// URL, not {cluster_url!r}")
+        if not is_url(db):
+            fail("a cluster's nodes share one store: give --db postgresql://…")
     clocks = dict(DEFAULT_LADDER_CLOCKS)
     for text in ladder_clocks:
         try:
@@ -243,6 +260,8 @@ def serve(
         drain_timeout_s=drain_timeout,
         ladder=LadderConfig(clocks=clocks, openings=openings),
         warm_engine=not no_warm,
+        cluster_url=cluster_url,
+        node_id=node_id,
     )
     try:
         store = store_for(db)
@@ -260,7 +279,7 @@ def serve(
 
     try:
         asyncio.run(main())
-    except StoreError as error:
+    except (StoreError, ClusterError) as error:
         fail(str(error))
     except OSError as error:
         fail(f"cannot listen on {host}:{port}: {error.strerror or error}")

@@ -1,0 +1,149 @@
+"""Three ``arbiter serve --cluster`` nodes as separate processes on one PostgreSQL and one Redis
+(both started by the tests): a client may connect to any node and sees one server.
+
+- a challenge reaches a player on another node, and the two play a whole game across nodes;
+- a spectator on the third node watches it live;
+- a player who reconnects to a different node within the grace resumes with a full resync;
+- one connection per player across the cluster: a second connection anywhere replaces the first;
+- each node answers /healthz with its own id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+import redis
+from wsclient import Client, play_move, play_out, start_match
+
+from arbiter.protocol.errors import CloseCode
+from arbiter.server.store.postgresql import PostgresStore
+
+ARBITER = [sys.executable, "-m", "arbiter.cli"]
+NODES = ("n1", "n2", "n3")
+
+
+class Node:
+    def __init__(self, name: str, process: asyncio.subprocess.Process, url: str) -> None:
+        self.name, self.process, self.url = name, process, url
+
+    @property
+    def http(self) -> str:
+        return self.url.replace("ws://", "http://").rstrip("/")
+
+
+async def start_node(name: str, db: str, cluster: str) -> Node:
+    process = await asyncio.create_subprocess_exec(
+        *ARBITER, "serve", "--port", "0", "--db", db, "--cluster", cluster, "--node-id", name, "--no-warm",
+        "--grace", "20", stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stderr is not None
+    async with asyncio.timeout(60):
+        while not (line := (await process.stderr.readline()).decode()).startswith("listening on "):
+            assert line, f"node {name} exited before listening"
+    return Node(name, process, line.split()[-1])
+
+
+@pytest.fixture
+async def cluster(postgres_url: str, redis_server) -> AsyncIterator[tuple[dict[str, Node], dict[str, str]]]:
+    redis.Redis.from_url(redis_server.url).flushall()
+    store = PostgresStore(postgres_url)
+    await store.open()
+    tokens = {name: await store.add_player(name, "bot") for name in ("alice", "bob", "carol")}
+    await store.close()
+    nodes = {}
+    try:
+        for name in NODES:  # one after another: the first migrates the database
+            nodes[name] = await start_node(name, postgres_url, redis_server.url)
+        yield nodes, tokens
+    finally:
+        for node in nodes.values():
+            node.process.terminate()
+        for node in nodes.values():
+            assert await node.process.wait() == 0
+
+
+Connect = Callable[..., Awaitable[Client]]
+
+
+@pytest.fixture
+async def connect() -> AsyncIterator[Connect]:
+    clients: list[Client] = []
+
+    async def open_client(node: Node, **fields: object) -> Client:
+        client = await Client.connect(node.url, **fields)
+        clients.append(client)
+        return client
+
+    yield open_client
+    for client in clients:
+        await client.close()
+
+
+async def test_a_game_across_nodes_with_a_spectator_on_a_third(cluster, connect, postgres_url: str) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    carol = await connect(nodes["n3"], token=tokens["carol"])
+    match = await start_match(alice, bob, rated=True)
+    watched = await carol.request("spectate", match=match)
+    assert watched["type"] == "match_state" and watched["match"] == match and watched["color"] is None
+    end = await play_out((alice, bob), match, "tictactoe", None, seed=5)
+    assert set(end["rating_changes"]) == {"alice", "bob"}
+    seen = await carol.expect("end", match=match)
+    assert seen["result"] == end["result"]
+    assert len([m for m in carol.pending("moved") if m["match"] == match]) == end["ply"]
+
+    store = PostgresStore(postgres_url)
+    await store.open()
+    record = await store.get_game(match)
+    await store.close()
+    assert record is not None and record.result == end["result"] and len(record.moves) == end["ply"]
+
+
+async def test_reconnecting_to_another_node_resumes_the_match(cluster, connect) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    match = await start_match(alice, bob)
+    assert (await play_move(alice, match, 0, [1, 1]))["type"] == "moved"
+    await bob.expect("moved", match=match, ply=0)
+    await alice.close()
+    left = await bob.expect("player_left", match=match)
+    assert left["color"] == 0
+
+    again = await connect(nodes["n3"], token=tokens["alice"])  # another node than before
+    state = await again.expect("match_state", match=match)
+    assert state["color"] == 0 and state["moves"] == [[1, 1]] and state["to_move"] == 1
+    await bob.expect("player_returned", match=match)
+    assert (await play_move(bob, match, 1, [0, 0]))["type"] == "moved"
+    assert (await again.expect("moved", match=match, ply=1))["move"] == [0, 0]
+    assert (await play_move(again, match, 2, [2, 2]))["type"] == "moved"
+    assert (await bob.expect("moved", match=match, ply=2))["move"] == [2, 2]
+
+
+async def test_one_connection_per_player_across_the_cluster(cluster, connect) -> None:
+    nodes, tokens = cluster
+    first = await connect(nodes["n1"], token=tokens["alice"])
+    await connect(nodes["n2"], token=tokens["alice"])
+    code, _ = await first.wait_closed()
+    assert code == CloseCode.REPLACED
+
+
+def test_each_node_names_itself_in_healthz(cluster) -> None:
+    nodes, _ = cluster
+    for name, node in nodes.items():
+        with urllib.request.urlopen(f"{node.http}/healthz", timeout=10) as response:
+            health = json.loads(response.read())
+        assert health["node"] == name and health["status"] == "ok"
+
+
+def test_a_cluster_needs_a_postgresql_store() -> None:
+    done = subprocess.run([*ARBITER, "serve", "--db", ":memory:", "--cluster", "redis://127.0.0.1:1/0"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 2 and "postgresql" in done.stderr
