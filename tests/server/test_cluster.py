@@ -5,6 +5,8 @@
 - a spectator on the third node watches it live;
 - a player who reconnects to a different node within the grace resumes with a full resync;
 - one connection per player across the cluster: a second connection anywhere replaces the first;
+- after kill -9 of the node that owns a live match, a survivor adopts it from the store and the
+  players, reconnected anywhere, finish it with every move kept and both clocks right;
 - each node answers /healthz with its own id.
 """
 
@@ -63,9 +65,10 @@ async def cluster(postgres_url: str, redis_server) -> AsyncIterator[tuple[dict[s
         yield nodes, tokens
     finally:
         for node in nodes.values():
-            node.process.terminate()
+            if node.process.returncode is None:
+                node.process.terminate()
         for node in nodes.values():
-            assert await node.process.wait() == 0
+            assert await node.process.wait() in (0, -9)  # -9: killed by the test
 
 
 Connect = Callable[..., Awaitable[Client]]
@@ -147,3 +150,53 @@ def test_a_cluster_needs_a_postgresql_store() -> None:
     done = subprocess.run([*ARBITER, "serve", "--db", ":memory:", "--cluster", "redis://127.0.0.1:1/0"],
                           capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 2 and "postgresql" in done.stderr
+
+
+async def stored_plies(url: str, match: str, plies: int) -> None:
+    """Wait until the owner's store has written ``plies`` moves of ``match`` (its batches are 50 ms)."""
+    store = PostgresStore(url)
+    await store.open()
+    try:
+        async with asyncio.timeout(10):
+            while len((await store.get_game(match)).moves) < plies:  # type: ignore[union-attr]
+                await asyncio.sleep(0.05)
+    finally:
+        await store.close()
+
+
+async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_url: str) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    match = await start_match(alice, bob, "gomoku", clock={"initial_ms": 120_000, "increment_ms": 1_000})
+    moves = [[7, 7], [7, 8], [8, 8], [6, 6]]
+    last = None
+    for ply, move in enumerate(moves):
+        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
+        last = await play_move(mover, match, ply, move)
+        assert last["type"] == "moved"
+        await other.expect("moved", match=match, ply=ply)
+    await stored_plies(postgres_url, match, len(moves))
+
+    nodes["n2"].process.kill()  # the owner of the match (the challenged player's node)
+    assert await nodes["n2"].process.wait() == -9
+    bob = await connect(nodes["n3"], token=tokens["bob"])  # bob's node died: he comes back elsewhere
+    for player in (alice, bob):
+        state = await player.expect("match_state", match=match, timeout=30)
+        assert state["moves"] == moves and state["to_move"] == 0
+        # The clocks are those of the last move: the failover's time is not charged (within 1 s).
+        assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True))
+
+    rest = [[9, 9], [5, 5], [10, 10], [4, 4], [11, 11]]  # alice completes five on the diagonal
+    for ply, move in enumerate(rest, start=len(moves)):
+        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
+        assert (await play_move(mover, match, ply, move))["type"] == "moved"
+        await other.expect("moved", match=match, ply=ply)
+    ends = [await player.expect("end", match=match) for player in (alice, bob)]
+    assert ends[0]["result"] == "1-0" and ends[0]["ply"] == len(moves) + len(rest)
+
+    store = PostgresStore(postgres_url)
+    await store.open()
+    record = await store.get_game(match)
+    await store.close()
+    assert record is not None and [m.move for m in record.moves] == moves + rest and record.result == "1-0"

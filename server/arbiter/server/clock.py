@@ -34,6 +34,13 @@ class ClockSpec:
     def describe(self) -> dict[str, Any]:
         return {"initial_ms": self.initial_ms, "increment_ms": self.increment_ms, "move_limit_ms": self.move_limit_ms}
 
+    @classmethod
+    def from_description(cls, described: dict[str, Any]) -> ClockSpec:
+        """The spec ``describe`` gave (as stored with a game)."""
+        return cls(
+            int(described["initial_ms"]), int(described.get("increment_ms") or 0), described.get("move_limit_ms")
+        )
+
 
 class FischerClock:
     """Both sides' remaining time; at most one side's clock runs."""

@@ -15,6 +15,12 @@ fresh by a heartbeat) — and carries the messages: one channel per node (forwar
 frames going back) and one for every node (a player arrived somewhere, or left). When a player
 connects to a node, every other node hands over: a local connection of the same player is closed
 as replaced, and its matches resync to the player through the new home.
+
+Failover: every node watches the directory; a live match whose owner's heartbeat has expired is
+adopted by one survivor (a Redis lock with expiry decides which), which replays it from the store
+— every stored move with the time it took, so both clocks are as they were, and the time the
+failover took is not charged — and becomes its owner. Its players resync through their homes;
+a player whose home died has the reconnect grace to connect to any node and resume.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ MATCHES = "arbiter:matches"  # hash: live match id → its owner node
 EVERY_NODE = "arbiter:nodes"  # channel every node listens on
 HEARTBEAT_S = 1.0
 ALIVE_MS = 5_000  # a node whose heartbeat is older than this is dead
+ADOPT_LOCK_MS = 60_000  # one survivor adopts a dead node's match: the others see the lock
 # Delete a hash field only if it still holds our value (a later home or owner keeps its entry).
 _DELETE_IF_OURS = (
     "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0"
@@ -117,7 +124,8 @@ class Cluster:
             raise ClusterError(f"cannot join the cluster at {self._where}: {exc}") from None
         loop = asyncio.get_running_loop()
         self._sender = loop.create_task(self._send())
-        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._heartbeat())]
+        self._tasks = [loop.create_task(self._listen()), loop.create_task(self._heartbeat()),
+                       loop.create_task(self._watch_owners())]  # fmt: skip
         for message_class, handler in list(self.hub.handlers.items()):
             if issubclass(message_class, MatchRequest):
                 self.hub.register(message_class, self._routed_by_match(handler))
@@ -275,7 +283,11 @@ class Cluster:
         if player is not None and isinstance(player.session, Session) and home_of(player.session) == home:
             self.hub.disconnected(player.session)
 
+    def _on_adopted(self, owner: str, match_id: str) -> None:
+        self._match_owner[match_id] = owner
+
     _handlers: ClassVar[dict[str, Callable[..., None]]] = {
+        "adopted": _on_adopted,
         "req": _on_request,
         "out": _on_out,
         "close": _on_close,
@@ -343,6 +355,60 @@ class Cluster:
                 await self._beat()
             except (RedisError, OSError) as exc:
                 log.error("cluster heartbeat failed: %s", exc, extra={"node": self.node})
+
+    # --- failover -----------------------------------------------------------------------------
+    async def _watch_owners(self) -> None:
+        """Adopt the live matches of nodes whose heartbeat stopped; players whose home stopped are away."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                owners = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(MATCHES)).items()}
+                alive = await self.live_nodes()
+                for player in self.hub.roster:
+                    home = home_of(player.session)
+                    if home is not None and home not in alive:
+                        self.hub.disconnected(player.session)  # type: ignore[arg-type]
+                for match_id, owner in owners.items():
+                    if owner != self.node and owner not in alive and match_id not in self.hub.matches.live:
+                        await self._adopt(match_id, owner)
+            except (RedisError, OSError) as exc:
+                log.error("cluster: cannot watch for dead nodes: %s", exc, extra={"node": self.node})
+            except Exception:
+                log.exception("cluster: failover failed", extra={"node": self.node})
+
+    async def _adopt(self, match_id: str, dead: str) -> None:
+        if not await self.redis.set(f"arbiter:adopt:{match_id}", self.node, nx=True, px=ADOPT_LOCK_MS):
+            return  # another survivor takes it
+        record = await self.hub.store.get_game(match_id)
+        if record is None or record.ended is not None:
+            await self.redis.eval(_DELETE_IF_OURS, 1, MATCHES, match_id, dead)
+            return
+        players = []
+        for name in record.start.players:
+            players.append(await self._player_for(name))
+        live = self.hub.matches.adopt(record, (players[0], players[1]))
+        self.publish(EVERY_NODE, ["adopted", self.node, match_id])
+        log.warning("adopted a match of a dead node", extra={"node": self.node, "match": match_id, "dead": dead,
+                                                              "ply": live.match.ply})  # fmt: skip
+        for player in players:
+            if player.session is not None:
+                self.hub.matches.player_returned(player)  # a full resync, through the player's home
+            elif player.grace is None:
+                self.hub.start_grace(player)
+
+    async def _player_for(self, name: str) -> OnlinePlayer:
+        """The player as this node knows it: local, a proxy to its live home, or away."""
+        player = self.hub.roster.get(name)
+        if player is not None:
+            return player
+        account = await self.hub.store.get_player(name)
+        identity = Identity(name, account.kind, False) if account is not None else Identity(name, "human", True)
+        home = await self._find_home(name)
+        if home is not None and home != self.node and home in await self.live_nodes():
+            session = self._proxy(home, identity)
+            assert session.player is not None
+            return session.player
+        return self.hub.roster.add(identity, None)
 
     def _spawn(self, call: Awaitable[Any]) -> None:
         """Run a directory update in the background; failures are logged, never raised."""

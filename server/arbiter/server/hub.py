@@ -178,6 +178,10 @@ class Hub:
         if not player.matches:
             self._leave(player)
             return
+        self.start_grace(player)
+
+    def start_grace(self, player: OnlinePlayer) -> None:
+        """The player is away from its live matches: it has the reconnect grace to come back."""
         player.grace = Alarm(lambda: self._grace_expired(player), now=self.now)
         player.grace.set(self.now() + self.config.reconnect_grace_s)
         self.lobby.presence(player)

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from arbiter.engine import Game
+from arbiter.engine import Game, create_game
 from arbiter.protocol.codec import encode
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.messages import (
@@ -32,7 +32,7 @@ from arbiter.protocol.messages import (
     Sync,
     Unspectate,
 )
-from arbiter.server.store.base import GameStart, MoveRecord, Store, StoreError
+from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, Store, StoreError
 
 from .clock import Alarm, ClockSpec
 from .config import ServerConfig
@@ -227,6 +227,33 @@ class Matches:
             "match started",
             extra={"match": match_id, "game": game.name, "players": [p.name for p in players], "rated": rated},
         )
+        return live
+
+    def adopt(self, record: GameRecord, players: tuple[OnlinePlayer, OnlinePlayer]) -> LiveMatch:
+        """Take over a live match from its stored record (a cluster's failover: the node playing
+        it died). Its moves replay with the time each took; the clock of the side to move restarts
+        now. A record whose moves already end the game is ended (and recorded) at once.
+        MatchError if the record does not replay."""
+        start = record.start
+        game = create_game(start.game, start.params)
+        match = Match(start.match_id, game, ClockSpec.from_description(start.clock), rated=start.rated)
+        stored = [(move.move, move.elapsed_ms) for move in record.moves]
+        match.open_with([wire for wire, _ in stored[: start.opening]])
+        match.resume(stored[start.opening :], self.now())
+        live = LiveMatch(match, players, self._on_flag, self.now)
+        live.infos = [move.info for move in record.moves]
+        live.levels = list(start.levels)
+        live.pool = start.pool
+        live.announced = True
+        self.live[match.id] = live
+        for player in players:
+            player.matches.append(match.id)
+        if match.over:
+            self.end(live)
+            return live
+        self._arm(live)
+        self.lobby.match_listed(live.summary())
+        log.info("match adopted", extra={"match": match.id, "ply": match.ply, "players": [p.name for p in players]})
         return live
 
     # --- requests from clients ---------------------------------------------------------------------
