@@ -563,9 +563,17 @@ class PostgresStore(Store):
                             [m.info_json for m in latest],
                         ),
                     )
-            for end in (w for w in writes if isinstance(w, _EndWrite)):
+            finishing = [w for w in writes if isinstance(w, _EndWrite)]
+            ended = await _end_all(conn, finishing) if finishing else {}
+            for end in finishing:
                 try:
-                    ends[end] = await _finish(conn, end)
+                    row = ended.pop(end.match_id, None)
+                    if row is None:  # already ended (a retry, a duplicate), unknown, or refused: one by one
+                        ends[end] = await _finish(conn, end)
+                    elif end.rate is None or end.result is None or not row[1]:
+                        ends[end] = {}
+                    else:
+                        ends[end] = await _rate(conn, row[0], end.result, end.ended, end.rate)
                 except StoreError as error:
                     ends[end] = error
         return ends
@@ -622,6 +630,19 @@ async def _rating(conn: AsyncConnection[Any], player_id: int, name: str, pool: s
     if row is None:
         return Rating(name, pool, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY, level=level)
     return rating_of(name, pool, level, row)
+
+
+async def _end_all(conn: AsyncConnection[Any], ends: list[_EndWrite]) -> dict[str, tuple[int, int]]:
+    """Write the ends of games still live in one statement (the rows stay locked until commit);
+    (game id, rated) of each game it ended, by match id."""
+    first = {end.match_id: end for end in reversed(ends)}.values()  # a match ended twice: its first end
+    cursor = await conn.execute(
+        "UPDATE games g SET ended = u.ended, result = u.result, reason = u.reason"
+        " FROM unnest(%s::text[], %s::float8[], %s::text[], %s::text[]) AS u(match_id, ended, result, reason)"
+        " WHERE g.match_id = u.match_id AND g.ended IS NULL RETURNING g.match_id, g.id, g.rated",
+        ([e.match_id for e in first], [e.ended for e in first], [e.result for e in first], [e.reason for e in first]),
+    )
+    return {match_id: (game_id, rated) for match_id, game_id, rated in await cursor.fetchall()}
 
 
 async def _finish(conn: AsyncConnection[Any], end: _EndWrite) -> dict[str, float]:
