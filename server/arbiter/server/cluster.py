@@ -106,7 +106,9 @@ class Cluster:
         self.node = node or new_node_id()
         # redis-py's async client is typed as sync-or-async; here every call is awaited.
         self.redis: Any = redis_client.Redis.from_url(url)
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        # Redis commands in the order they must run: messages, and directory writes that must land
+        # before the messages after them (a match's owner before its match_start goes out).
+        self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._match_owner: dict[str, str] = {}  # owners of remote matches, learned from the directory
         self._pubsub: Any = None
@@ -132,6 +134,7 @@ class Cluster:
         self.hub.register(Challenge, self._routed_by_target(self.hub.handlers[Challenge]))
         self.hub.peers = self
         self.hub.lobby.listeners.append(self._lobby_event)
+        self.hub.matches.live_listeners.append(self._match_live)
         self.hub.node = self.node
         log.info("joined the cluster", extra={"node": self.node, "cluster": self._where})
 
@@ -165,10 +168,18 @@ class Cluster:
                 if owner is not None and owner.decode() != self.node and owner.decode() in alive}  # fmt: skip
 
     # --- the hub's hooks (Peers) --------------------------------------------------------------
-    def arrived(self, player: OnlinePlayer) -> None:
-        """A player connected here: this is its home now; the other nodes hand over."""
-        self._spawn(self.redis.hset(PLAYERS, player.name, self.node))
+    async def arrived(self, player: OnlinePlayer) -> None:
+        """A player connected here: this is its home now (written before it is welcomed, so a
+        challenge to it from any node finds it); the other nodes hand over."""
+        try:
+            await self.redis.hset(PLAYERS, player.name, self.node)
+        except (RedisError, OSError) as exc:
+            log.error("cluster directory update failed: %s", exc, extra={"node": self.node})
         self.publish(EVERY_NODE, ["arrived", self.node, player.name])
+
+    def _match_live(self, live: Any) -> None:
+        """A match goes live here: its owner is written before any message about it is sent."""
+        self._outbox.put_nowait(("hset", MATCHES, live.id, self.node))
 
     def left(self, player: OnlinePlayer, session: Session) -> None:
         """A player's connection here is gone (not replaced): the owners of its matches start its grace."""
@@ -179,9 +190,7 @@ class Cluster:
 
     def _lobby_event(self, message: dict[str, Any]) -> None:
         kind = message["type"]
-        if kind == "match_listed":
-            self._spawn(self.redis.hset(MATCHES, message["match"]["match"], self.node))
-        elif kind == "match_unlisted":
+        if kind == "match_unlisted":
             match_id = message["match"]
             self._spawn(self.redis.eval(_DELETE_IF_OURS, 1, MATCHES, match_id, self.node))
 
@@ -309,21 +318,21 @@ class Cluster:
     # --- Redis I/O ----------------------------------------------------------------------------
     def publish(self, channel: str, envelope: list[Any]) -> None:
         """Queue a message; one task sends them in order (a pipeline per burst)."""
-        self._outbox.put_nowait((channel, msgpack.packb(envelope, use_bin_type=True)))
+        self._outbox.put_nowait(("publish", channel, msgpack.packb(envelope, use_bin_type=True)))
 
     async def _send(self) -> None:
         while True:
             first = await self._outbox.get()
             await self._publish_burst(first)
 
-    async def _publish_burst(self, first: tuple[str, bytes]) -> None:
+    async def _publish_burst(self, first: tuple[Any, ...]) -> None:
         burst = [first]
         while not self._outbox.empty() and len(burst) < 1000:
             burst.append(self._outbox.get_nowait())
         try:
             async with self.redis.pipeline(transaction=False) as pipe:
-                for channel, data in burst:
-                    pipe.publish(channel, data)
+                for command, *args in burst:
+                    getattr(pipe, command)(*args)
                 await pipe.execute()
         except (RedisError, OSError) as exc:
             log.error("cluster: %d messages not sent: %s", len(burst), exc, extra={"node": self.node})

@@ -41,7 +41,7 @@ log = logging.getLogger("arbiter.server")
 class Peers(Protocol):
     """The other nodes of a cluster (cluster.py), told when a player arrives here or leaves."""
 
-    def arrived(self, player: OnlinePlayer) -> None: ...
+    async def arrived(self, player: OnlinePlayer) -> None: ...
 
     def left(self, player: OnlinePlayer, session: Session) -> None: ...
 
@@ -87,6 +87,8 @@ class Hub:
             )
         player = await self._identify(hello)
         returning = self._attach(session, player)
+        if self.peers is not None:
+            await self.peers.arrived(player)  # its home is known before it can ask anything
         if hello.games is not None:
             player.games = list(hello.games)
         if hello.levels is not None:
@@ -120,8 +122,6 @@ class Hub:
         for data in player.missed:
             session.send(data)
         player.missed.clear()
-        if self.peers is not None:
-            self.peers.arrived(player)
         return player
 
     def attach(self, session: Session, player: OnlinePlayer) -> None:

@@ -137,6 +137,8 @@ class Matches:
         self._none_live: asyncio.Future[None] | None = None  # set when the last live match ends (drain)
         # Called after each end is recorded and announced (the ladder frees its players there).
         self.end_listeners: list[Callable[[LiveMatch, Result, dict[str, float]], None]] = []
+        # Called when a match goes live here, before anyone hears of it (a cluster records its owner).
+        self.live_listeners: list[Callable[[LiveMatch], None]] = []
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {
@@ -203,6 +205,8 @@ class Matches:
         self._credit_lag(live)
         match.start(now)
         live.announced = True
+        for listener in self.live_listeners:
+            listener(live)
         message: dict[str, Any] = {
             "type": "match_start",
             "match": match_id,
@@ -246,6 +250,8 @@ class Matches:
         live.pool = start.pool
         live.announced = True
         self.live[match.id] = live
+        for listener in self.live_listeners:
+            listener(live)
         for player in players:
             player.matches.append(match.id)
         if match.over:
