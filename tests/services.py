@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,6 +49,12 @@ def _server_user() -> dict[str, object]:
         return {}
     pwd.getpwnam("postgres")  # KeyError: Debian's postgresql package was not installed
     return {"user": "postgres", "group": "postgres", "extra_groups": []}
+
+
+def _keep_reading(process: subprocess.Popen[str]) -> None:
+    """Keep reading a server's log so a full pipe never blocks it."""
+    assert process.stdout is not None
+    threading.Thread(target=process.stdout.read, daemon=True).start()
 
 
 def _wait_for_line(process: subprocess.Popen[str], sign: str, what: str) -> None:
@@ -96,7 +103,7 @@ class PostgresServer:
             **self._user,  # type: ignore[call-overload]
         )  # fmt: skip
         _wait_for_line(self.process, "ready to accept connections", "PostgreSQL")
-        self._drain(self.process)
+        _keep_reading(self.process)
 
     def stop(self) -> None:
         """A fast shutdown (SIGINT): sessions are ended, everything committed is kept."""
@@ -127,14 +134,6 @@ class PostgresServer:
         self.stop()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    @staticmethod
-    def _drain(process: subprocess.Popen[str]) -> None:
-        """Keep reading the server's log so a full pipe never blocks it."""
-        import threading
-
-        assert process.stdout is not None
-        threading.Thread(target=process.stdout.read, daemon=True).start()
-
 
 class RedisServer:
     """``redis-server`` on 127.0.0.1:port, nothing saved to disk."""
@@ -154,7 +153,7 @@ class RedisServer:
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
         )  # fmt: skip
         _wait_for_line(self.process, "Ready to accept connections", "Redis")
-        PostgresServer._drain(self.process)
+        _keep_reading(self.process)
 
     @property
     def url(self) -> str:

@@ -31,6 +31,7 @@ import logging
 import os
 import secrets
 import socket
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
@@ -110,9 +111,9 @@ class Cluster:
         # before the messages after them (a match's owner before its match_start goes out).
         self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
-        self._match_owner: dict[str, str] = {}  # owners of remote matches, learned from the directory
+        # Owners of remote matches, learned from the directory; the oldest are forgotten past a bound.
+        self._match_owner: OrderedDict[str, str] = OrderedDict()
         self._pubsub: Any = None
-        self._background: set[asyncio.Task[None]] = set()
 
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -133,13 +134,13 @@ class Cluster:
                 self.hub.register(message_class, self._routed_by_match(handler))
         self.hub.register(Challenge, self._routed_by_target(self.hub.handlers[Challenge]))
         self.hub.peers = self
-        self.hub.lobby.listeners.append(self._lobby_event)
         self.hub.matches.live_listeners.append(self._match_live)
+        self.hub.matches.end_listeners.append(self._match_ended)
         self.hub.node = self.node
         log.info("joined the cluster", extra={"node": self.node, "cluster": self._where})
 
     async def stop(self) -> None:
-        """Leave: no heartbeat, no more messages; this node's directory entries are removed."""
+        """Leave: the queued messages go out, then no heartbeat and no more messages."""
         for task in [*self._tasks, self._sender]:
             task.cancel()
         await self._flush_outbox()
@@ -185,14 +186,12 @@ class Cluster:
         """A player's connection here is gone (not replaced): the owners of its matches start its grace."""
         if home_of(session) is not None:
             return  # a proxy: the player's home tells the others
-        self._spawn(self.redis.eval(_DELETE_IF_OURS, 1, PLAYERS, player.name, self.node))
+        self._outbox.put_nowait(("eval", _DELETE_IF_OURS, 1, PLAYERS, player.name, self.node))
         self.publish(EVERY_NODE, ["left", self.node, player.name])
 
-    def _lobby_event(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        if kind == "match_unlisted":
-            match_id = message["match"]
-            self._spawn(self.redis.eval(_DELETE_IF_OURS, 1, MATCHES, match_id, self.node))
+    def _match_ended(self, live: Any, result: Any, changes: Any) -> None:
+        """A match of ours ended (and its end went out): it leaves the directory."""
+        self._outbox.put_nowait(("eval", _DELETE_IF_OURS, 1, MATCHES, live.id, self.node))
 
     # --- routing requests ---------------------------------------------------------------------
     def _routed_by_match(self, local: Handler) -> Handler:
@@ -201,6 +200,7 @@ class Cluster:
                 return local(session, msg)  # ours, or already forwarded to us: never forwarded twice
             owner = self._match_owner.get(msg.match)
             if owner is not None:
+                self._match_owner.move_to_end(msg.match)
                 self._forward(owner, session, msg)
                 return None
             return self._look_up_then(session, msg, local, self._find_owner(msg.match))
@@ -209,13 +209,15 @@ class Cluster:
 
     def _routed_by_target(self, local: Handler) -> Handler:
         def route(session: Session, msg: Challenge) -> Awaitable[None] | None:
-            target = self.hub.roster.get(msg.to) if msg.to is not None else None
-            if msg.to is None or home_of(session) is not None or (target is not None and home_of(target.session) is None
-                                                                  and target.session is not None):  # fmt: skip
-                return local(session, msg)
+            if msg.to is None or home_of(session) is not None or self._connected_here(msg.to):
+                return local(session, msg)  # a seek, a request forwarded to us, or a player of ours
             return self._look_up_then(session, msg, local, self._find_home(msg.to))
 
         return route
+
+    def _connected_here(self, name: str) -> bool:
+        player = self.hub.roster.get(name)
+        return player is not None and player.session is not None and home_of(player.session) is None
 
     async def _look_up_then(
         self, session: Session, msg: Request, local: Handler, lookup: Awaitable[str | None]
@@ -236,8 +238,14 @@ class Cluster:
         owner = await self.redis.hget(MATCHES, match_id)
         if owner is None:
             return None
-        self._match_owner[match_id] = owner.decode()
+        self._learn_owner(match_id, owner.decode())
         return owner.decode()
+
+    def _learn_owner(self, match_id: str, node: str) -> None:
+        self._match_owner[match_id] = node
+        self._match_owner.move_to_end(match_id)
+        if len(self._match_owner) > self.hub.config.finished_ids_kept:
+            self._match_owner.popitem(last=False)
 
     async def _find_home(self, name: str) -> str | None:
         home = await self.redis.hget(PLAYERS, name)
@@ -293,7 +301,8 @@ class Cluster:
             self.hub.disconnected(player.session)
 
     def _on_adopted(self, owner: str, match_id: str) -> None:
-        self._match_owner[match_id] = owner
+        if match_id in self._match_owner:  # only the owners this node uses: the others it looks up
+            self._learn_owner(match_id, owner)
 
     _handlers: ClassVar[dict[str, Callable[..., None]]] = {
         "adopted": _on_adopted,
@@ -379,22 +388,20 @@ class Cluster:
                         self.hub.disconnected(player.session)  # type: ignore[arg-type]
                 for match_id, owner in owners.items():
                     if owner != self.node and owner not in alive and match_id not in self.hub.matches.live:
-                        await self._adopt(match_id, owner)
+                        await self._adopt(match_id, owner, alive)
             except (RedisError, OSError) as exc:
                 log.error("cluster: cannot watch for dead nodes: %s", exc, extra={"node": self.node})
             except Exception:
                 log.exception("cluster: failover failed", extra={"node": self.node})
 
-    async def _adopt(self, match_id: str, dead: str) -> None:
+    async def _adopt(self, match_id: str, dead: str, alive: set[str]) -> None:
         if not await self.redis.set(f"arbiter:adopt:{match_id}", self.node, nx=True, px=ADOPT_LOCK_MS):
             return  # another survivor takes it
         record = await self.hub.store.get_game(match_id)
         if record is None or record.ended is not None:
             await self.redis.eval(_DELETE_IF_OURS, 1, MATCHES, match_id, dead)
             return
-        players = []
-        for name in record.start.players:
-            players.append(await self._player_for(name))
+        players = [await self._player_for(name, alive) for name in record.start.players]
         live = self.hub.matches.adopt(record, (players[0], players[1]))
         self.publish(EVERY_NODE, ["adopted", self.node, match_id])
         log.warning("adopted a match of a dead node", extra={"node": self.node, "match": match_id, "dead": dead,
@@ -405,7 +412,7 @@ class Cluster:
             elif player.grace is None:
                 self.hub.start_grace(player)
 
-    async def _player_for(self, name: str) -> OnlinePlayer:
+    async def _player_for(self, name: str, alive: set[str]) -> OnlinePlayer:
         """The player as this node knows it: local, a proxy to its live home, or away."""
         player = self.hub.roster.get(name)
         if player is not None:
@@ -413,24 +420,11 @@ class Cluster:
         account = await self.hub.store.get_player(name)
         identity = Identity(name, account.kind, False) if account is not None else Identity(name, "human", True)
         home = await self._find_home(name)
-        if home is not None and home != self.node and home in await self.live_nodes():
+        if home is not None and home != self.node and home in alive:
             session = self._proxy(home, identity)
             assert session.player is not None
             return session.player
         return self.hub.roster.add(identity, None)
-
-    def _spawn(self, call: Awaitable[Any]) -> None:
-        """Run a directory update in the background; failures are logged, never raised."""
-
-        async def run() -> None:
-            try:
-                await call
-            except (RedisError, OSError) as exc:
-                log.error("cluster directory update failed: %s", exc, extra={"node": self.node})
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
 
 
 class ClusterError(RuntimeError):

@@ -27,8 +27,6 @@ class Lobby:
         self.seeks = seeks  # the open seeks as the lobby lists them
         self.matches = matches  # the live, announced matches as the lobby lists them
         self.subscribers: set[Session] = set()
-        # Called with every update before it goes out (a cluster keeps its directory of matches).
-        self.listeners: list[Callable[[dict[str, Any]], None]] = []
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {LobbyRequest: self.on_lobby, Subscribe: self.on_subscribe, Unsubscribe: self.on_unsubscribe}
@@ -59,8 +57,6 @@ class Lobby:
 
     # --- updates -----------------------------------------------------------------------------------
     def publish(self, message: dict[str, Any]) -> None:
-        for listener in self.listeners:
-            listener(message)
         if self.subscribers:
             data = encode(message)
             for session in self.subscribers:

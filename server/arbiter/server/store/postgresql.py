@@ -582,8 +582,9 @@ class PostgresStore(Store):
         """One line for people: what is wrong with which database, and what to do about it."""
         text = " ".join(str(exc).split())
         lowered = text.lower()
-        user = conninfo_to_dict(self.url).get("user") or "(default)"
-        database = conninfo_to_dict(self.url).get("dbname") or user
+        info = conninfo_to_dict(self.url)
+        user = info.get("user") or "(default)"
+        database = info.get("dbname") or user
         if "password authentication failed" in lowered or "no password supplied" in lowered:
             return StoreError(
                 f"{self.where}: PostgreSQL refused user {user!r} (wrong password); check the user and password in --db"
