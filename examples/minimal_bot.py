@@ -34,7 +34,9 @@ async def play(url: str, token: str, *, games: int | None = None) -> None:
             if ply % 2 != board["color"]:
                 return
             columns, rows = board["size"]
-            cell = next([x, y] for y in range(rows) for x in range(columns) if (x, y) not in board["taken"])
+            cell = next(([x, y] for y in range(rows) for x in range(columns) if (x, y) not in board["taken"]), None)
+            if cell is None:  # a full board: the game is over, its `end` is on the way
+                return
             await send({"type": "move", "match": match, "ply": ply, "move": cell})
 
         await send({"type": "hello", "protocol": 1, "client": "minimal_bot/1", "token": token, "games": [GAME]})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +19,9 @@ async def test_the_minimal_bot_accepts_and_plays_tictactoe_to_the_end() -> None:
     store = MemoryStore()
     async with run_server(ServerConfig(port=0, warm_engine=False), store) as server:
         token = await store.add_player("mybot", "bot")
-        bot = subprocess.Popen([sys.executable, str(EXAMPLE), server.url, token], stdout=subprocess.PIPE, text=True)
+        bot = await asyncio.create_subprocess_exec(
+            sys.executable, "-u", str(EXAMPLE), server.url, token, stdout=asyncio.subprocess.PIPE
+        )
         human = await Client.connect(server.url)
         try:
             async with asyncio.timeout(30):  # the bot's interpreter starting and saying hello
@@ -48,8 +49,12 @@ async def test_the_minimal_bot_accepts_and_plays_tictactoe_to_the_end() -> None:
                 end = await human.expect("end", match=match)
                 assert end["reason"] == "line" and end["winner"] == 0, end
             assert not human.pending("error")
+            # The bot prints each result when its own `end` arrives, which may be after ours.
+            assert bot.stdout is not None
+            async with asyncio.timeout(10):
+                results = [(await bot.stdout.readline()).decode() for _ in range(2)]
+            assert all(line.endswith("(line)\n") for line in results), results
         finally:
             await human.close()
             bot.terminate()
-            output, _ = bot.communicate(timeout=10)
-    assert output.count("(line)") == 2, output
+            await bot.wait()
