@@ -50,6 +50,7 @@ class RunningServer:
     routes: HttpRoutes
     host: str
     port: int
+    cluster: Cluster | None = None
 
     @property
     def url(self) -> str:
@@ -116,7 +117,7 @@ async def run_server(
     )
     port = websocket_server.sockets[0].getsockname()[1]
     try:
-        yield RunningServer(hub, websocket_server, routes, config.host, port)
+        yield RunningServer(hub, websocket_server, routes, config.host, port, cluster)
     finally:
         hub.stop_timers()
         websocket_server.close()
@@ -184,10 +185,14 @@ async def serve_until(
     hurry: asyncio.Event | None = None,
 ) -> None:
     """Run until ``stop`` is set (the CLI sets it on SIGINT/SIGTERM), then drain for up to
-    ``config.drain_timeout_s`` (cut short by ``hurry``) and stop; ``announce`` gets the address."""
+    ``config.drain_timeout_s`` (cut short by ``hurry``) and stop — or, on a node of a cluster, hand
+    the live matches over to the other nodes; ``announce`` gets the address."""
     async with run_server(config, store) as server:
         announce(server.url)
         log.info("listening", extra={"url": server.url})
         await stop.wait()
-        await server.hub.drain(config.drain_timeout_s, hurry)
+        if server.cluster is not None:
+            await server.cluster.hand_over()  # its matches go on on the other nodes
+        else:
+            await server.hub.drain(config.drain_timeout_s, hurry)
         log.info("stopping")

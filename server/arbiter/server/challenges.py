@@ -77,6 +77,8 @@ class Challenges:
         self.matches = matches
         self.now = now
         self.open: dict[str, OpenChallenge] = {}
+        # Told (id, True) when a challenge or seek opens and (id, False) when it closes: a cluster's directory.
+        self.listeners: list[Callable[[str, bool], None]] = []
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {Challenge: self.on_challenge, Accept: self.on_accept, Decline: self.on_decline, Cancel: self.on_cancel}
@@ -114,6 +116,8 @@ class Challenges:
                                   Alarm(lambda: self._close(challenge, "expired"), now=self.now),
                                   msg.level)  # fmt: skip
         self.open[challenge_id] = challenge
+        for listener in self.listeners:
+            listener(challenge_id, True)
         challenge.alarm.set(challenge.expires_at)
         described = challenge.describe(now)
         session.reply(msg, {"type": "challenge_created", "challenge": described})
@@ -189,6 +193,8 @@ class Challenges:
     def _remove(self, challenge: OpenChallenge) -> None:
         del self.open[challenge.id]
         challenge.alarm.cancel()
+        for listener in self.listeners:
+            listener(challenge.id, False)
 
     def _announce_closed(self, challenge: OpenChallenge, reason: str, match_id: str | None) -> None:
         message: dict[str, Any] = {"type": "challenge_closed", "challenge": challenge.id, "reason": reason}

@@ -5,7 +5,8 @@ A registered player sends ``ladder_join`` for a game and is paired by ``pairing.
 the game's ladder clock, again after every match, until it sends ``ladder_leave`` or goes offline
 for good. Pairing runs when someone joins, when a ladder match ends, and every ``retry_s`` while
 players wait (their rating window widens meanwhile). Members who are away within their reconnect
-grace, or at the server's match limit, are skipped until they can play.
+grace, or at the server's match limit, are skipped until they can play. In a cluster one node at a
+time pairs (``may_pair``): every node forwards its players' joins there.
 
 Standings come from the store: ``leaderboard`` and ``crosstable`` messages here, and over HTTP in
 ``standings.py``.
@@ -65,6 +66,8 @@ class Ladder:
         self._refreshing: set[asyncio.Task[None]] = set()  # ratings re-read after an end
         # A pair of bots' opening waiting for its second game, the colours swapped: pair → (moves, first).
         self._openings: dict[tuple[str, frozenset[str]], tuple[list[Any], str]] = {}
+        # Whether this server pairs now: a cluster's node only while it holds the pairing lease.
+        self.may_pair: Callable[[], bool] = lambda: True
 
         matches.end_listeners.append(self.match_ended)
 
@@ -168,6 +171,8 @@ class Ladder:
             self._timer = asyncio.get_running_loop().call_later(self.config.retry_s, self.kick)
 
     async def _pair_once(self) -> None:
+        if not self.may_pair():
+            return
         roster = self.roster
         limit = self.max_matches
 

@@ -90,12 +90,13 @@ class Match:
             raise ValueError("the opening ends the game")
         self.opening = len(moves)
 
-    def resume(self, moves: list[tuple[Any, int]], now: float) -> None:
+    def resume(self, moves: list[tuple[Any, int]], now: float, *, charged_s: float = 0.0) -> None:
         """Go on with a match another server was playing (a cluster's failover): replay its stored
         moves after the opening, each charged the time it took, so both clocks stand as they did
-        after the last move; the side to move's clock starts at ``now``, so the time the failover
-        took is not charged. MatchError if the moves do not replay."""
-        at = now - sum(elapsed_ms for _, elapsed_ms in moves) / 1000
+        after the last move; the side to move has been thinking for ``charged_s`` by ``now`` (the
+        time it had before the other server stopped), the rest of the failover is not charged.
+        MatchError if the moves do not replay."""
+        at = now - charged_s - sum(elapsed_ms for _, elapsed_ms in moves) / 1000
         self.start(at)
         for wire, elapsed_ms in moves:
             at += elapsed_ms / 1000

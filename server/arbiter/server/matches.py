@@ -233,17 +233,19 @@ class Matches:
         )
         return live
 
-    def adopt(self, record: GameRecord, players: tuple[OnlinePlayer, OnlinePlayer]) -> LiveMatch:
+    def adopt(
+        self, record: GameRecord, players: tuple[OnlinePlayer, OnlinePlayer], *, charged_s: float = 0.0
+    ) -> LiveMatch:
         """Take over a live match from its stored record (a cluster's failover: the node playing
-        it died). Its moves replay with the time each took; the clock of the side to move restarts
-        now. A record whose moves already end the game is ended (and recorded) at once.
-        MatchError if the record does not replay."""
+        it died or left). Its moves replay with the time each took; the side to move is charged
+        ``charged_s`` of its turn so far. A record whose moves already end the game is ended (and
+        recorded) at once. MatchError if the record does not replay."""
         start = record.start
         game = create_game(start.game, start.params)
         match = Match(start.match_id, game, ClockSpec.from_description(start.clock), rated=start.rated)
         stored = [(move.move, move.elapsed_ms) for move in record.moves]
         match.open_with([wire for wire, _ in stored[: start.opening]])
-        match.resume(stored[start.opening :], self.now())
+        match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
         live = LiveMatch(match, players, self._on_flag, self.now)
         live.infos = [move.info for move in record.moves]
         live.levels = list(start.levels)

@@ -81,6 +81,13 @@ DEFAULTS = ServerConfig()
     help="The ladder's time control for a game, e.g. gomoku=60+1 (repeatable; defaults in docs/STORE.md).",
 )
 @click.option(
+    "--ladder-rematch-after",
+    type=click.FloatRange(0, 86400),
+    default=DEFAULTS.ladder.rematch_after_s,
+    show_default=True,
+    help="Seconds two players who just met on the ladder wait before they may be paired again.",
+)
+@click.option(
     "--ladder-opening",
     "ladder_openings",
     multiple=True,
@@ -164,7 +171,8 @@ DEFAULTS = ServerConfig()
     default=DEFAULTS.drain_timeout_s,
     show_default=True,
     help="On SIGTERM or Ctrl-C, seconds live matches may take to finish (no new ones start) before "
-    "the rest end as interrupted; a second signal ends them at once.",
+    "the rest end as interrupted; a second signal ends them at once. (A cluster's node hands its "
+    "matches over to the other nodes instead.)",
 )
 @click.option(
     "--cluster",
@@ -194,6 +202,7 @@ def serve(
     max_matches: int,
     rate: float,
     ladder_clocks: tuple[str, ...],
+    ladder_rematch_after: float,
     ladder_openings: tuple[str, ...],
     max_open_challenges: int,
     max_spectators: int,
@@ -216,7 +225,9 @@ def serve(
     SIGTERM or Ctrl-C drains: no new match starts (challenges, accepts and ladder joins get
     ``unavailable``), live matches play on for up to --drain-timeout seconds while players may still
     log in to finish them, then the rest end as ``interrupted``; every end is announced and stored,
-    and the process exits 0. A second signal ends the drain at once.
+    and the process exits 0. A second signal ends the drain at once. On a node of a cluster
+    (--cluster) SIGTERM hands the live matches over instead: every move is stored, the clients are
+    closed with 1001 to connect again, and the other nodes go on with the matches at once.
     """
     configure_logging(log_level)
     if cluster_url is not None:
@@ -258,7 +269,7 @@ def serve(
         ping_interval_s=ping_interval or None,
         ping_timeout_s=ping_timeout or None,
         drain_timeout_s=drain_timeout,
-        ladder=LadderConfig(clocks=clocks, openings=openings),
+        ladder=LadderConfig(clocks=clocks, openings=openings, rematch_after_s=ladder_rematch_after),
         warm_engine=not no_warm,
         cluster_url=cluster_url,
         node_id=node_id,

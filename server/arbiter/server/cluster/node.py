@@ -16,11 +16,18 @@ frames going back) and one for every node (a player arrived somewhere, or left).
 connects to a node, every other node hands over: a local connection of the same player is closed
 as replaced, and its matches resync to the player through the new home.
 
+The lobby (``lobby.py``) and the ladder (``ladder.py``) are every node's: each node lists its own
+players, seeks and matches in Redis and announces changes to all; one node at a time pairs the
+ladder. Open challenges and seeks are in the directory too, so an accept reaches the node holding
+the seek.
+
 Failover: every node watches the directory; a live match whose owner's heartbeat has expired is
 adopted by one survivor (a Redis lock with expiry decides which), which replays it from the store
-— every stored move with the time it took, so both clocks are as they were, and the time the
-failover took is not charged — and becomes its owner. Its players resync through their homes;
-a player whose home died has the reconnect grace to connect to any node and resume.
+— every stored move with the time it took, so both clocks are as they were — and becomes its
+owner; the time the failover took is credited to the side to move, up to the reconnect grace.
+Its players resync through their homes; a player whose home died has the reconnect grace to
+connect to any node and resume. SIGTERM hands over the same way, without waiting for a heartbeat
+to expire (``hand_over``).
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import logging
 import os
 import secrets
 import socket
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
@@ -40,33 +48,25 @@ import redis.asyncio as redis_client
 from redis.exceptions import RedisError
 
 from arbiter.protocol.codec import encode
-from arbiter.protocol.errors import CloseCode
-from arbiter.protocol.messages import Challenge, MatchRequest, Request
+from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
+from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchRequest, Ping, Request
 
-from .hub import Hub
-from .players import Identity, OnlinePlayer
-from .session import Handler, Session
+from ..hub import Hub
+from ..players import Connection, Identity, OnlinePlayer
+from ..session import Handler, Session
+from .keys import BEATS, CHALLENGES, DELETE_IF_OURS, EVERY_NODE, MATCHES, PLAYERS, alive_key, node_channel
+from .ladder import LadderLease
+from .lobby import ClusterLobby
 
 log = logging.getLogger("arbiter.server.cluster")
 
-PLAYERS = "arbiter:players"  # hash: player name → its home node
-MATCHES = "arbiter:matches"  # hash: live match id → its owner node
-EVERY_NODE = "arbiter:nodes"  # channel every node listens on
 HEARTBEAT_S = 1.0
 ALIVE_MS = 5_000  # a node whose heartbeat is older than this is dead
 ADOPT_LOCK_MS = 60_000  # one survivor adopts a dead node's match: the others see the lock
-# Delete a hash field only if it still holds our value (a later home or owner keeps its entry).
-_DELETE_IF_OURS = (
-    "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0"
-)
 
 
 def new_node_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
-
-
-def node_channel(node: str) -> str:
-    return f"arbiter:node:{node}"
 
 
 class RemoteTransport:
@@ -92,10 +92,15 @@ class RemoteTransport:
         return 0.0  # the home measures the socket; the owner credits no lag it cannot see
 
 
-def home_of(session: object) -> str | None:
+def home_of(session: Connection | None) -> str | None:
     """The home node of a proxy session; None for a local connection."""
     transport = getattr(session, "transport", None)
     return transport.home if isinstance(transport, RemoteTransport) else None
+
+
+def _profile(player: OnlinePlayer) -> dict[str, Any]:
+    """What a player's hello told its home, which the node standing in for it needs (the ladder's capacity)."""
+    return {"games": player.games, "levels": player.levels, "capacity": player.capacity}
 
 
 class Cluster:
@@ -114,6 +119,11 @@ class Cluster:
         # Owners of remote matches, learned from the directory; the oldest are forgotten past a bound.
         self._match_owner: OrderedDict[str, str] = OrderedDict()
         self._pubsub: Any = None
+        self.heartbeat_s = HEARTBEAT_S
+        self.alive: set[str] = {self.node}  # the live nodes as last seen (each heartbeat)
+        self._look_now = asyncio.Event()  # a node left: look for its matches without waiting
+        self.lobby = ClusterLobby(self)
+        self.ladder = LadderLease(self)
 
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -123,6 +133,7 @@ class Cluster:
             self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             await self._pubsub.subscribe(node_channel(self.node), EVERY_NODE)
             await self._beat()
+            await self.lobby.start()
         except (RedisError, OSError) as exc:
             raise ClusterError(f"cannot join the cluster at {self._where}: {exc}") from None
         loop = asyncio.get_running_loop()
@@ -133,6 +144,10 @@ class Cluster:
             if issubclass(message_class, MatchRequest):
                 self.hub.register(message_class, self._routed_by_match(handler))
         self.hub.register(Challenge, self._routed_by_target(self.hub.handlers[Challenge]))
+        for message_class in (Accept, Decline, Cancel):
+            self.hub.register(message_class, self._routed_by_challenge(self.hub.handlers[message_class]))
+        self.hub.challenges.listeners.append(self._challenge_changed)
+        self.ladder.start()
         self.hub.peers = self
         self.hub.matches.live_listeners.append(self._match_live)
         self.hub.matches.end_listeners.append(self._match_ended)
@@ -145,10 +160,36 @@ class Cluster:
             task.cancel()
         await self._flush_outbox()
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.delete(f"arbiter:alive:{self.node}")
+            await self.redis.delete(alive_key(self.node))
             if self._pubsub is not None:
                 await self._pubsub.aclose()
         await self.redis.aclose()
+
+    async def hand_over(self) -> None:
+        """Leave the cluster without ending a match (SIGTERM on a node): requests stop here, every
+        move is stored, the clients are told to connect again (to another node), and the other
+        nodes are told to adopt this node's matches now, as after a crash but with nothing lost
+        and no heartbeat to wait for."""
+        for task in self._tasks:  # no heartbeat may say this node is alive again, no adoption starts here
+            task.cancel()
+        hub = self.hub
+        hub.draining = True
+        for message_class in list(hub.handlers):
+            if message_class is not Ping:
+                hub.register(message_class, _refuse_while_leaving)
+        hub.stop_timers()  # no flag, grace or expiry fires here any more: the matches move as they stand
+        self.ladder.release()
+        await hub.matches.drain()
+        await hub.store.flush()
+        log.info("handing over", extra={"live_matches": len(hub.matches.live)})
+        for player in list(hub.roster):
+            session = player.session
+            if isinstance(session, Session) and not self.is_proxy(session):
+                session.close(CloseCode.GOING_AWAY, "this node is leaving the cluster: connect again to go on")
+        self.command("hset", BEATS, self.node, int(time.time() * 1000))
+        self.command("delete", alive_key(self.node))
+        self.publish(EVERY_NODE, ["leaving", self.node])
+        await self._flush_outbox()
 
     @property
     def _where(self) -> str:
@@ -156,8 +197,23 @@ class Cluster:
         return f"redis://{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
 
     async def live_nodes(self) -> set[str]:
-        keys = [key.decode() async for key in self.redis.scan_iter("arbiter:alive:*")]
-        return {key.removeprefix("arbiter:alive:") for key in keys}
+        prefix = alive_key("")
+        keys = [key.decode() async for key in self.redis.scan_iter(f"{prefix}*")]
+        return {key.removeprefix(prefix) for key in keys}
+
+    async def _is_alive(self, node: str) -> bool:
+        """Whether ``node`` is alive (a node seen alive since the last look is taken at its word)."""
+        if node not in self.alive and await self.redis.exists(alive_key(node)):
+            self.alive.add(node)
+        return node in self.alive
+
+    def is_proxy(self, session: Connection | None) -> bool:
+        """Whether ``session`` stands here for a player connected to another node."""
+        return home_of(session) is not None
+
+    def command(self, *command: Any) -> None:
+        """Queue a Redis command; it runs in order with the messages."""
+        self._outbox.put_nowait(command)
 
     async def owned_elsewhere(self, match_ids: list[str]) -> set[str]:
         """Of ``match_ids``, those a live node other than this one owns (not for the restart rule)."""
@@ -180,18 +236,26 @@ class Cluster:
 
     def _match_live(self, live: Any) -> None:
         """A match goes live here: its owner is written before any message about it is sent."""
-        self._outbox.put_nowait(("hset", MATCHES, live.id, self.node))
+        self.command("hset", MATCHES, live.id, self.node)
+
+    def _challenge_changed(self, challenge_id: str, opened: bool) -> None:
+        """A challenge or seek opened here (before its id is sent to anyone) or closed."""
+        if opened:
+            self.command("hset", CHALLENGES, challenge_id, self.node)
+        else:
+            self.command("eval", DELETE_IF_OURS, 1, CHALLENGES, challenge_id, self.node)
 
     def left(self, player: OnlinePlayer, session: Session) -> None:
         """A player's connection here is gone (not replaced): the owners of its matches start its grace."""
         if home_of(session) is not None:
             return  # a proxy: the player's home tells the others
-        self._outbox.put_nowait(("eval", _DELETE_IF_OURS, 1, PLAYERS, player.name, self.node))
+        self.ladder.forget(player.name)
+        self.command("eval", DELETE_IF_OURS, 1, PLAYERS, player.name, self.node)
         self.publish(EVERY_NODE, ["left", self.node, player.name])
 
     def _match_ended(self, live: Any, result: Any, changes: Any) -> None:
         """A match of ours ended (and its end went out): it leaves the directory."""
-        self._outbox.put_nowait(("eval", _DELETE_IF_OURS, 1, MATCHES, live.id, self.node))
+        self.command("eval", DELETE_IF_OURS, 1, MATCHES, live.id, self.node)
 
     # --- routing requests ---------------------------------------------------------------------
     def _routed_by_match(self, local: Handler) -> Handler:
@@ -199,9 +263,9 @@ class Cluster:
             if msg.match in self.hub.matches.live or home_of(session) is not None:
                 return local(session, msg)  # ours, or already forwarded to us: never forwarded twice
             owner = self._match_owner.get(msg.match)
-            if owner is not None:
+            if owner is not None and owner in self.alive:
                 self._match_owner.move_to_end(msg.match)
-                self._forward(owner, session, msg)
+                self.forward(owner, session, msg)
                 return None
             return self._look_up_then(session, msg, local, self._find_owner(msg.match))
 
@@ -215,6 +279,16 @@ class Cluster:
 
         return route
 
+    def _routed_by_challenge(self, local: Handler) -> Handler:
+        """An accept, decline or cancel goes to the node holding the challenge or seek."""
+
+        def route(session: Session, msg: Accept | Decline | Cancel) -> Awaitable[None] | None:
+            if msg.challenge in self.hub.challenges.open or home_of(session) is not None:
+                return local(session, msg)
+            return self._look_up_then(session, msg, local, self._find_challenge(msg.challenge))
+
+        return route
+
     def _connected_here(self, name: str) -> bool:
         player = self.hub.roster.get(name)
         return player is not None and player.session is not None and home_of(player.session) is None
@@ -224,11 +298,13 @@ class Cluster:
     ) -> None:
         try:
             node = await lookup
+            elsewhere = node is not None and node != self.node and await self._is_alive(node)
         except (RedisError, OSError) as exc:
             log.warning("cluster directory unavailable: %s", exc, extra={"node": self.node})
-            node = None
-        if node is not None and node != self.node:
-            self._forward(node, session, msg)
+            node, elsewhere = None, False
+        if elsewhere:
+            assert node is not None
+            self.forward(node, session, msg)
             return
         pending = local(session, msg)
         if pending is not None:
@@ -251,17 +327,22 @@ class Cluster:
         home = await self.redis.hget(PLAYERS, name)
         return None if home is None else home.decode()
 
-    def _forward(self, node: str, session: Session, msg: Request) -> None:
+    async def _find_challenge(self, challenge_id: str) -> str | None:
+        node = await self.redis.hget(CHALLENGES, challenge_id)
+        return None if node is None else node.decode()
+
+    def forward(self, node: str, session: Session, msg: Request) -> None:
+        """Send a client's request to ``node``, where a proxy session acts for the client."""
         player = session.player
         assert player is not None
         identity = player.identity
         self.publish(node_channel(node), ["req", self.node, identity.name, identity.kind, identity.guest,
-                                          encode(msg.wire())])  # fmt: skip
+                                          encode(msg.wire()), _profile(player)])  # fmt: skip
 
     # --- messages from other nodes --------------------------------------------------------------
     def _on_message(self, envelope: list[Any]) -> None:
         kind, sender = envelope[0], envelope[1]
-        if sender == self.node and kind in ("arrived", "left"):
+        if sender == self.node and kind in ("arrived", "left", "authority", "leaving"):
             return
         handler = self._handlers.get(kind)
         if handler is None:
@@ -269,8 +350,11 @@ class Cluster:
             return
         handler(self, *envelope[1:])
 
-    def _on_request(self, home: str, name: str, kind: str, guest: bool, frame: bytes) -> None:
+    def _on_request(self, home: str, name: str, kind: str, guest: bool, frame: bytes, profile: dict[str, Any]) -> None:
         session = self._proxy(home, Identity(name, kind, guest))
+        player = session.player
+        assert player is not None
+        player.games, player.levels, player.capacity = profile["games"], profile["levels"], profile["capacity"]
         session.receive(frame)
 
     def _on_out(self, owner: str, name: str, data: bytes) -> None:
@@ -304,7 +388,20 @@ class Cluster:
         if match_id in self._match_owner:  # only the owners this node uses: the others it looks up
             self._learn_owner(match_id, owner)
 
+    def _on_lobby(self, node: str, frame: bytes) -> None:
+        self.lobby.on_change(frame)
+
+    def _on_authority(self, node: str) -> None:
+        self.ladder.on_new_holder(node)
+
+    def _on_leaving(self, node: str) -> None:
+        self.alive.discard(node)
+        self._look_now.set()
+
     _handlers: ClassVar[dict[str, Callable[..., None]]] = {
+        "lobby": _on_lobby,
+        "authority": _on_authority,
+        "leaving": _on_leaving,
         "adopted": _on_adopted,
         "req": _on_request,
         "out": _on_out,
@@ -364,11 +461,15 @@ class Cluster:
                 await asyncio.sleep(HEARTBEAT_S)
 
     async def _beat(self) -> None:
-        await self.redis.set(f"arbiter:alive:{self.node}", "1", px=ALIVE_MS)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(alive_key(self.node), "1", px=ALIVE_MS)
+            pipe.hset(BEATS, self.node, int(time.time() * 1000))
+            await pipe.execute()
+        await self.ladder.renew()
 
     async def _heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
+            await asyncio.sleep(self.heartbeat_s)
             try:
                 await self._beat()
             except (RedisError, OSError) as exc:
@@ -378,10 +479,14 @@ class Cluster:
     async def _watch_owners(self) -> None:
         """Adopt the live matches of nodes whose heartbeat stopped; players whose home stopped are away."""
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.heartbeat_s):
+                    await self._look_now.wait()
+            self._look_now.clear()
             try:
                 owners = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(MATCHES)).items()}
-                alive = await self.live_nodes()
+                alive = self.alive = await self.live_nodes()
+                await self.lobby.reap(alive)
                 for player in self.hub.roster:
                     home = home_of(player.session)
                     if home is not None and home not in alive:
@@ -399,10 +504,10 @@ class Cluster:
             return  # another survivor takes it
         record = await self.hub.store.get_game(match_id)
         if record is None or record.ended is not None:
-            await self.redis.eval(_DELETE_IF_OURS, 1, MATCHES, match_id, dead)
+            await self.redis.eval(DELETE_IF_OURS, 1, MATCHES, match_id, dead)
             return
         players = [await self._player_for(name, alive) for name in record.start.players]
-        live = self.hub.matches.adopt(record, (players[0], players[1]))
+        live = self.hub.matches.adopt(record, (players[0], players[1]), charged_s=await self._charged(dead))
         self.publish(EVERY_NODE, ["adopted", self.node, match_id])
         log.warning("adopted a match of a dead node", extra={"node": self.node, "match": match_id, "dead": dead,
                                                               "ply": live.match.ply})  # fmt: skip
@@ -411,6 +516,16 @@ class Cluster:
                 self.hub.matches.player_returned(player)  # a full resync, through the player's home
             elif player.grace is None:
                 self.hub.start_grace(player)
+
+    async def _charged(self, dead: str) -> float:
+        """Of the time since ``dead`` stopped (its last heartbeat), what the side to move pays: what
+        exceeds the reconnect grace. (Its turn before that is given back whole: the store keeps each
+        move's thinking time, not when the last turn began.)"""
+        beat = await self.redis.hget(BEATS, dead)
+        if beat is None:
+            return 0.0
+        stopped_s = max(0.0, time.time() - int(beat) / 1000)
+        return max(0.0, stopped_s - self.hub.config.reconnect_grace_s)
 
     async def _player_for(self, name: str, alive: set[str]) -> OnlinePlayer:
         """The player as this node knows it: local, a proxy to its live home, or away."""
@@ -425,6 +540,10 @@ class Cluster:
             assert session.player is not None
             return session.player
         return self.hub.roster.add(identity, None)
+
+
+def _refuse_while_leaving(session: Session, msg: Request) -> None:
+    raise ProtocolError(ErrorCode.UNAVAILABLE, "this node is leaving the cluster: connect again to go on")
 
 
 class ClusterError(RuntimeError):

@@ -17,75 +17,13 @@ import json
 import subprocess
 import sys
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
 
-import pytest
-import redis
-from wsclient import Client, play_move, play_out, start_match
+from wsclient import play_move, play_out, start_match
 
 from arbiter.protocol.errors import CloseCode
 from arbiter.server.store.postgresql import PostgresStore
 
 ARBITER = [sys.executable, "-m", "arbiter.cli"]
-NODES = ("n1", "n2", "n3")
-
-
-class Node:
-    def __init__(self, name: str, process: asyncio.subprocess.Process, url: str) -> None:
-        self.name, self.process, self.url = name, process, url
-
-    @property
-    def http(self) -> str:
-        return self.url.replace("ws://", "http://").rstrip("/")
-
-
-async def start_node(name: str, db: str, cluster: str) -> Node:
-    process = await asyncio.create_subprocess_exec(
-        *ARBITER, "serve", "--port", "0", "--db", db, "--cluster", cluster, "--node-id", name, "--no-warm",
-        "--grace", "20", stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert process.stderr is not None
-    async with asyncio.timeout(60):
-        while not (line := (await process.stderr.readline()).decode()).startswith("listening on "):
-            assert line, f"node {name} exited before listening"
-    return Node(name, process, line.split()[-1])
-
-
-@pytest.fixture
-async def cluster(postgres_url: str, redis_server) -> AsyncIterator[tuple[dict[str, Node], dict[str, str]]]:
-    redis.Redis.from_url(redis_server.url).flushall()
-    store = PostgresStore(postgres_url)
-    await store.open()
-    tokens = {name: await store.add_player(name, "bot") for name in ("alice", "bob", "carol")}
-    await store.close()
-    nodes = {}
-    try:
-        for name in NODES:  # one after another: the first migrates the database
-            nodes[name] = await start_node(name, postgres_url, redis_server.url)
-        yield nodes, tokens
-    finally:
-        for node in nodes.values():
-            if node.process.returncode is None:
-                node.process.terminate()
-        for node in nodes.values():
-            assert await node.process.wait() in (0, -9)  # -9: killed by the test
-
-
-Connect = Callable[..., Awaitable[Client]]
-
-
-@pytest.fixture
-async def connect() -> AsyncIterator[Connect]:
-    clients: list[Client] = []
-
-    async def open_client(node: Node, **fields: object) -> Client:
-        client = await Client.connect(node.url, **fields)
-        clients.append(client)
-        return client
-
-    yield open_client
-    for client in clients:
-        await client.close()
 
 
 async def test_a_game_across_nodes_with_a_spectator_on_a_third(cluster, connect, postgres_url: str) -> None:

@@ -1,0 +1,12 @@
+"""Several server nodes as one server, over Redis: ``arbiter serve --cluster redis://…``.
+
+- ``node.py``: a node's link to the others: the directory, requests routed to the node they are
+  for, proxy sessions, failover and hand-over;
+- ``lobby.py``: the lobby of every node;
+- ``ladder.py``: one ladder, paired by the node holding the lease;
+- ``keys.py``: what the nodes share in Redis.
+"""
+
+from .node import Cluster, ClusterError
+
+__all__ = ["Cluster", "ClusterError"]

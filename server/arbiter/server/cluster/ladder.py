@@ -1,0 +1,106 @@
+"""One ladder for every node: one node at a time pairs, the one holding the pairing lease.
+
+The lease is a Redis key with an expiry (``keys.LADDER_AUTHORITY``), taken when free and renewed by
+its holder's heartbeat. The holder pairs only while its lease is surely still its own (the renewal
+time plus the lease, less a heartbeat of margin), so two nodes never pair at once and no pair is made
+twice. Every node forwards its players' ``ladder_join`` and ``ladder_leave`` to the holder, where a
+proxy session stands for each player; so ladder matches live on the holder, and are rated once, by
+it. Each node remembers its own players' joins: when the lease passes to another node (the holder
+died or left), every node sends them again to the new holder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
+
+from arbiter.engine import game_names
+from arbiter.protocol.ladder import LadderJoin, LadderLeave
+from arbiter.protocol.messages import Request
+
+from ..session import Handler, Session
+from .keys import DELETE_IF_HOLDER, EVERY_NODE, LADDER_AUTHORITY, LEASE
+
+if TYPE_CHECKING:
+    from .node import Cluster
+
+log = logging.getLogger("arbiter.server.cluster")
+
+LEASE_MS = 5_000
+
+
+class LadderLease:
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.holder: str | None = None  # the node pairing the ladder, as last seen
+        self._valid_until = 0.0  # this node's lease is surely its own until then (loop time)
+        self._joins: dict[str, dict[str, LadderJoin]] = {}  # this node's players' joins: name → game → join
+
+    def start(self) -> None:
+        hub = self.cluster.hub
+        hub.ladder.may_pair = self.holds
+        hub.register(LadderJoin, self._routed(hub.handlers[LadderJoin]))
+        hub.register(LadderLeave, self._routed(hub.handlers[LadderLeave]))
+
+    def holds(self) -> bool:
+        return self.holder == self.cluster.node and asyncio.get_running_loop().time() < self._valid_until
+
+    async def renew(self) -> None:
+        """Take the lease if free, keep it if ours (each heartbeat); a new holder is announced."""
+        cluster = self.cluster
+        sent = asyncio.get_running_loop().time()
+        holder = (await cluster.redis.eval(LEASE, 1, LADDER_AUTHORITY, cluster.node, LEASE_MS)).decode()
+        if holder == cluster.node:
+            self._valid_until = sent + LEASE_MS / 1000 - 2 * cluster.heartbeat_s
+        if holder != self.holder:
+            self.holder = holder
+            if holder == cluster.node:
+                log.info("this node pairs the ladder now")
+                cluster.publish(EVERY_NODE, ["authority", cluster.node])
+                cluster.hub.ladder.kick()
+
+    def release(self) -> None:
+        """This node leaves: its lease goes at once, so another node pairs without waiting for it to expire."""
+        self._valid_until = 0.0
+        if self.holder == self.cluster.node:
+            self.cluster.command("eval", DELETE_IF_HOLDER, 1, LADDER_AUTHORITY, self.cluster.node)
+
+    def on_new_holder(self, holder: str) -> None:
+        """Another node holds the lease now: it hears again of every join of this node's players."""
+        self.holder = holder
+        if holder == self.cluster.node:
+            return
+        for name, joins in self._joins.items():
+            player = self.cluster.hub.roster.get(name)
+            if player is None or player.session is None or self.cluster.is_proxy(player.session):
+                continue
+            for join in joins.values():
+                self.cluster.forward(holder, player.session, join)  # type: ignore[arg-type]
+
+    def forget(self, name: str) -> None:
+        """The player left this node."""
+        self._joins.pop(name, None)
+
+    def _routed(self, local: Handler) -> Handler:
+        def route(session: Session, msg: Request) -> Awaitable[None] | None:
+            if self.cluster.is_proxy(session):
+                return local(session, msg)  # forwarded to us: we hold the lease, or held it
+            self._remember(session, msg)
+            holder = self.holder
+            if holder is None or holder == self.cluster.node:
+                return local(session, msg)
+            self.cluster.forward(holder, session, msg)
+            return None
+
+        return route
+
+    def _remember(self, session: Session, msg: Any) -> None:
+        player = session.player
+        if player is None or player.identity.guest or msg.game not in game_names():
+            return  # refused wherever it goes: nothing to send again
+        if isinstance(msg, LadderJoin):
+            self._joins.setdefault(player.name, {})[msg.game] = msg
+        else:
+            self._joins.get(player.name, {}).pop(msg.game, None)

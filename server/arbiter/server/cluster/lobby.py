@@ -1,0 +1,143 @@
+"""The lobby of every node: presence, seeks and live matches, as one list whichever node a client
+asked.
+
+Each node writes its own entries into its own Redis hashes (``keys.lobby_keys``) and announces each
+change on the channel every node hears; every node hands the announcements to its own lobby
+subscribers. A snapshot is the union of the live nodes' hashes. A player is listed by its home, or,
+while it is away, by the node holding its matches; a node that stands in for a player connected
+elsewhere (a proxy) lists nothing for it. When a node dies, one survivor removes its entries and
+announces the removal of each that no live node lists by then.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+from redis.exceptions import RedisError
+
+from arbiter.protocol.codec import encode
+
+from ..players import OnlinePlayer
+from .keys import DELETE_AND_ANNOUNCE, EVERY_NODE, NODES, REAP, lobby_keys
+
+if TYPE_CHECKING:
+    from .node import Cluster
+
+log = logging.getLogger("arbiter.server.cluster")
+
+REAP_LOCK_MS = 60_000
+
+
+class ClusterLobby:
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.players_key, self.seeks_key, self.matches_key = lobby_keys(cluster.node)
+
+    async def start(self) -> None:
+        """Join with no entries (a node restarted under the same id leaves none behind)."""
+        redis = self.cluster.redis
+        await redis.delete(self.players_key, self.seeks_key, self.matches_key)
+        await redis.sadd(NODES, self.cluster.node)
+        lobby = self.cluster.hub.lobby
+        lobby.relay = self.relay
+        lobby.gather = self.gather
+
+    # --- this node's changes --------------------------------------------------------------------
+    def relay(self, message: dict[str, Any], player: OnlinePlayer | None) -> None:
+        """Write a change of this node's lobby to its hashes and announce it to every node."""
+        cluster = self.cluster
+        kind = message["type"]
+        envelope = msgpack.packb(["lobby", cluster.node, encode(message)], use_bin_type=True)
+        if kind == "presence":
+            assert player is not None
+            if cluster.is_proxy(player.session):
+                cluster.command("hdel", self.players_key, player.name)  # its home lists it
+                return
+            cluster.command("hset", self.players_key, player.name, _pack(message["player"]))
+        elif kind == "player_offline":
+            cluster.command("eval", DELETE_AND_ANNOUNCE, 2, self.players_key, EVERY_NODE, message["name"], envelope)
+            return
+        elif kind == "seek_added":
+            cluster.command("hset", self.seeks_key, message["seek"]["id"], _pack(message["seek"]))
+        elif kind == "seek_removed":
+            cluster.command("hdel", self.seeks_key, message["seek"])
+        elif kind == "match_listed":
+            cluster.command("hset", self.matches_key, message["match"]["match"], _pack(message["match"]))
+        elif kind == "match_unlisted":
+            cluster.command("hdel", self.matches_key, message["match"])
+        cluster.command("publish", EVERY_NODE, envelope)
+
+    def on_change(self, frame: bytes) -> None:
+        """A change on any node (this one too): to this node's subscribers."""
+        subscribers = self.cluster.hub.lobby.subscribers
+        for session in subscribers:
+            session.send(frame)
+
+    # --- the snapshot -----------------------------------------------------------------------------
+    async def gather(self) -> dict[str, Any]:
+        """Every live node's entries; this node's own if Redis cannot be read."""
+        try:
+            nodes = sorted(await self.cluster.live_nodes())
+            async with self.cluster.redis.pipeline(transaction=False) as pipe:
+                for node in nodes:
+                    for key in lobby_keys(node):
+                        pipe.hgetall(key)
+                hashes = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            log.warning("cluster lobby unavailable, listing this node only: %s", exc)
+            return self.cluster.hub.lobby.snapshot()
+        players: dict[str, dict[str, Any]] = {}
+        seeks: list[dict[str, Any]] = []
+        matches: list[dict[str, Any]] = []
+        for i in range(0, len(hashes), 3):
+            for raw in hashes[i].values():
+                entry = _unpack(raw)
+                listed = players.get(entry["name"])
+                if listed is None or (listed["away"] and not entry["away"]):  # its home's entry wins
+                    players[entry["name"]] = entry
+            seeks += [_unpack(raw) for raw in hashes[i + 1].values()]
+            matches += [_unpack(raw) for raw in hashes[i + 2].values()]
+        return {"type": "lobby_state", "players": list(players.values()), "seeks": seeks, "matches": matches}
+
+    # --- dead nodes -------------------------------------------------------------------------------
+    async def reap(self, alive: set[str]) -> None:
+        """Remove the entries of listed nodes that died (one survivor per dead node does it)."""
+        redis = self.cluster.redis
+        listed = {node.decode() for node in await redis.smembers(NODES)}
+        for dead in listed - alive:
+            if not await redis.set(f"arbiter:reap:{dead}", self.cluster.node, nx=True, px=REAP_LOCK_MS):
+                continue
+            for index, removal in enumerate((_player_offline, _seek_removed, _match_unlisted)):
+                key = lobby_keys(dead)[index]
+                fields = [field.decode() for field in await redis.hkeys(key)]
+                argv: list[Any] = [EVERY_NODE]
+                for field in fields:
+                    message = removal(field)
+                    argv += [field, msgpack.packb(["lobby", dead, encode(message)], use_bin_type=True)]
+                live_keys = [lobby_keys(node)[index] for node in sorted(alive)]
+                await redis.eval(REAP, 1 + len(live_keys), key, *live_keys, *argv)
+            await redis.srem(NODES, dead)
+            log.warning("removed a dead node's lobby entries", extra={"dead": dead})
+
+
+def _player_offline(name: str) -> dict[str, Any]:
+    return {"type": "player_offline", "name": name}
+
+
+def _seek_removed(seek: str) -> dict[str, Any]:
+    return {"type": "seek_removed", "seek": seek, "reason": "offline"}
+
+
+def _match_unlisted(match: str) -> dict[str, Any]:
+    return {"type": "match_unlisted", "match": match, "result": None, "reason": "moved"}
+
+
+def _pack(entry: dict[str, Any]) -> bytes:
+    return msgpack.packb(entry, use_bin_type=True)
+
+
+def _unpack(raw: bytes) -> dict[str, Any]:
+    entry: dict[str, Any] = msgpack.unpackb(raw, raw=False)
+    return entry

@@ -1,0 +1,92 @@
+"""One ladder across the nodes: six players, two on each of three nodes, play 200 ladder games of
+tic-tac-toe. One node pairs at a time, so no player is ever in two ladder games at once (each
+plays one at a time), and every game is rated once."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+
+import pytest
+from wsclient import Client, random_move
+
+from arbiter.engine import create_game
+from arbiter.server.store.postgresql import PostgresStore
+
+GAMES = 200
+PLAYERS = [f"p{i}" for i in range(6)]
+
+
+@pytest.fixture
+def node_options() -> tuple[str, ...]:
+    return ("--ladder-rematch-after", "0")  # six players: the same pairs meet again and again
+
+
+async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: asyncio.Event) -> None:
+    """Join the tic-tac-toe ladder and play random moves in every match it gives, one at a time,
+    until ``enough`` games ended; then leave and finish the match under way."""
+    rng = random.Random(seed)
+    joined = await client.request("ladder_join", game="tictactoe")
+    assert joined["type"] == "ladder_joined", joined
+    game = create_game("tictactoe")
+    states: dict[str, tuple] = {}
+    left = False
+    while not (left and not states):
+        if enough.is_set() and not left:
+            assert (await client.request("ladder_leave", game="tictactoe"))["type"] == "ok"
+            left = True
+            continue
+        message = await client.expect(timeout=30)
+        kind = message["type"]
+        assert kind != "error", message
+        if kind == "match_start":
+            assert not states, f"{client.name} was paired into a second match at once"
+            states[message["match"]] = (game.new_state(), message["color"])
+        elif kind == "moved" and message["match"] in states:
+            states[message["match"]][0].play(game.decode_move(message["move"]))
+        elif kind == "end":
+            states.pop(message["match"], None)
+            ended.add(message["match"])
+            if len(ended) >= GAMES:
+                enough.set()
+            continue
+        else:
+            continue
+        match = message["match"]
+        state, color = states[match]
+        if not state.is_terminal and state.to_move == color:
+            wire = random_move(state, rng)
+            await client.send({"type": "move", "id": f"{match}-{state.ply}", "match": match, "ply": state.ply,
+                               "move": wire})  # fmt: skip
+
+
+async def test_200_ladder_games_across_nodes_each_paired_once_and_rated_once(
+    cluster, connect, postgres_url: str
+) -> None:
+    nodes, tokens = cluster
+    store = PostgresStore(postgres_url)
+    await store.open()
+    try:
+        for name in PLAYERS:
+            tokens[name] = await store.add_player(name, "bot")
+        order = list(nodes.values())
+        clients = [await connect(order[i % 3], token=tokens[name]) for i, name in enumerate(PLAYERS)]
+        ended: set[str] = set()
+        enough = asyncio.Event()
+        async with asyncio.timeout(240):
+            await asyncio.gather(*(play_the_ladder(c, seed, ended, enough) for seed, c in enumerate(clients)))
+        assert len(ended) >= GAMES
+
+        games = [g for g in await store.list_games(game="tictactoe", limit=None, finished=True) if g.start.rated]
+        assert {g.start.match_id for g in games} == ended  # every game ended once, stored once
+        pool = games[0].start.pool
+        for name in PLAYERS:
+            mine = sorted((g for g in games if name in g.start.players), key=lambda g: g.start.started)
+            for before, after in itertools.pairwise(mine):
+                assert before.ended is not None and after.start.started >= before.ended - 0.001, name
+            rating = await store.get_rating(name, pool)
+            assert rating.games == len(mine)  # rated once per game, none twice
+        assert all(set(g.rating_changes) == set(g.start.players) for g in games)
+    finally:
+        await store.close()

@@ -1,0 +1,74 @@
+"""The lobby of a cluster is one lobby: presence, seeks and live matches of every node, whichever
+node a client asked, kept current by updates from every node; a dead node's entries go."""
+
+from __future__ import annotations
+
+from wsclient import Client
+
+
+def names(state: dict) -> set[str]:
+    return {player["name"] for player in state["players"]}
+
+
+async def until(client: Client, kind: str, **fields: object) -> dict:
+    return await client.expect(kind, timeout=20, **fields)
+
+
+async def presence_of(client: Client, name: str) -> dict:
+    """The next presence update about ``name`` (others' are skipped)."""
+    while (update := await until(client, "presence"))["player"]["name"] != name:
+        pass
+    return update
+
+
+async def test_every_node_lists_every_node_s_players_seeks_and_matches(cluster, connect) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    watcher = await connect(nodes["n2"])  # a guest on another node
+    assert (await watcher.request("subscribe"))["type"] == "lobby_state"
+
+    bob = await connect(nodes["n3"], token=tokens["bob"])
+    assert (await presence_of(watcher, "bob"))["player"]["away"] is False
+    snapshot = await bob.request("lobby")  # asked on n3: n1's and n2's players too
+    assert {"alice", "bob", watcher.name} <= names(snapshot)
+
+    created = await bob.request("challenge", game="tictactoe", clock={"initial_ms": 60_000})  # a seek, on n3
+    seek = created["challenge"]["id"]
+    added = await until(watcher, "seek_added")
+    assert added["seek"]["id"] == seek
+    assert [s["id"] for s in (await alice.request("lobby"))["seeks"]] == [seek]
+
+    accepted = await alice.request("accept", challenge=seek)  # from n1, the seek lives on n3
+    assert accepted["type"] == "ok", accepted
+    match = accepted["match"]
+    assert (await until(bob, "match_start", match=match))["color"] in (0, 1)
+    assert (await until(watcher, "seek_removed"))["seek"] == seek
+    assert (await until(watcher, "match_listed"))["match"]["match"] == match
+    assert [m["match"] for m in (await watcher.request("lobby"))["matches"]] == [match]
+
+    resigned = await alice.request("resign", match=match)
+    assert resigned["type"] == "ok", resigned
+    unlisted = await until(watcher, "match_unlisted", match=match)
+    assert unlisted["reason"] == "resign"
+
+    await alice.close()
+    assert (await until(watcher, "player_offline", name="alice"))["name"] == "alice"
+    assert "alice" not in names(await bob.request("lobby"))
+
+
+async def test_a_dead_node_s_players_and_seeks_leave_the_lobby(cluster, connect) -> None:
+    nodes, tokens = cluster
+    watcher = await connect(nodes["n1"], token=tokens["alice"])
+    await watcher.request("subscribe")
+    carol = await connect(nodes["n3"], token=tokens["carol"])
+    seek = (await carol.request("challenge", game="tictactoe", clock={"initial_ms": 60_000}))["challenge"]["id"]
+    await until(watcher, "seek_added")
+    assert "carol" in names(await watcher.request("lobby"))
+
+    nodes["n3"].process.kill()
+    assert await nodes["n3"].process.wait() == -9
+    # Within the heartbeat's expiry (5 s) and a look: the survivors list nothing of n3.
+    assert (await until(watcher, "player_offline", name="carol"))["name"] == "carol"
+    assert (await until(watcher, "seek_removed", seek=seek))["reason"] == "offline"
+    state = await watcher.request("lobby")
+    assert "carol" not in names(state) and state["seeks"] == []
