@@ -76,12 +76,18 @@ async def test_one_connection_per_player_across_the_cluster(cluster, connect) ->
     assert code == CloseCode.REPLACED
 
 
-def test_each_node_names_itself_in_healthz(cluster) -> None:
+def test_each_node_names_itself_in_healthz_and_metrics(cluster) -> None:
     nodes, _ = cluster
+    pairing = []
     for name, node in nodes.items():
         with urllib.request.urlopen(f"{node.http}/healthz", timeout=10) as response:
             health = json.loads(response.read())
         assert health["node"] == name and health["status"] == "ok"
+        with urllib.request.urlopen(f"{node.http}/metrics", timeout=10) as response:
+            metrics = response.read().decode()
+        assert f'arbiter_cluster_node{{node="{name}"}} 1.0' in metrics
+        pairing.append("arbiter_ladder_pairing 1.0" in metrics)
+    assert pairing == [True, False, False]  # the first node took the ladder's lease, and holds it
 
 
 def test_a_cluster_needs_a_postgresql_store() -> None:
@@ -138,3 +144,38 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
     record = await store.get_game(match)
     await store.close()
     assert record is not None and [m.move for m in record.moves] == moves + rest and record.result == "1-0"
+
+
+async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connect, postgres_url: str) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    match = await start_match(alice, bob, "gomoku", clock={"initial_ms": 120_000, "increment_ms": 1_000})
+    moves = [[7, 7], [7, 8], [8, 8]]
+    last = None
+    for ply, move in enumerate(moves):
+        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
+        last = await play_move(mover, match, ply, move)
+        await other.expect("moved", match=match, ply=ply)
+
+    nodes["n2"].process.terminate()  # the match's owner leaves: no heartbeat to wait for, nothing lost
+    code, _ = await bob.wait_closed()
+    assert code == CloseCode.GOING_AWAY
+    assert await nodes["n2"].process.wait() == 0
+    bob = await connect(nodes["n3"], token=tokens["bob"])
+    for player in (alice, bob):
+        state = await player.expect("match_state", match=match, timeout=15)
+        assert state["moves"] == moves and state["to_move"] == 1
+        assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True))
+
+    rest = [[6, 6], [9, 9], [5, 5], [10, 10], [4, 4], [11, 11]]  # alice's diagonal, 7,7 to 11,11
+    for ply, move in enumerate(rest, start=len(moves)):
+        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
+        assert (await play_move(mover, match, ply, move))["type"] == "moved"
+        await other.expect("moved", match=match, ply=ply)
+    assert (await alice.expect("end", match=match))["result"] == "1-0"
+    store = PostgresStore(postgres_url)
+    await store.open()
+    record = await store.get_game(match)
+    await store.close()
+    assert record is not None and [m.move for m in record.moves] == moves + rest and record.reason == "line"

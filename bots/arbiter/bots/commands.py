@@ -94,7 +94,9 @@ def winning_move() -> None:
 @click.command()
 @click.argument("name", required=False)
 @click.option("--list", "list_bots", is_flag=True, help="List the bots and the games each plays, then exit.")
-@click.option("--server", metavar="URL", help="The server's websocket address, e.g. ws://127.0.0.1:8765/.")
+@click.option("--server", metavar="URL[,URL…]",
+              help="The server's websocket address, e.g. ws://127.0.0.1:8765/; a cluster's nodes separated by "
+              "commas (the bot moves to the next when its node goes).")  # fmt: skip
 @click.option("--token", envvar="ARBITER_TOKEN", metavar="TOKEN", help="The bot's token (or $ARBITER_TOKEN).")
 @click.option("--token-file", type=click.Path(dir_okay=False), help="Read the token from this file instead.")
 @click.option("--games", metavar="G1,G2", help="Games to play (default: every game the bot plays).")
@@ -212,8 +214,12 @@ def bot(
         token = read_token(token_file)
     if not server or not token:
         fail("running a bot needs --server URL and --token TOKEN (or --token-file, or $ARBITER_TOKEN)")
-    if not server.startswith(("ws://", "wss://")):
-        fail(f"--server must be a ws:// or wss:// address, not {server!r}")
+    from arbiter.bots.client.settings import server_addresses
+
+    try:
+        servers = server_addresses(server)
+    except ValueError as error:
+        fail(str(error))
     playable = games_played(cls)
     chosen = playable if games is None else [g.strip() for g in games.split(",") if g.strip()]
     unknown = [g for g in chosen if g not in playable]
@@ -257,7 +263,7 @@ def bot(
         cls(level, **brain_options)  # refuse an unknown or bad option before any process starts
     except BrainOptionError as error:  # its message names the bot
         fail(str(error))
-    asyncio.run(_run_bot(cls, server, token, settings, workers=workers, level=level, options=brain_options))
+    asyncio.run(_run_bot(cls, servers, token, settings, workers=workers, level=level, options=brain_options))
 
 
 def read_token(path: str) -> str:
@@ -282,7 +288,7 @@ def stop_signals() -> tuple[asyncio.Event, asyncio.Event]:
 
 
 async def _run_bot(
-    cls: Any, server: str, token: str, settings: Any, *, workers: int | None, level: int | None,
+    cls: Any, servers: list[str], token: str, settings: Any, *, workers: int | None, level: int | None,
     options: dict[str, Any],
 ) -> None:  # fmt: skip
     """Start the warm pool, then play until stopped: the first SIGTERM or Ctrl-C drains, a second one stops."""
@@ -293,7 +299,7 @@ async def _run_bot(
     pool = BrainPool(cls, workers=workers, level=level, options=options)
     try:
         await pool.start()
-        await BotClient(server, token=token, pool=pool, settings=settings).run(stop=stop, stop_now=stop_now)
+        await BotClient(servers, token=token, pool=pool, settings=settings).run(stop=stop, stop_now=stop_now)
     except (BotFatal, PoolError) as error:
         fail(str(error).splitlines()[0], code=1)
     finally:

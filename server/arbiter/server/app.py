@@ -169,6 +169,9 @@ def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
     """``GET /metrics``: the Prometheus text format; gauges nothing else keeps current are read here."""
 
     def metrics(connection: ServerConnection, request: Request) -> Response:
+        if hub.node is not None:
+            hub.metrics.node.labels(hub.node).set(1)
+        hub.metrics.ladder_pairing.set(1 if hub.ladder.may_pair() else 0)
         for game, size in hub.ladder.queue_sizes().items():
             hub.metrics.ladder_queue.labels(game).set(size)
         return text_response(connection, HTTPStatus.OK, hub.metrics.render().decode(), CONTENT_TYPE)

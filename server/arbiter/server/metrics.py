@@ -54,6 +54,12 @@ class ServerMetrics:
             buckets=LATENCY_BUCKETS,
             registry=r,
         )
+        self.node = Gauge("arbiter_cluster_node", "1 on a node of a cluster, labelled with its id.", ["node"],
+                          registry=r)  # fmt: skip
+        self.ladder_pairing = Gauge(
+            "arbiter_ladder_pairing", "1 if this server pairs the ladder (a cluster's node: while it holds the lease).",
+            registry=r,
+        )  # fmt: skip
         self._window_s = window_s
         self._recent_moves: deque[float] = deque()
         Gauge(

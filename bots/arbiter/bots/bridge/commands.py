@@ -29,7 +29,8 @@ def bridge() -> None:
 
 @bridge.command(context_settings={"ignore_unknown_options": True})
 @click.argument("engine", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option("--server", required=True, metavar="URL", help="The server's websocket address.")
+@click.option("--server", required=True, metavar="URL[,URL…]",
+              help="The server's websocket address; a cluster's nodes separated by commas.")  # fmt: skip
 @click.option("--token", envvar="ARBITER_TOKEN", metavar="TOKEN", help="The bot's token (or $ARBITER_TOKEN).")
 @click.option("--token-file", type=click.Path(dir_okay=False), help="Read the token from this file instead.")
 @click.option("--name", "client_name", metavar="NAME",
@@ -70,8 +71,12 @@ def pbrain(
         token = read_token(token_file)
     if not token:
         fail("the bridge needs --token TOKEN (or --token-file, or $ARBITER_TOKEN)")
-    if not server.startswith(("ws://", "wss://")):
-        fail(f"--server must be a ws:// or wss:// address, not {server!r}")
+    from arbiter.bots.client.settings import server_addresses
+
+    try:
+        servers = server_addresses(server)
+    except ValueError as error:
+        fail(str(error))
     chosen = [game.strip() for game in games.split(",") if game.strip()]
     for game in chosen:
         try:
@@ -92,10 +97,10 @@ def pbrain(
         game_log=None if game_log is None else Path(game_log),
         drain_timeout=drain_timeout,
     )
-    asyncio.run(_run_bridge(engines, server, token, settings))
+    asyncio.run(_run_bridge(engines, servers, token, settings))
 
 
-async def _run_bridge(engines: EnginePool, server: str, token: str, settings: BotSettings) -> None:
+async def _run_bridge(engines: EnginePool, servers: list[str], token: str, settings: BotSettings) -> None:
     """Probe and warm the engines, then play until stopped (a first signal drains, a second stops)."""
     from arbiter.bots.client import BotClient, BotFatal, ChallengeFilter
     from arbiter.bots.client.deciding import GiveUp
@@ -112,7 +117,7 @@ async def _run_bridge(engines: EnginePool, server: str, token: str, settings: Bo
         settings.games = tuple(offered)
         settings.accept = ChallengeFilter(games=frozenset(offered), playable=engines.refusal)
         await engines.warm(create_game(offered[0]).params["m"])
-        client = BotClient(server, token=token, pool=engines, settings=settings)
+        client = BotClient(servers, token=token, pool=engines, settings=settings)
         await client.run(stop=stop, stop_now=stop_now)
     except GiveUp as error:
         fail(f"the engine failed before play: {error}", code=1)

@@ -10,7 +10,9 @@ writer thread, in order, never on the event loop.
 It keeps the connection alive with websocket pings (which also measure the round trip the time
 manager needs); when the connection drops it reconnects with exponential back-off and jitter, and
 the server's full-state resync of each live match puts every game back where it was (a move
-already computed for that ply is sent at once). A stop drains: no new matches, the live ones
+already computed for that ply is sent at once). Given several addresses (the nodes of a cluster),
+it moves to the next one when a connection cannot be made or a node says it is leaving (1001),
+and resumes there. A stop drains: no new matches, the live ones
 played on up to ``drain_timeout``, then resigned, so no opponent is left waiting for a bot that is
 gone.
 
@@ -27,7 +29,7 @@ import json
 import logging
 import random
 from collections import Counter, deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
@@ -81,8 +83,11 @@ class MovePool(Protocol):
 class BotClient:
     """A bot on a server: ``await BotClient(url, token=…, pool=…, settings=…).run(stop=event)``."""
 
-    def __init__(self, url: str, *, token: str, pool: MovePool, settings: BotSettings) -> None:
-        self.url = url
+    def __init__(self, url: str | Sequence[str], *, token: str, pool: MovePool, settings: BotSettings) -> None:
+        self.urls = [url] if isinstance(url, str) else list(url)  # a cluster's nodes: any of them will do
+        if not self.urls:
+            raise ValueError("a bot needs a server address")
+        self._at = 0  # the address in use
         self.pool = pool
         self.settings = settings
         self.core = ClientCore(settings, levels=pool.brain_class.levels, token=token)
@@ -96,6 +101,14 @@ class BotClient:
         self._no_games = asyncio.Event()  # set while no match is live
         self._no_games.set()
         self._rng = random.Random()
+
+    @property
+    def url(self) -> str:
+        """The server address in use (of ``urls``)."""
+        return self.urls[self._at]
+
+    def _next_address(self) -> None:
+        self._at = (self._at + 1) % len(self.urls)
 
     # --- what the core knows ------------------------------------------------------------------
     @property
@@ -172,18 +185,21 @@ class BotClient:
                     if await self._serve(ws, stop, stop_now):
                         return
                     attempt = 0
+                    if ws.close_code == CloseCode.GOING_AWAY:
+                        self._next_address()  # that node is leaving (a cluster's node hands its matches over)
             except BotFatal:
                 raise
             except InvalidURI as error:
                 raise BotFatal(f"bad server address {self.url!r}: {error}") from None
             except (OSError, TimeoutError, ConnectionClosed, InvalidHandshake) as error:
-                if self.core.connections == 0 and attempt + 1 >= FIRST_CONNECT_ATTEMPTS:
+                if self.core.connections == 0 and attempt + 1 >= FIRST_CONNECT_ATTEMPTS * len(self.urls):
                     # Never connected: a wrong address or a server not started, not a network blip.
                     raise BotFatal(
-                        f"cannot reach the server at {self.url} ({_reason(error)}): "
+                        f"cannot reach the server at {', '.join(self.urls)} ({_reason(error)}): "
                         "check the address and that `arbiter serve` is running there"
                     ) from None
                 log.warning("connection lost", extra={"server": self.url, "error": repr(error), "attempt": attempt})
+                self._next_address()
             # Live matches are worth reconnecting for during a drain, until its deadline.
             if stop.is_set() and (not self.games or self.core.drain_left(self._now()) == 0):
                 if self.games:

@@ -65,3 +65,16 @@ class BotSettings:
     @property
     def announced_capacity(self) -> int:
         return self.capacity or self.max_matches
+
+
+def server_addresses(text: str) -> list[str]:
+    """``--server``'s addresses: one, or a cluster's nodes separated by commas (the bot uses the
+    first and moves on to the next when it cannot connect or the node leaves). ValueError if one
+    is not a ws:// or wss:// address."""
+    addresses = [part.strip() for part in text.split(",") if part.strip()]
+    for address in addresses:
+        if not address.startswith(("ws://", "wss://")):
+            raise ValueError(f"--server must be ws:// or wss:// addresses, not {address!r}")
+    if not addresses:
+        raise ValueError("--server needs an address")
+    return addresses
