@@ -179,3 +179,20 @@ async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connec
     record = await store.get_game(match)
     await store.close()
     assert record is not None and [m.move for m in record.moves] == moves + rest and record.reason == "line"
+
+
+async def test_a_guest_resumes_on_another_node_with_its_resume_token(cluster, connect) -> None:
+    nodes, tokens = cluster
+    guest = await connect(nodes["n1"])
+    name, resume = guest.name, guest.welcome["resume_token"]
+    alice = await connect(nodes["n2"], token=tokens["alice"])
+    match = await start_match(guest, alice)
+    assert (await play_move(guest, match, 0, [1, 1]))["type"] == "moved"
+    await guest.close()
+
+    again = await connect(nodes["n3"], token=resume)  # the same guest, through another node
+    assert again.name == name and again.welcome["resume_token"] == resume
+    state = await again.expect("match_state", match=match)
+    assert state["color"] == 0 and state["moves"] == [[1, 1]]
+    assert (await play_move(alice, match, 1, [0, 0]))["type"] == "moved"
+    assert (await again.expect("moved", match=match, ply=1))["move"] == [0, 0]

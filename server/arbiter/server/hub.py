@@ -43,6 +43,9 @@ class Peers(Protocol):
 
     async def arrived(self, player: OnlinePlayer) -> None: ...
 
+    async def guest(self, resume_token: str) -> Identity | None:
+        """The guest another node gave ``resume_token`` to, if any."""
+
     def left(self, player: OnlinePlayer, session: Session) -> None: ...
 
 
@@ -150,6 +153,12 @@ class Hub:
             return self.roster.add(self.roster.new_guest_identity(), hello.games)
         guest = self.roster.guest_by_token(hello.token)
         if guest is not None:
+            return guest
+        if self.peers is not None and (identity := await self.peers.guest(hello.token)) is not None:
+            guest = self.roster.get(identity.name)  # known here if its matches are here
+            if guest is None:
+                return self.roster.add(identity, hello.games, resume_token=hello.token)
+            self.roster.set_resume_token(guest, hello.token)
             return guest
         try:
             account = await self.store.authenticate(hello.token)

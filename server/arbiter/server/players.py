@@ -114,14 +114,22 @@ class Roster:
         name = self._guest_tokens.get(token)
         return None if name is None else self._by_name.get(name)
 
-    def add(self, identity: Identity, games: list[str] | None) -> OnlinePlayer:
-        """A newly online player (the caller has checked the name is not online)."""
-        token = secrets.token_urlsafe(24) if identity.guest else None
+    def add(self, identity: Identity, games: list[str] | None, *, resume_token: str | None = None) -> OnlinePlayer:
+        """A newly online player (the caller has checked the name is not online); a guest gets a
+        new resume token unless it brings one (a cluster's guest, known from another node)."""
+        token = (resume_token or secrets.token_urlsafe(24)) if identity.guest else None
         player = OnlinePlayer(identity, games, token)
         self._by_name[identity.name] = player
         if token is not None:
             self._guest_tokens[token] = identity.name
         return player
+
+    def set_resume_token(self, player: OnlinePlayer, token: str) -> None:
+        """A guest known here already comes back with the token its first node gave it."""
+        if player.resume_token is not None:
+            self._guest_tokens.pop(player.resume_token, None)
+        player.resume_token = token
+        self._guest_tokens[token] = player.name
 
     def new_guest_identity(self) -> Identity:
         """A guest name nobody online uses (registered names never start with ``guest-``)."""

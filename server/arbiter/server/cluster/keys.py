@@ -18,6 +18,14 @@ def alive_key(node: str) -> str:
     return f"arbiter:alive:{node}"
 
 
+GUEST_TOKEN_S = 86_400  # a guest's resume token is honoured on every node for a day after its last connection
+
+
+def guest_key(resume_token: str) -> str:
+    """A guest's resume token → its name: the guest resumes on any node."""
+    return f"arbiter:guest:{resume_token}"
+
+
 def node_channel(node: str) -> str:
     """The channel of one node: requests forwarded to it, frames for its clients."""
     return f"arbiter:node:{node}"

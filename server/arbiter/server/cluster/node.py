@@ -54,6 +54,7 @@ from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchR
 from ..hub import Hub
 from ..players import Connection, Identity, OnlinePlayer
 from ..session import Handler, Session
+from . import keys
 from .keys import BEATS, CHALLENGES, DELETE_IF_OURS, EVERY_NODE, MATCHES, PLAYERS, alive_key, node_channel
 from .ladder import LadderLease
 from .lobby import ClusterLobby
@@ -198,8 +199,8 @@ class Cluster:
 
     async def live_nodes(self) -> set[str]:
         prefix = alive_key("")
-        keys = [key.decode() async for key in self.redis.scan_iter(f"{prefix}*")]
-        return {key.removeprefix(prefix) for key in keys}
+        found = [key.decode() async for key in self.redis.scan_iter(f"{prefix}*")]
+        return {key.removeprefix(prefix) for key in found}
 
     async def _is_alive(self, node: str) -> bool:
         """Whether ``node`` is alive (a node seen alive since the last look is taken at its word)."""
@@ -229,10 +230,22 @@ class Cluster:
         """A player connected here: this is its home now (written before it is welcomed, so a
         challenge to it from any node finds it); the other nodes hand over."""
         try:
-            await self.redis.hset(PLAYERS, player.name, self.node)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(PLAYERS, player.name, self.node)
+                if player.resume_token is not None:  # a guest may come back through any node
+                    pipe.set(keys.guest_key(player.resume_token), player.name, ex=keys.GUEST_TOKEN_S)
+                await pipe.execute()
         except (RedisError, OSError) as exc:
             log.error("cluster directory update failed: %s", exc, extra={"node": self.node})
         self.publish(EVERY_NODE, ["arrived", self.node, player.name])
+
+    async def guest(self, resume_token: str) -> Identity | None:
+        try:
+            name = await self.redis.get(keys.guest_key(resume_token))
+        except (RedisError, OSError) as exc:
+            log.error("cluster directory unavailable: %s", exc, extra={"node": self.node})
+            return None
+        return None if name is None else Identity(name.decode(), "human", True)
 
     def _match_live(self, live: Any) -> None:
         """A match goes live here: its owner is written before any message about it is sent."""
