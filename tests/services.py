@@ -1,5 +1,5 @@
-"""Real PostgreSQL and Redis servers for the tests, started from Debian's packages on free
-loopback ports in temporary folders, and stopped after.
+"""Real PostgreSQL and Redis servers (and an HAProxy) for the tests, started from Debian's packages
+on free loopback ports in temporary folders, and stopped after.
 
 PostgreSQL refuses to run as root, so when the tests run as root (CI containers) its programs
 run as the ``postgres`` user that Debian's package creates (``Popen(user=…)``, no wrapper).
@@ -17,6 +17,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,6 +166,46 @@ class RedisServer:
             self.process.wait(timeout=START_TIMEOUT)
             self.process = None
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class HAProxy:
+    """HAProxy running the project's own deploy/haproxy.cfg in front of two nodes, on a free port."""
+
+    CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "haproxy.cfg"
+
+    def __init__(self, node1: str, node2: str) -> None:
+        self.port = free_port()
+        self.nodes = (node1, node2)
+        self.process: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        if not os.access(binary, os.X_OK):
+            raise RuntimeError("haproxy not found: run scripts/install-system-deps --test (installs haproxy)")
+        env = {**os.environ, "PROXY_LISTEN": f"127.0.0.1:{self.port}",
+               "PROXY_NODE1": self.nodes[0], "PROXY_NODE2": self.nodes[1]}  # fmt: skip
+        self.process = subprocess.Popen(
+            [binary, "-db", "-f", str(self.CONFIG)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, start_new_session=True,
+        )  # fmt: skip
+        _keep_reading(self.process)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:  # HAProxy says nothing when it listens: its port answering is the sign
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"haproxy did not start (exit {self.process.poll()})")
+            time.sleep(0.05)
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    def remove(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=START_TIMEOUT)
+            self.process = None
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from services import HAProxy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # the server suite's protocol client
 from wsclient import Client
@@ -76,7 +77,7 @@ Connect = Callable[..., Awaitable[Client]]
 async def connect() -> AsyncIterator[Connect]:
     clients: list[Client] = []
 
-    async def open_client(node: Node, **fields: object) -> Client:
+    async def open_client(node: Node | HAProxy, **fields: object) -> Client:
         client = await Client.connect(node.url, **fields)
         clients.append(client)
         return client

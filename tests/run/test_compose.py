@@ -1,4 +1,5 @@
-"""docker-compose.yml: valid for Compose, and every command and variable in it real for `arbiter`.
+"""docker-compose.yml: valid for Compose, and every command and variable in it real for `arbiter`;
+both profiles (single and cluster) complete, and the cluster's proxy configuration valid for HAProxy.
 
 No docker engine runs here, so the stack itself cannot start; what can go wrong without one is
 checked instead: Compose validates the file (`docker-compose config`, Debian's package, which the
@@ -22,6 +23,7 @@ from arbiter.cli.reference import environment_variable, options_by_command
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = {"alphabeta": "gomoku", "mcts": "mcts", "minimax": "soccer"}
+CLUSTER = {"postgres", "redis", "cluster-accounts", "node1", "node2", "proxy", *(f"cluster-{bot}" for bot in BOTS)}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +59,11 @@ def _parses(argv: list[str]) -> None:
 
 def test_services_volumes_health_checks_and_restart_policies(compose: dict) -> None:
     services = compose["services"]
-    assert set(services) == {"accounts", "server", *BOTS}
+    assert set(services) == {"accounts", "server", *BOTS, *CLUSTER}
+    assert {name for name, service in services.items() if service["profiles"] == ["single"]} == {
+        "accounts", "server", *BOTS
+    }  # fmt: skip
+    assert (ROOT / ".env").read_text().splitlines()[-1] == "COMPOSE_PROFILES=single"  # `docker compose up`
     assert {"data", "tokens"} <= set(compose["volumes"])
     server = services["server"]
     assert any(str(volume).startswith("data:/data") or _target(volume) == "/data" for volume in server["volumes"])
@@ -77,13 +83,44 @@ def _target(volume: object) -> str | None:
     return volume.get("target") if isinstance(volume, dict) else None
 
 
+def test_the_cluster_profile_runs_two_nodes_behind_the_proxy_on_postgresql_and_redis(compose: dict) -> None:
+    services = compose["services"]
+    assert all(services[name]["profiles"] == ["cluster"] for name in CLUSTER)
+    for name in ("node1", "node2"):
+        node = services[name]
+        argv = _command(node)
+        assert argv[:2] == ["arbiter", "serve"] and argv[argv.index("--node-id") + 1] == name
+        assert node["environment"]["ARBITER_DB"].startswith("postgresql://arbiter:")
+        assert node["environment"]["ARBITER_CLUSTER"] == "redis://redis:6379/0"
+        assert "/healthz" in " ".join(node["healthcheck"]["test"])
+        assert set(node["depends_on"]) == {"cluster-accounts", "redis"}
+    proxy = services["proxy"]
+    assert any(str(volume).startswith(f"{ROOT}/deploy/haproxy.cfg:") for volume in proxy["volumes"])
+    assert (proxy["environment"]["PROXY_NODE1"], proxy["environment"]["PROXY_NODE2"]) == ("node1:8765", "node2:8765")
+    for bot, brain in BOTS.items():
+        argv = _command(services[f"cluster-{bot}"])
+        assert argv[:3] == ["arbiter", "bot", brain]
+        assert argv[argv.index("--server") + 1] == "ws://node1:8765/,ws://node2:8765/"  # moves to the other node
+
+
+def test_the_proxy_configuration_is_valid_for_haproxy(compose: dict) -> None:
+    binary = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    assert Path(binary).exists(), "haproxy is missing: `make test` installs it (scripts/install-system-deps --test)"
+    environment = {key: str(value) for key, value in compose["services"]["proxy"]["environment"].items()}
+    checked = subprocess.run([binary, "-c", "-f", str(ROOT / "deploy" / "haproxy.cfg")], capture_output=True,
+                             text=True, timeout=60, check=False, env=environment)  # fmt: skip
+    assert checked.returncode == 0 and "Configuration file is valid" in checked.stdout, checked.stdout + checked.stderr
+
+
 def test_every_service_command_parses_with_the_real_cli(compose: dict) -> None:
     for name, service in compose["services"].items():
-        if name == "accounts":  # a shell chaining `arbiter player ensure` for each bot
+        if name in ("accounts", "cluster-accounts"):  # a shell chaining `arbiter player ensure` for each bot
             steps = [shlex.split(step) for step in _command(service)[-1].split("&&")]
             assert [step[3] for step in steps] == list(BOTS)
             for step in steps:
                 _parses(step)
+        elif name in ("postgres", "redis", "proxy"):
+            continue  # not Arbiter
         else:
             _parses(_command(service))
 
