@@ -160,6 +160,13 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def restart(self) -> None:
+        """Stop and start again on the same port, empty (as a Redis without persistence comes back)."""
+        assert self.process is not None
+        self.process.terminate()
+        self.process.wait(timeout=START_TIMEOUT)
+        self.start()
+
     def remove(self) -> None:
         if self.process is not None:
             self.process.terminate()

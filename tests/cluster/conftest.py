@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,13 @@ NODES = ("n1", "n2", "n3")
 class Node:
     def __init__(self, name: str, process: asyncio.subprocess.Process, url: str) -> None:
         self.name, self.process, self.url = name, process, url
+        self.log: list[str] = []  # its log lines, read all along so a full pipe never stops the node
+        self._reader = asyncio.get_running_loop().create_task(self._read_log())
+
+    async def _read_log(self) -> None:
+        assert self.process.stderr is not None
+        while line := await self.process.stderr.readline():
+            self.log.append(line.decode())
 
     @property
     def http(self) -> str:
@@ -42,6 +49,14 @@ async def start_node(name: str, db: str, cluster: str, *options: str) -> Node:
     return Node(name, process, line.split()[-1])
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """Keep each phase's report on the test, so the cluster fixture knows whether the test failed."""
+    report: pytest.TestReport = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
 def node_options() -> tuple[str, ...]:
     """More ``arbiter serve`` options for every node (a test module overrides it)."""
@@ -50,7 +65,7 @@ def node_options() -> tuple[str, ...]:
 
 @pytest.fixture
 async def cluster(
-    postgres_url: str, redis_server, node_options: tuple[str, ...]
+    request: pytest.FixtureRequest, postgres_url: str, redis_server, node_options: tuple[str, ...]
 ) -> AsyncIterator[tuple[dict[str, Node], dict[str, str]]]:
     redis.Redis.from_url(redis_server.url).flushall()
     store = PostgresStore(postgres_url)
@@ -63,6 +78,11 @@ async def cluster(
             nodes[name] = await start_node(name, postgres_url, redis_server.url, *node_options)
         yield nodes, tokens
     finally:
+        import os
+
+        if os.environ.get("DUMP_NODE_LOGS"):
+            for node in nodes.values():
+                print(f"==== {node.name}", "".join(node.log[-60:]))
         for node in nodes.values():
             if node.process.returncode is None:
                 node.process.terminate()

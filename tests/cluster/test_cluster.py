@@ -196,3 +196,26 @@ async def test_a_guest_resumes_on_another_node_with_its_resume_token(cluster, co
     assert state["color"] == 0 and state["moves"] == [[1, 1]]
     assert (await play_move(alice, match, 1, [0, 0]))["type"] == "moved"
     assert (await again.expect("moved", match=match, ply=1))["move"] == [0, 0]
+
+
+async def test_the_cluster_carries_on_after_redis_restarts_empty(cluster, connect, redis_server) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    match = await start_match(alice, bob)
+    assert (await play_move(alice, match, 0, [1, 1]))["type"] == "moved"
+    await bob.expect("moved", match=match, ply=0)
+
+    await asyncio.to_thread(redis_server.restart)  # the directory, the lobby and the lease are gone
+    carol = await connect(nodes["n3"], token=tokens["carol"])
+    async with asyncio.timeout(20):  # each node writes its entries again at its next heartbeat
+        while not {"alice", "bob"} <= {p["name"] for p in (await carol.request("lobby"))["players"]}:
+            await asyncio.sleep(0.2)
+        while (watched := await carol.request("spectate", match=match))["type"] != "match_state":
+            await asyncio.sleep(0.2)
+    assert watched["moves"] == [[1, 1]]
+    assert (await play_move(bob, match, 1, [0, 0]))["type"] == "moved"  # on the owner, bob's node
+    assert (await alice.expect("moved", match=match, ply=1))["move"] == [0, 0]
+    assert (await carol.expect("moved", match=match, ply=1))["move"] == [0, 0]
+    assert (await play_move(alice, match, 2, [2, 2]))["type"] == "moved"  # forwarded from alice's node
+    assert (await bob.expect("moved", match=match, ply=2))["move"] == [2, 2]

@@ -34,6 +34,7 @@ class ClusterLobby:
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.players_key, self.seeks_key, self.matches_key = lobby_keys(cluster.node)
+        self.started = False
 
     async def start(self) -> None:
         """Join with no entries (a node restarted under the same id leaves none behind)."""
@@ -43,6 +44,22 @@ class ClusterLobby:
         lobby = self.cluster.hub.lobby
         lobby.relay = self.relay
         lobby.gather = self.gather
+        self.started = True
+
+    async def write_again(self) -> None:
+        """This node's entries, all of them, as the lobby has them now (after a Redis restart)."""
+        hub = self.cluster.hub
+        snapshot = hub.lobby.snapshot()
+        async with self.cluster.redis.pipeline(transaction=False) as pipe:
+            for player in hub.roster:
+                if not self.cluster.is_proxy(player.session):
+                    pipe.hset(self.players_key, player.name, _pack(player.describe()))
+            for seek in snapshot["seeks"]:
+                pipe.hset(self.seeks_key, seek["id"], _pack(seek))
+            for match in snapshot["matches"]:
+                pipe.hset(self.matches_key, match["match"], _pack(match))
+            pipe.sadd(NODES, self.cluster.node)
+            await pipe.execute()
 
     # --- this node's changes --------------------------------------------------------------------
     def relay(self, message: dict[str, Any], player: OnlinePlayer | None) -> None:
@@ -104,6 +121,7 @@ class ClusterLobby:
     # --- dead nodes -------------------------------------------------------------------------------
     async def reap(self, alive: set[str]) -> None:
         """Remove the entries of listed nodes that died (one survivor per dead node does it)."""
+        alive = set(alive)  # as it was when the look began
         redis = self.cluster.redis
         listed = {node.decode() for node in await redis.smembers(NODES)}
         for dead in listed - alive:
@@ -115,7 +133,7 @@ class ClusterLobby:
                 argv: list[Any] = [EVERY_NODE]
                 for field in fields:
                     message = removal(field)
-                    argv += [field, msgpack.packb(["lobby", dead, encode(message)], use_bin_type=True)]
+                    argv += [field, msgpack.packb(["lobby", self.cluster.node, encode(message)], use_bin_type=True)]
                 live_keys = [lobby_keys(node)[index] for node in sorted(alive)]
                 await redis.eval(REAP, 1 + len(live_keys), key, *live_keys, *argv)
             await redis.srem(NODES, dead)

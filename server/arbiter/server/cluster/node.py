@@ -55,7 +55,7 @@ from ..hub import Hub
 from ..players import Connection, Identity, OnlinePlayer
 from ..session import Handler, Session
 from . import keys
-from .keys import BEATS, CHALLENGES, DELETE_IF_OURS, EVERY_NODE, MATCHES, PLAYERS, alive_key, node_channel
+from .keys import BEATS, CHALLENGES, DELETE_IF_OURS, EVERY_NODE, MATCHES, NODES, PLAYERS, alive_key, node_channel
 from .ladder import LadderLease
 from .lobby import ClusterLobby
 
@@ -121,7 +121,11 @@ class Cluster:
         self._match_owner: OrderedDict[str, str] = OrderedDict()
         self._pubsub: Any = None
         self.heartbeat_s = HEARTBEAT_S
-        self.alive: set[str] = {self.node}  # the live nodes as last seen (each heartbeat)
+        # When each node was last seen alive (its heartbeat key, or a message from it), loop time. A
+        # node is dead once unseen for ALIVE_MS: an empty Redis after a restart kills nobody.
+        self._seen: dict[str, float] = {}
+        self._gone: set[str] = set()  # nodes that said they were leaving
+        self.alive: set[str] = {self.node}  # the nodes seen alive lately
         self._look_now = asyncio.Event()  # a node left: look for its matches without waiting
         self.lobby = ClusterLobby(self)
         self.ladder = LadderLease(self)
@@ -203,10 +207,33 @@ class Cluster:
         return {key.removeprefix(prefix) for key in found}
 
     async def _is_alive(self, node: str) -> bool:
-        """Whether ``node`` is alive (a node seen alive since the last look is taken at its word)."""
+        """Whether ``node`` is alive (a node seen alive lately is taken at its word)."""
         if node not in self.alive and await self.redis.exists(alive_key(node)):
-            self.alive.add(node)
+            self._saw(node, heartbeat=True)
         return node in self.alive
+
+    def _saw(self, node: str, *, heartbeat: bool = False, at: float | None = None) -> None:
+        if node in self._gone and not heartbeat:
+            return  # its last messages after it said it was leaving
+        self._gone.discard(node)  # started again under the same id
+        at = asyncio.get_running_loop().time() if at is None else at
+        self._seen[node] = max(at, self._seen.get(node, at))
+        self.alive.add(node)
+
+    async def _look_for_live_nodes(self) -> set[str]:
+        """The nodes seen alive within ALIVE_MS (this one always)."""
+        prefix = alive_key("")
+        found = [key.decode() async for key in self.redis.scan_iter(f"{prefix}*")]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in found:
+                pipe.pttl(key)
+            left_ms = await pipe.execute()
+        now = asyncio.get_running_loop().time()
+        for key, ttl in zip(found, left_ms, strict=True):
+            if ttl > 0:  # the heartbeat was ALIVE_MS - ttl ago
+                self._saw(key.removeprefix(prefix), heartbeat=True, at=now - (ALIVE_MS - ttl) / 1000)
+        self.alive = {node for node, seen in self._seen.items() if now - seen <= ALIVE_MS / 1000} | {self.node}
+        return self.alive
 
     def is_proxy(self, session: Connection | None) -> bool:
         """Whether ``session`` stands here for a player connected to another node."""
@@ -355,6 +382,8 @@ class Cluster:
     # --- messages from other nodes --------------------------------------------------------------
     def _on_message(self, envelope: list[Any]) -> None:
         kind, sender = envelope[0], envelope[1]
+        if kind != "leaving":
+            self._saw(sender)  # a message is a sign of life
         if sender == self.node and kind in ("arrived", "left", "authority", "leaving"):
             return
         handler = self._handlers.get(kind)
@@ -408,6 +437,8 @@ class Cluster:
         self.ladder.on_new_holder(node)
 
     def _on_leaving(self, node: str) -> None:
+        self._gone.add(node)
+        self._seen.pop(node, None)
         self.alive.discard(node)
         self._look_now.set()
 
@@ -471,14 +502,37 @@ class Cluster:
                             log.exception("cluster message failed", extra={"node": self.node})
             except (RedisError, OSError) as exc:
                 log.error("cluster: lost Redis (%s); retrying", exc, extra={"node": self.node})
-                await asyncio.sleep(HEARTBEAT_S)
+                await asyncio.sleep(HEARTBEAT_S / 5)  # listening again subscribes again
 
     async def _beat(self) -> None:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(alive_key(self.node), "1", px=ALIVE_MS)
             pipe.hset(BEATS, self.node, int(time.time() * 1000))
-            await pipe.execute()
+            pipe.sismember(NODES, self.node)
+            pipe.pubsub_numsub(node_channel(self.node))
+            *_, listed, [(_, subscribed)] = await pipe.execute()
+        if not listed and subscribed and self.lobby.started:
+            # Redis restarted empty: our part of the directory is gone. It is written again once
+            # this node hears its channel again, so whoever finds it there can reach it.
+            await self._write_again()
         await self.ladder.renew()
+
+    async def _write_again(self) -> None:
+        """Write this node's part of the directory and of the lobby again (after a Redis restart)."""
+        hub = self.hub
+        log.warning("cluster: Redis lost this node's entries; writing them again", extra={"node": self.node})
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player in hub.roster:
+                if player.session is not None and not self.is_proxy(player.session):
+                    pipe.hset(PLAYERS, player.name, self.node)
+                    if player.resume_token is not None:
+                        pipe.set(keys.guest_key(player.resume_token), player.name, ex=keys.GUEST_TOKEN_S)
+            for match_id in hub.matches.live:
+                pipe.hset(MATCHES, match_id, self.node)
+            for challenge_id in hub.challenges.open:
+                pipe.hset(CHALLENGES, challenge_id, self.node)
+            await pipe.execute()
+        await self.lobby.write_again()
 
     async def _heartbeat(self) -> None:
         while True:
@@ -498,7 +552,7 @@ class Cluster:
             self._look_now.clear()
             try:
                 owners = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(MATCHES)).items()}
-                alive = self.alive = await self.live_nodes()
+                alive = await self._look_for_live_nodes()
                 await self.lobby.reap(alive)
                 for player in self.hub.roster:
                     home = home_of(player.session)
