@@ -160,6 +160,13 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    def flush(self) -> None:
+        """Empty every database (a fresh cluster on the same server)."""
+        import redis  # the client library, only where a test or benchmark drives Redis
+
+        with redis.Redis.from_url(self.url) as client:
+            client.flushall()
+
     def restart(self) -> None:
         """Stop and start again on the same port, empty (as a Redis without persistence comes back)."""
         assert self.process is not None

@@ -46,6 +46,9 @@ class Peers(Protocol):
     async def guest(self, resume_token: str) -> Identity | None:
         """The guest another node gave ``resume_token`` to, if any."""
 
+    async def claim_guest_name(self, name: str) -> bool:
+        """Whether ``name`` is free on every node for a new guest (and now taken by it)."""
+
     def left(self, player: OnlinePlayer, session: Session) -> None: ...
 
 
@@ -150,14 +153,17 @@ class Hub:
 
     async def _identify(self, hello: Hello) -> OnlinePlayer:
         if hello.token is None:
-            return self.roster.add(self.roster.new_guest_identity(), hello.games)
+            new = self.roster.new_guest_identity()
+            while self.peers is not None and not await self.peers.claim_guest_name(new.name):
+                new = self.roster.new_guest_identity()  # another node's guest has it
+            return self.roster.add(new, hello.games)
         guest = self.roster.guest_by_token(hello.token)
         if guest is not None:
             return guest
-        if self.peers is not None and (identity := await self.peers.guest(hello.token)) is not None:
-            guest = self.roster.get(identity.name)  # known here if its matches are here
+        if self.peers is not None and (known := await self.peers.guest(hello.token)) is not None:
+            guest = self.roster.get(known.name)  # known here if its matches are here
             if guest is None:
-                return self.roster.add(identity, hello.games, resume_token=hello.token)
+                return self.roster.add(known, hello.games, resume_token=hello.token)
             self.roster.set_resume_token(guest, hello.token)
             return guest
         try:

@@ -26,6 +26,11 @@ def guest_key(resume_token: str) -> str:
     return f"arbiter:guest:{resume_token}"
 
 
+def guest_name_key(name: str) -> str:
+    """A guest name in use on some node (a new guest elsewhere gets another)."""
+    return f"arbiter:guest-name:{name}"
+
+
 def node_channel(node: str) -> str:
     """The channel of one node: requests forwarded to it, frames for its clients."""
     return f"arbiter:node:{node}"

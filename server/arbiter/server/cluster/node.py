@@ -274,6 +274,13 @@ class Cluster:
             return None
         return None if name is None else Identity(name.decode(), "human", True)
 
+    async def claim_guest_name(self, name: str) -> bool:
+        try:
+            return bool(await self.redis.set(keys.guest_name_key(name), self.node, nx=True, ex=keys.GUEST_TOKEN_S))
+        except (RedisError, OSError) as exc:
+            log.error("cluster directory unavailable: %s", exc, extra={"node": self.node})
+            return True  # unchecked: a clash is unlikely, a refused guest is certain
+
     def _match_live(self, live: Any) -> None:
         """A match goes live here: its owner is written before any message about it is sent."""
         self.command("hset", MATCHES, live.id, self.node)
