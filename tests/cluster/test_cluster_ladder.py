@@ -1,6 +1,7 @@
 """One ladder across the nodes: six players, two on each of three nodes, play 200 ladder games of
 tic-tac-toe. One node pairs at a time, so no player is ever in two ladder games at once (each
-plays one at a time), and every game is rated once."""
+plays one at a time), and every game is rated once. When the node pairing the ladder dies, another
+takes the lease and the ladder goes on."""
 
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ def node_options() -> tuple[str, ...]:
     return ("--ladder-rematch-after", "0")  # six players: the same pairs meet again and again
 
 
-async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: asyncio.Event) -> None:
+async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: asyncio.Event, goal: int = GAMES) -> None:
     """Join the tic-tac-toe ladder and play random moves in every match it gives, one at a time,
-    until ``enough`` games ended; then leave and finish the match under way."""
+    until ``goal`` games ended (``enough``); then leave and finish the match under way."""
     rng = random.Random(seed)
     joined = await client.request("ladder_join", game="tictactoe")
     assert joined["type"] == "ladder_joined", joined
@@ -47,10 +48,15 @@ async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: as
             states[message["match"]] = (game.new_state(), message["color"])
         elif kind == "moved" and message["match"] in states:
             states[message["match"]][0].play(game.decode_move(message["move"]))
+        elif kind == "match_state" and message["color"] is not None:  # a resync: the match moved node
+            state = game.new_state()
+            for move in message["moves"]:
+                state.play(game.decode_move(move))
+            states[message["match"]] = (state, message["color"])
         elif kind == "end":
             states.pop(message["match"], None)
             ended.add(message["match"])
-            if len(ended) >= GAMES:
+            if len(ended) >= goal:
                 enough.set()
             continue
         else:
@@ -90,5 +96,34 @@ async def test_200_ladder_games_across_nodes_each_paired_once_and_rated_once(
             rating = await store.get_rating(name, pool)
             assert rating.games == len(mine)  # rated once per game, none twice
         assert all(set(g.rating_changes) == set(g.start.players) for g in games)
+    finally:
+        await store.close()
+
+
+async def test_the_ladder_goes_on_when_the_node_pairing_it_dies(cluster, connect, postgres_url: str) -> None:
+    nodes, tokens = cluster  # n1 started first: it holds the lease and pairs
+    store = PostgresStore(postgres_url)
+    await store.open()
+    try:
+        for name in PLAYERS[:4]:
+            tokens[name] = await store.add_player(name, "bot")
+        homes = ("n2", "n3", "n2", "n3")  # none on the node that dies
+        clients = [await connect(nodes[home], token=tokens[name]) for home, name in zip(homes, PLAYERS, strict=False)]
+        ended: set[str] = set()
+        enough = asyncio.Event()
+        players = asyncio.gather(*(play_the_ladder(c, seed, ended, enough, goal=40) for seed, c in enumerate(clients)))
+        async with asyncio.timeout(120):
+            while len(ended) < 10:
+                await asyncio.sleep(0.05)
+            nodes["n1"].process.kill()  # the pairing node, with the matches it paired
+            at_kill = len(ended)
+            await players  # the lease passes within 5 s, every node sends its joins again, 30 more games
+        assert len(ended) >= 40 > at_kill
+
+        games = [g for g in await store.list_games(game="tictactoe", limit=None, finished=True) if g.start.rated]
+        assert {g.start.match_id for g in games} == ended
+        for name in PLAYERS[:4]:
+            mine = [g for g in games if name in g.start.players]
+            assert (await store.get_rating(name, games[0].start.pool)).games == len(mine)  # rated once each
     finally:
         await store.close()

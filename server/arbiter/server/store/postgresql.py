@@ -21,7 +21,7 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -152,6 +152,10 @@ class PostgresStore(Store):
         self._closing = False
         self._failed_attempts = 0
         self._last_write_error: StoreError | None = None
+        # Live games written by this store: their row ids and the ply their next move must have, so
+        # a batch's moves go in by COPY (no lookup, no conflict check) while they follow on.
+        self._game_ids: dict[str, int] = {}
+        self._next_ply: dict[str, int] = {}
 
     # --- life cycle ---------------------------------------------------------------------------
     async def open(self) -> None:
@@ -471,6 +475,8 @@ class PostgresStore(Store):
             try:
                 ends = await self._write_batch(batch)
             except _REFUSED:
+                self._game_ids.clear()  # one by one, each move checked against what is stored
+                self._next_ply.clear()
                 ends = await self._write_one_by_one(batch)
         except (psycopg.Error, PoolTimeout) as exc:
             error = self._error(exc) if isinstance(exc, psycopg.Error) else StoreError(f"{self.where}: {exc}")
@@ -532,22 +538,47 @@ class PostgresStore(Store):
         starts = [w.start for w in writes if isinstance(w, _StartWrite)]
         moves = [w for w in writes if isinstance(w, _MoveWrite)]
         ends: dict[_EndWrite, dict[str, float] | StoreError] = {}
+        game_ids, next_ply = dict(self._game_ids), dict(self._next_ply)  # kept if the batch commits
         async with self._pool.connection() as conn, conn.transaction():
             async with conn.cursor() as cursor:
                 if starts:
-                    await cursor.executemany(
+                    # One statement for every start, the players' ids joined in; the new games' ids
+                    # come back for the moves' COPY (a start written before, by a retry, is looked up).
+                    await cursor.execute(
                         "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id,"
                         " clock, rated, started, pool, first_level, second_level, opening)"
-                        " VALUES (%s, %s, %s, %s, %s, (SELECT id FROM players WHERE name = %s),"
-                        " (SELECT id FROM players WHERE name = %s), %s, %s, %s, %s, %s, %s, %s)"
-                        " ON CONFLICT (match_id) DO NOTHING",
-                        [(s.match_id, s.game, to_json(s.params), *s.players, *s.players, to_json(s.clock),
-                          int(s.rated), s.started, s.pool, *s.levels, s.opening) for s in starts],
+                        " SELECT u.match_id, u.game, u.params, u.first_name, u.second_name, p1.id, p2.id, u.clock,"
+                        " u.rated, u.started, u.pool, u.first_level, u.second_level, u.opening FROM unnest("
+                        "%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[],"
+                        " %s::float8[], %s::text[], %s::int[], %s::int[], %s::int[]) AS u(match_id, game, params,"
+                        " first_name, second_name, clock, rated, started, pool, first_level, second_level, opening)"
+                        " LEFT JOIN players p1 ON p1.name = u.first_name"
+                        " LEFT JOIN players p2 ON p2.name = u.second_name"
+                        " ON CONFLICT (match_id) DO NOTHING RETURNING match_id, id",
+                        (
+                            [s.match_id for s in starts], [s.game for s in starts],
+                            [to_json(s.params) for s in starts], [s.players[0] for s in starts],
+                            [s.players[1] for s in starts], [to_json(s.clock) for s in starts],
+                            [int(s.rated) for s in starts], [s.started for s in starts], [s.pool for s in starts],
+                            [s.levels[0] for s in starts], [s.levels[1] for s in starts],
+                            [s.opening for s in starts],
+                        ),
                     )  # fmt: skip
+                    for match_id, game_id in await cursor.fetchall():
+                        game_ids[match_id], next_ply[match_id] = game_id, 0
+                latest: list[_MoveWrite] = []
                 if moves:
-                    # One statement for the whole batch (arrays unnested server-side): ten times
-                    # the rows per second of one INSERT per move, even pipelined.
-                    latest = {(m.match_id, m.ply): m for m in moves}.values()  # a move sent twice: the last
+                    once = {(m.match_id, m.ply): m for m in moves}.values()  # a move sent twice: the last
+                    following, latest = _following(once, game_ids, next_ply)
+                    if following:
+                        # The moves that follow on in games this store started: COPY, the fastest
+                        # way rows go into PostgreSQL (no statement per row, no conflict check).
+                        async with cursor.copy("COPY moves (game_id, ply, move, elapsed_ms, info) FROM STDIN") as copy:
+                            for values in following:
+                                await copy.write_row(values)
+                if latest:
+                    # The others (a game adopted from another node, a move sent again) in one
+                    # statement, arrays unnested server-side, looked up by match id.
                     await cursor.execute(
                         "INSERT INTO moves (game_id, ply, move, elapsed_ms, info)"
                         " SELECT g.id, u.ply, u.move, u.elapsed_ms, u.info FROM unnest("
@@ -576,6 +607,10 @@ class PostgresStore(Store):
                         ends[end] = await _rate(conn, row[0], end.result, end.ended, end.rate)
                 except StoreError as error:
                     ends[end] = error
+        for end in finishing:  # committed: the ended games leave the cache
+            game_ids.pop(end.match_id, None)
+            next_ply.pop(end.match_id, None)
+        self._game_ids, self._next_ply = game_ids, next_ply
         return ends
 
     def _error(self, exc: psycopg.Error) -> StoreError:
@@ -631,6 +666,24 @@ async def _rating(conn: AsyncConnection[Any], player_id: int, name: str, pool: s
     if row is None:
         return Rating(name, pool, INITIAL_RATING, INITIAL_DEVIATION, INITIAL_VOLATILITY, level=level)
     return rating_of(name, pool, level, row)
+
+
+def _following(
+    moves: Iterable[_MoveWrite], game_ids: dict[str, int], next_ply: dict[str, int]
+) -> tuple[list[tuple[Any, ...]], list[_MoveWrite]]:
+    """Split a batch's moves into the rows of those that follow on in a known game (advancing
+    ``next_ply``) and the rest."""
+    following: list[tuple[Any, ...]] = []
+    rest: list[_MoveWrite] = []
+    for move in moves:
+        game_id = game_ids.get(move.match_id)
+        if game_id is not None and next_ply.get(move.match_id) == move.ply:
+            following.append((game_id, move.ply, move.move_json, max(0, move.elapsed_ms), move.info_json))
+            next_ply[move.match_id] = move.ply + 1
+        else:
+            rest.append(move)
+            next_ply.pop(move.match_id, None)  # no longer sure what follows: the rest go the careful way
+    return following, rest
 
 
 async def _end_all(conn: AsyncConnection[Any], ends: list[_EndWrite]) -> dict[str, tuple[int, int]]:
