@@ -78,11 +78,10 @@ async def cluster(
             nodes[name] = await start_node(name, postgres_url, redis_server.url, *node_options)
         yield nodes, tokens
     finally:
-        import os
-
-        if os.environ.get("DUMP_NODE_LOGS"):
+        call = getattr(request.node, "report_call", None)
+        if call is not None and call.failed:  # shown under the failure: what each node logged
             for node in nodes.values():
-                print(f"==== {node.name}", "".join(node.log[-60:]))
+                print(f"---- node {node.name}\n{''.join(node.log[-80:])}")
         for node in nodes.values():
             if node.process.returncode is None:
                 node.process.terminate()

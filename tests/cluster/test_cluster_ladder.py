@@ -55,7 +55,8 @@ async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: as
             states[message["match"]] = (state, message["color"])
         elif kind == "end":
             states.pop(message["match"], None)
-            ended.add(message["match"])
+            if message["reason"] != "interrupted":  # void: paired on a node that died before storing it
+                ended.add(message["match"])
             if len(ended) >= goal:
                 enough.set()
             continue

@@ -68,6 +68,8 @@ class Ladder:
         self._openings: dict[tuple[str, frozenset[str]], tuple[list[Any], str]] = {}
         # Whether this server pairs now: a cluster's node only while it holds the pairing lease.
         self.may_pair: Callable[[], bool] = lambda: True
+        # A cluster's count of each player's live matches on every node (None: this server's own).
+        self.live_matches_of: Callable[[list[str]], Awaitable[dict[str, int]]] | None = None
 
         matches.end_listeners.append(self.match_ended)
 
@@ -175,18 +177,34 @@ class Ladder:
             return
         roster = self.roster
         limit = self.max_matches
+        counts: dict[str, int] | None = None
+        if self.live_matches_of is not None:
+            members = sorted({name for queue in self.queues.values() for name in queue.members()})
+            try:
+                counts = await self.live_matches_of(members)
+            except Exception as error:  # the cluster's directory unreadable: pair later
+                log.warning("ladder: live matches unknown, pairing later: %s", error)
+                return
 
-        def can_play(name: str) -> bool:
-            player = roster.get(name)
-            if player is None or not player.connected:
-                return False
-            return len(player.matches) < min(limit, player.capacity or limit)  # all its matches, every game
+        def can_play(queue: LadderQueue) -> Callable[[str], bool]:
+            def free(name: str) -> bool:
+                player = roster.get(name)
+                if player is None or not player.connected:
+                    return False
+                if counts is None:
+                    return len(player.matches) < min(limit, player.capacity or limit)  # all its matches, every game
+                # A cluster: its live matches on every node, of any kind, count against this queue's
+                # capacity too (after a failover the queue does not know the matches it paired).
+                playing = counts.get(name, 0)
+                return playing < min(limit, player.capacity or limit, queue.capacity_of(name))
+
+            return free
 
         for game, queue in list(self.queues.items()):
             for name in queue.members():
                 if roster.get(name) is None:  # offline past its grace: off the ladder
                     queue.leave(name)
-            for first, second in queue.pair(self.now(), can_play=can_play):
+            for first, second in queue.pair(self.now(), can_play=can_play(queue)):
                 await self._start(game, queue, first, second)
 
     async def _start(self, game: str, queue: LadderQueue, first: str, second: str) -> None:

@@ -241,11 +241,7 @@ class Matches:
         ``charged_s`` of its turn so far. A record whose moves already end the game is ended (and
         recorded) at once. MatchError if the record does not replay."""
         start = record.start
-        game = create_game(start.game, start.params)
-        match = Match(start.match_id, game, ClockSpec.from_description(start.clock), rated=start.rated)
-        stored = [(move.move, move.elapsed_ms) for move in record.moves]
-        match.open_with([wire for wire, _ in stored[: start.opening]])
-        match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
+        match = self._replayed(record, charged_s)
         live = LiveMatch(match, players, self._on_flag, self.now)
         live.infos = [move.info for move in record.moves]
         live.levels = list(start.levels)
@@ -263,6 +259,32 @@ class Matches:
         self.lobby.match_listed(live.summary())
         log.info("match adopted", extra={"match": match.id, "ply": match.ply, "players": [p.name for p in players]})
         return live
+
+    def _replayed(self, record: GameRecord, charged_s: float = 0.0) -> Match:
+        """The match of a stored record, its moves replayed with the time each took (MatchError if
+        they do not replay)."""
+        start = record.start
+        game = create_game(start.game, start.params)
+        match = Match(start.match_id, game, ClockSpec.from_description(start.clock), rated=start.rated)
+        stored = [(move.move, move.elapsed_ms) for move in record.moves]
+        match.open_with([wire for wire, _ in stored[: start.opening]])
+        match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
+        return match
+
+    def stored_end(self, record: GameRecord) -> bytes:
+        """The ``end`` of a match that ended on a node that died before its players heard it."""
+        return encode(
+            {
+                "type": "end",
+                "match": record.start.match_id,
+                "result": record.result,
+                "winner": {"1-0": 0, "0-1": 1}.get(record.result or ""),
+                "reason": record.reason or "interrupted",
+                "clocks": self._replayed(record).clocks_ms(self.now()),
+                "ply": len(record.moves),
+                "rating_changes": record.rating_changes,
+            }
+        )
 
     # --- requests from clients ---------------------------------------------------------------------
     def on_move(self, session: Session, msg: MakeMove) -> None:

@@ -100,6 +100,11 @@ class LadderQueue:
         """Members with room for another ladder match."""
         return sorted(e.name for e in self._entrants.values() if e.playing < e.capacity)
 
+    def capacity_of(self, name: str) -> int:
+        """The ladder matches ``name`` plays at once in this queue (0 if not a member)."""
+        entrant = self._entrants.get(name)
+        return 0 if entrant is None else entrant.capacity
+
     def rating_of(self, name: str) -> float | None:
         entrant = self._entrants.get(name)
         return None if entrant is None else entrant.rating

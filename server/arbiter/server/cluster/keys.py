@@ -6,6 +6,8 @@ from __future__ import annotations
 
 PLAYERS = "arbiter:players"  # hash: player name → its home node
 MATCHES = "arbiter:matches"  # hash: live match id → its owner node
+MATCH_PLAYERS = "arbiter:match-players"  # hash: live match id → its players' names, tab-separated
+PLAYING = "arbiter:playing"  # hash: player name → its live matches on every node (the ladder's capacity)
 CHALLENGES = "arbiter:challenges"  # hash: open challenge or seek id → the node holding it
 BEATS = "arbiter:beats"  # hash: node → its last heartbeat, wall clock ms (failover charges time by it)
 NODES = "arbiter:nodes:listed"  # set: nodes that may have lobby entries (reaped when they die)

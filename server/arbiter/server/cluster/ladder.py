@@ -17,6 +17,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from arbiter.engine import game_names
+from arbiter.protocol.codec import encode
 from arbiter.protocol.ladder import LadderJoin, LadderLeave
 from arbiter.protocol.messages import Request
 
@@ -41,6 +42,7 @@ class LadderLease:
     def start(self) -> None:
         hub = self.cluster.hub
         hub.ladder.may_pair = self.holds
+        hub.ladder.live_matches_of = self.cluster.live_matches_of  # a player's matches on every node count
         hub.register(LadderJoin, self._routed(hub.handlers[LadderJoin]))
         hub.register(LadderLeave, self._routed(hub.handlers[LadderLeave]))
 
@@ -59,6 +61,7 @@ class LadderLease:
             if holder == cluster.node:
                 log.info("this node pairs the ladder now")
                 cluster.publish(EVERY_NODE, ["authority", cluster.node])
+                self._join_again()
                 cluster.hub.ladder.kick()
 
     def release(self) -> None:
@@ -72,12 +75,24 @@ class LadderLease:
         self.holder = holder
         if holder == self.cluster.node:
             return
+        for session, join in self._remembered():
+            self.cluster.forward(holder, session, join)
+
+    def _join_again(self) -> None:
+        """This node holds the lease now: its own players' joins, sent to the old holder, come here
+        (each as if its player sent it again, so it is checked and answered as any join)."""
+        for session, join in self._remembered():
+            session.receive(encode(join.wire()))
+
+    def _remembered(self) -> list[tuple[Session, LadderJoin]]:
+        """The joins of this node's players who are still connected here."""
+        remembered: list[tuple[Session, LadderJoin]] = []
         for name, joins in self._joins.items():
             player = self.cluster.hub.roster.get(name)
-            if player is None or player.session is None or self.cluster.is_proxy(player.session):
-                continue
-            for join in joins.values():
-                self.cluster.forward(holder, player.session, join)  # type: ignore[arg-type]
+            session = None if player is None else player.session
+            if isinstance(session, Session) and not self.cluster.is_proxy(session):
+                remembered += [(session, join) for join in joins.values()]
+        return remembered
 
     def forget(self, name: str) -> None:
         """The player left this node."""

@@ -54,8 +54,20 @@ from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchR
 from ..hub import Hub
 from ..players import Connection, Identity, OnlinePlayer
 from ..session import Handler, Session
+from ..store.base import GameRecord
 from . import keys
-from .keys import BEATS, CHALLENGES, DELETE_IF_OURS, EVERY_NODE, MATCHES, NODES, PLAYERS, alive_key, node_channel
+from .keys import (
+    BEATS,
+    CHALLENGES,
+    DELETE_IF_OURS,
+    EVERY_NODE,
+    MATCHES,
+    NODES,
+    PLAYERS,
+    PLAYING,
+    alive_key,
+    node_channel,
+)
 from .ladder import LadderLease
 from .lobby import ClusterLobby
 
@@ -125,6 +137,7 @@ class Cluster:
         # node is dead once unseen for ALIVE_MS: an empty Redis after a restart kills nobody.
         self._seen: dict[str, float] = {}
         self._gone: set[str] = set()  # nodes that said they were leaving
+        self._adopting: set[str] = set()  # matches being adopted: counted for their players already
         self.alive: set[str] = {self.node}  # the nodes seen alive lately
         self._look_now = asyncio.Event()  # a node left: look for its matches without waiting
         self.lobby = ClusterLobby(self)
@@ -282,8 +295,20 @@ class Cluster:
             return True  # unchecked: a clash is unlikely, a refused guest is certain
 
     def _match_live(self, live: Any) -> None:
-        """A match goes live here: its owner is written before any message about it is sent."""
+        """A match goes live here: its owner is written before any message about it is sent (and,
+        unless it is adopted, counted for its players)."""
         self.command("hset", MATCHES, live.id, self.node)
+        if live.id not in self._adopting:
+            self.command("hset", keys.MATCH_PLAYERS, live.id, "\t".join(p.name for p in live.players))
+            for player in live.players:
+                self.command("hincrby", PLAYING, player.name, 1)
+
+    async def live_matches_of(self, names: list[str]) -> dict[str, int]:
+        """Each player's live matches on every node."""
+        if not names:
+            return {}
+        counts = await self.redis.hmget(PLAYING, names)
+        return {name: int(count) for name, count in zip(names, counts, strict=True) if count is not None}
 
     def _challenge_changed(self, challenge_id: str, opened: bool) -> None:
         """A challenge or seek opened here (before its id is sent to anyone) or closed."""
@@ -303,6 +328,9 @@ class Cluster:
     def _match_ended(self, live: Any, result: Any, changes: Any) -> None:
         """A match of ours ended (and its end went out): it leaves the directory."""
         self.command("eval", DELETE_IF_OURS, 1, MATCHES, live.id, self.node)
+        self.command("hdel", keys.MATCH_PLAYERS, live.id)
+        for player in live.players:
+            self.command("hincrby", PLAYING, player.name, -1)
 
     # --- routing requests ---------------------------------------------------------------------
     def _routed_by_match(self, local: Handler) -> Handler:
@@ -534,8 +562,11 @@ class Cluster:
                     pipe.hset(PLAYERS, player.name, self.node)
                     if player.resume_token is not None:
                         pipe.set(keys.guest_key(player.resume_token), player.name, ex=keys.GUEST_TOKEN_S)
-            for match_id in hub.matches.live:
+            for match_id, live in hub.matches.live.items():
                 pipe.hset(MATCHES, match_id, self.node)
+                pipe.hset(keys.MATCH_PLAYERS, match_id, "\t".join(p.name for p in live.players))
+                for player in live.players:
+                    pipe.hincrby(PLAYING, player.name, 1)
             for challenge_id in hub.challenges.open:
                 pipe.hset(CHALLENGES, challenge_id, self.node)
             await pipe.execute()
@@ -578,10 +609,15 @@ class Cluster:
             return  # another survivor takes it
         record = await self.hub.store.get_game(match_id)
         if record is None or record.ended is not None:
-            await self.redis.eval(DELETE_IF_OURS, 1, MATCHES, match_id, dead)
+            if await self.redis.eval(DELETE_IF_OURS, 1, MATCHES, match_id, dead):
+                await self._gone_with(match_id, record)
             return
         players = [await self._player_for(name, alive) for name in record.start.players]
-        live = self.hub.matches.adopt(record, (players[0], players[1]), charged_s=await self._charged(dead))
+        self._adopting.add(match_id)
+        try:
+            live = self.hub.matches.adopt(record, (players[0], players[1]), charged_s=await self._charged(dead))
+        finally:
+            self._adopting.discard(match_id)
         self.publish(EVERY_NODE, ["adopted", self.node, match_id])
         log.warning("adopted a match of a dead node", extra={"node": self.node, "match": match_id, "dead": dead,
                                                               "ply": live.match.ply})  # fmt: skip
@@ -590,6 +626,24 @@ class Cluster:
                 self.hub.matches.player_returned(player)  # a full resync, through the player's home
             elif player.grace is None:
                 self.hub.start_grace(player)
+
+    async def _gone_with(self, match_id: str, record: GameRecord | None) -> None:
+        """A dead node's match that cannot go on: it ended before the node died (whose last
+        messages may have died with it), or it started too late to be stored (so it is void). Its
+        players hear its end, again perhaps, through their homes, and are free for the ladder."""
+        names = (await self.redis.hget(keys.MATCH_PLAYERS, match_id) or b"").decode().split("\t")
+        if record is not None:
+            end = self.hub.matches.stored_end(record)
+        else:
+            end = encode({"type": "end", "match": match_id, "result": None, "winner": None, "reason": "interrupted",
+                          "clocks": [0, 0], "ply": 0, "rating_changes": {}})  # fmt: skip
+            log.warning("a dead node's match was never stored: void", extra={"match": match_id, "players": names})
+        self.command("hdel", keys.MATCH_PLAYERS, match_id)
+        for name in filter(None, names):
+            self.command("hincrby", PLAYING, name, -1)
+            home = await self._find_home(name)
+            if home is not None and await self._is_alive(home):
+                self.publish(node_channel(home), ["out", self.node, name, end])
 
     async def _charged(self, dead: str) -> float:
         """Of the time since ``dead`` stopped (its last heartbeat), what the side to move pays: what
