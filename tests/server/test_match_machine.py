@@ -216,3 +216,17 @@ async def test_alarm_moved_later_rings_at_the_new_deadline():
     alarm.set(start + 0.05)  # later: the armed timer stays, wakes early and re-arms
     await asyncio.wait_for(rung.wait(), 2)
     assert len(times) == 1 and times[0] >= start + 0.05
+
+
+def test_a_resumed_match_stands_as_after_its_last_move_and_charges_only_what_it_is_told() -> None:
+    """A cluster's failover: the stored moves replay with the time each took; the side to move
+    has been thinking for ``charged_s`` (what the failover took beyond the grace), no more."""
+    spec = ClockSpec(initial_ms=60_000, increment_ms=1_000)
+    played = Match("m1", create_game("tictactoe"), spec)
+    played.start(0.0)
+    played.play(0, 0, [1, 1], 2.0)  # first: 2 s
+    played.play(1, 1, [0, 0], 5.0)  # second: 3 s
+    resumed = Match("m1", create_game("tictactoe"), spec)
+    resumed.resume([([1, 1], 2_000), ([0, 0], 3_000)], 100.0, charged_s=4.0)
+    assert resumed.moves == played.moves and resumed.to_move == 0
+    assert resumed.clocks_ms(100.0) == [played.clocks_ms(5.0)[0] - 4_000, played.clocks_ms(5.0)[1]]

@@ -193,12 +193,16 @@ class Matches:
         live.pool = start.pool
         try:
             await self.store.start_game(start)
+            for ply, wire in enumerate(match.moves):  # the opening, stored like any move (no time spent)
+                self.store.record_move(match_id, MoveRecord(ply, wire, 0))
+            if self.config.cluster_url is not None:
+                # A node of a cluster announces a match only once it is stored: were the node to
+                # die, another would find the match there and go on with it.
+                await self.store.flush()
         except StoreError as error:
             log.error("store failed to start the match: %s", error, extra={"match": match_id})
             self._forget(live)
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot record games right now") from None
-        for ply, wire in enumerate(match.moves):  # the opening, stored like any move (no time spent)
-            self.store.record_move(match_id, MoveRecord(ply, wire, 0))
         if match.over or match_id not in self.live:
             return live
         now = self.now()
