@@ -139,6 +139,9 @@ class Matches:
         self.end_listeners: list[Callable[[LiveMatch, Result, dict[str, float]], None]] = []
         # Called when a match goes live here, before anyone hears of it (a cluster records its owner).
         self.live_listeners: list[Callable[[LiveMatch], None]] = []
+        # A cluster's: writes an accepted move outside this node, then calls back to announce it, so
+        # a move any player has seen survives the node (None: announced at once).
+        self.move_journal: Callable[[LiveMatch, MoveRecord, Callable[[], None]], None] | None = None
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {
@@ -317,10 +320,13 @@ class Matches:
         live.infos.append(msg.info)
         if msg.info is not None and "fallback" in msg.info:
             self.metrics.fallbacks.labels(live.players[color].name, msg.info["fallback"]).inc()
-        if msg.info is None:
-            live.broadcast(encode(moved))
-        else:  # the analysis is for spectators; the opponent sees it after the game, in the record
-            live.broadcast(encode(moved), encode({**moved, "info": msg.info}))
+        # The analysis is for spectators; the opponent sees it after the game, in the record.
+        frames = (encode(moved),) if msg.info is None else (encode(moved), encode({**moved, "info": msg.info}))
+        record = MoveRecord(played.ply, played.move, played.elapsed_ms, msg.info)
+        if self.move_journal is None:
+            live.broadcast(*frames)
+        else:
+            self.move_journal(live, record, lambda: self._announce(live, frames))
         self.metrics.move_accepted(self.now() - session.received_at)
         if log.isEnabledFor(logging.DEBUG):  # the hot path: nothing built for a record nobody keeps
             log.debug(
@@ -334,13 +340,19 @@ class Matches:
                 },
             )
         try:
-            self.store.record_move(live.match.id, MoveRecord(played.ply, played.move, played.elapsed_ms, msg.info))
+            self.store.record_move(live.match.id, record)
         except Exception:  # the store must never block play; its own error handling reports the failure
             log.exception("store failed to queue a move", extra={"match": live.id})
-        if live.match.over:
-            self.end(live)
-        else:
+        if not live.match.over:
             self._arm(live)
+        elif self.move_journal is None:
+            self.end(live)  # (journaled: once the last move is announced, so `moved` comes before `end`)
+
+    def _announce(self, live: LiveMatch, frames: tuple[bytes, ...]) -> None:
+        """A journaled move is safe outside this node: its ``moved`` goes out (and the end, if it ended the match)."""
+        live.broadcast(*frames)
+        if live.match.over and self.live.get(live.id) is live:
+            self.end(live)
 
     def on_resign(self, session: Session, msg: Resign) -> None:
         live, color = self._acting(session, msg)

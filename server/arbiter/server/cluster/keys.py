@@ -33,6 +33,12 @@ def guest_name_key(name: str) -> str:
     return f"arbiter:guest-name:{name}"
 
 
+def journal_key(match_id: str) -> str:
+    """A live match's accepted moves, each pushed before its ``moved`` goes out: what a survivor
+    adds to the stored record when the match's node dies before its store wrote them."""
+    return f"arbiter:moves:{match_id}"
+
+
 def node_channel(node: str) -> str:
     """The channel of one node: requests forwarded to it, frames for its clients."""
     return f"arbiter:node:{node}"

@@ -41,6 +41,7 @@ import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import msgpack
@@ -54,7 +55,7 @@ from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchR
 from ..hub import Hub
 from ..players import Connection, Identity, OnlinePlayer
 from ..session import Handler, Session
-from ..store.base import GameRecord
+from ..store.base import GameRecord, MoveRecord
 from . import keys
 from .keys import (
     BEATS,
@@ -168,6 +169,7 @@ class Cluster:
         self.ladder.start()
         self.hub.peers = self
         self.hub.matches.live_listeners.append(self._match_live)
+        self.hub.matches.move_journal = self._journal
         self.hub.matches.end_listeners.append(self._match_ended)
         self.hub.node = self.node
         log.info("joined the cluster", extra={"node": self.node, "cluster": self._where})
@@ -303,6 +305,13 @@ class Cluster:
             for player in live.players:
                 self.command("hincrby", PLAYING, player.name, 1)
 
+    def _journal(self, live: Any, move: MoveRecord, announce: Callable[[], None]) -> None:
+        """An accepted move goes to Redis first; its ``moved`` goes out once Redis has it (in order
+        with every other command), so a move a player saw survives this node's death."""
+        entry = msgpack.packb([move.ply, move.move, move.elapsed_ms, move.info], use_bin_type=True)
+        self.command("rpush", keys.journal_key(live.id), entry)
+        self._outbox.put_nowait(("then", announce))
+
     async def live_matches_of(self, names: list[str]) -> dict[str, int]:
         """Each player's live matches on every node."""
         if not names:
@@ -329,6 +338,7 @@ class Cluster:
         """A match of ours ended (and its end went out): it leaves the directory."""
         self.command("eval", DELETE_IF_OURS, 1, MATCHES, live.id, self.node)
         self.command("hdel", keys.MATCH_PLAYERS, live.id)
+        self.command("delete", keys.journal_key(live.id))
         for player in live.players:
             self.command("hincrby", PLAYING, player.name, -1)
 
@@ -514,13 +524,21 @@ class Cluster:
         burst = [first]
         while not self._outbox.empty() and len(burst) < 1000:
             burst.append(self._outbox.get_nowait())
+        commands = [entry for entry in burst if entry[0] != "then"]
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for command, *args in burst:
-                    getattr(pipe, command)(*args)
-                await pipe.execute()
+            if commands:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for command, *args in commands:
+                        getattr(pipe, command)(*args)
+                    await pipe.execute()
         except (RedisError, OSError) as exc:
-            log.error("cluster: %d messages not sent: %s", len(burst), exc, extra={"node": self.node})
+            log.error("cluster: %d messages not sent: %s", len(commands), exc, extra={"node": self.node})
+        for entry in burst:  # what waited for the commands before it (play never waits for Redis to come back)
+            if entry[0] == "then":
+                try:
+                    entry[1]()
+                except Exception:
+                    log.exception("cluster: a callback after Redis failed", extra={"node": self.node})
 
     async def _flush_outbox(self) -> None:
         while not self._outbox.empty():
@@ -612,12 +630,16 @@ class Cluster:
             if await self.redis.eval(DELETE_IF_OURS, 1, MATCHES, match_id, dead):
                 await self._gone_with(match_id, record)
             return
+        journaled = await self._journaled(match_id, len(record.moves))
+        record = replace(record, moves=record.moves + journaled)
         players = [await self._player_for(name, alive) for name in record.start.players]
         self._adopting.add(match_id)
         try:
             live = self.hub.matches.adopt(record, (players[0], players[1]), charged_s=await self._charged(dead))
         finally:
             self._adopting.discard(match_id)
+        for move in journaled:  # announced by the dead node, not yet stored by it
+            self.hub.store.record_move(match_id, move)
         self.publish(EVERY_NODE, ["adopted", self.node, match_id])
         log.warning("adopted a match of a dead node", extra={"node": self.node, "match": match_id, "dead": dead,
                                                               "ply": live.match.ply})  # fmt: skip
@@ -626,6 +648,15 @@ class Cluster:
                 self.hub.matches.player_returned(player)  # a full resync, through the player's home
             elif player.grace is None:
                 self.hub.start_grace(player)
+
+    async def _journaled(self, match_id: str, stored: int) -> list[MoveRecord]:
+        """The moves of ``match_id`` that its dead node announced after the ``stored`` ones."""
+        moves: list[MoveRecord] = []
+        for entry in await self.redis.lrange(keys.journal_key(match_id), 0, -1):
+            ply, move, elapsed_ms, info = msgpack.unpackb(entry, raw=False)
+            if ply == stored + len(moves):
+                moves.append(MoveRecord(ply, move, elapsed_ms, info))
+        return moves
 
     async def _gone_with(self, match_id: str, record: GameRecord | None) -> None:
         """A dead node's match that cannot go on: it ended before the node died (whose last
