@@ -1,7 +1,8 @@
 """Markers by what a test needs, so `make test-fast` can leave the heavy ones out (CI runs them all).
 
 - ``browser``: every test under tests/browser (headless Chromium);
-- ``process``: every test in a module that starts processes (``arbiter`` commands, servers, bots, pip);
+- ``process``: every test in a module that starts processes (``arbiter`` commands, servers, bots, pip),
+  and every test under tests/cluster (its fixtures start three server nodes);
 - ``slow``: set by hand on long strength, load and install checks.
 
 It also holds the session's PostgreSQL and Redis servers (tests/services.py), started on first use.
@@ -18,6 +19,7 @@ import pytest
 import services  # tests/services.py: the real PostgreSQL and Redis the tests start
 
 BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+CLUSTER_TESTS = Path(__file__).resolve().parent / "cluster"
 STARTS_PROCESSES = ("subprocess.", "create_subprocess_exec", "BotProcess", "multiprocessing.get_context")
 
 
@@ -32,7 +34,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         path = Path(str(item.path))
         if BROWSER_TESTS in path.parents:
             item.add_marker(pytest.mark.browser)
-        elif starts_processes(str(path)):
+        elif CLUSTER_TESTS in path.parents or starts_processes(str(path)):
             item.add_marker(pytest.mark.process)
 
 
