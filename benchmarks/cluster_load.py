@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 import services  # noqa: E402  (a throwaway PostgreSQL and Redis, as the tests start them)
-from server_load import CLK_TCK, Conn, moves_per_match, open_connections, pair_up, play  # noqa: E402
+from server_load import Conn, Run, cpu_seconds, moves_per_match, open_connections, pair_up, play  # noqa: E402
 
 LAYOUTS = ("one node", "same node", "across")
 
@@ -61,7 +61,7 @@ class Node:
         threading.Thread(target=self.process.stderr.read, daemon=True).start()  # a full pipe would stop it
 
     def cpu_seconds(self) -> float:
-        return _cpu_seconds(self.process.pid)
+        return cpu_seconds(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -71,42 +71,21 @@ class Node:
             self.process.kill()
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
-
-
 def _tree_cpu_seconds(pid: int) -> float:
     """A server and its live children (PostgreSQL's backends are the postmaster's children)."""
-    total = _cpu_seconds(pid)
+    total = cpu_seconds(pid)
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == pid:
-                total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:  # its parent
+                total += cpu_seconds(int(stat.parent.name))
     return total
 
 
 @dataclass
-class Run:
-    layout: str
-    moves: int
-    seconds: float
-    latencies: list[float]
-    cpu_nodes: float
-    cpu_services: float
+class ClusterRun(Run):
+    """A run of ``server_load``'s, its ``cpu`` the nodes', with PostgreSQL's and Redis's CPU beside."""
 
-    @property
-    def rate(self) -> float:
-        return self.moves / self.seconds
-
-    def percentile(self, q: float) -> float:
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
-
-    @property
-    def cpu_us_per_move(self) -> float:
-        return self.cpu_nodes / self.moves * 1e6
+    cpu_services: float = 0.0
 
     @property
     def services_us_per_move(self) -> float:
@@ -128,7 +107,7 @@ def nodes_for(layout: str, db: str, cluster: str) -> Iterator[list[Node]]:
             node.stop()
 
 
-async def load(layout: str, nodes: list[Node], matches: int, service_pids: list[int]) -> Run:
+async def load(layout: str, nodes: list[Node], matches: int, service_pids: list[int]) -> ClusterRun:
     first_node, second_node = nodes[0], nodes[-1]
     if layout == "one node":
         firsts = await open_connections(first_node.url, matches)
@@ -162,7 +141,7 @@ async def load(layout: str, nodes: list[Node], matches: int, service_pids: list[
     cpu_nodes = sum(node.cpu_seconds() for node in nodes) - nodes_before
     cpu_services = sum(_tree_cpu_seconds(pid) for pid in service_pids) - services_before
     await asyncio.gather(*(c.ws.close() for c in firsts + seconds))
-    return Run(layout, moves * matches, elapsed, latencies, cpu_nodes, cpu_services)
+    return ClusterRun(layout, matches, moves * matches, elapsed, latencies, cpu_nodes, cpu_services)
 
 
 def main() -> None:
@@ -172,7 +151,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"cluster load: N = {args.matches} matches, mnk 26x26 in row-major order; fresh nodes per run; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
-    runs: dict[str, list[Run]] = {layout: [] for layout in LAYOUTS}
+    runs: dict[str, list[ClusterRun]] = {layout: [] for layout in LAYOUTS}
     with services.postgres(durable=True) as postgres, services.redis() as redis:
         service_pids = [p.pid for p in (postgres.process, redis.process) if p is not None]
         for number in range(args.repeat):

@@ -101,6 +101,12 @@ async def announce_and_wait(port: int) -> None:
     await loop.run_in_executor(None, sys.stdin.read)  # until the parent closes our stdin
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
 class ServerProcess:
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -113,8 +119,7 @@ class ServerProcess:
         self.url = f"ws://127.0.0.1:{int(line.split()[1])}/"
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+        return cpu_seconds(self.process.pid)
 
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():

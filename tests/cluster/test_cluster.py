@@ -18,12 +18,23 @@ import subprocess
 import sys
 import urllib.request
 
-from wsclient import play_move, play_out, start_match
+from wsclient import Client, play_move, play_out, start_match
 
 from arbiter.protocol.errors import CloseCode
 from arbiter.server.store.postgresql import PostgresStore
 
 ARBITER = [sys.executable, "-m", "arbiter.cli"]
+
+
+async def play_moves(first: Client, second: Client, match: str, moves: list, start: int = 0) -> dict:
+    """Play ``moves`` from ply ``start``, each by the side to move, each seen by the other; the last ``moved``."""
+    moved: dict = {}
+    for ply, move in enumerate(moves, start=start):
+        mover, other = (first, second) if ply % 2 == 0 else (second, first)
+        moved = await play_move(mover, match, ply, move)
+        assert moved["type"] == "moved", moved
+        assert (await other.expect("moved", match=match, ply=ply))["move"] == move
+    return moved
 
 
 async def test_a_game_across_nodes_with_a_spectator_on_a_third(cluster, connect, postgres_url: str) -> None:
@@ -52,8 +63,7 @@ async def test_reconnecting_to_another_node_resumes_the_match(cluster, connect) 
     alice = await connect(nodes["n1"], token=tokens["alice"])
     bob = await connect(nodes["n2"], token=tokens["bob"])
     match = await start_match(alice, bob)
-    assert (await play_move(alice, match, 0, [1, 1]))["type"] == "moved"
-    await bob.expect("moved", match=match, ply=0)
+    await play_moves(alice, bob, match, [[1, 1]])
     await alice.close()
     left = await bob.expect("player_left", match=match)
     assert left["color"] == 0
@@ -102,12 +112,7 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
     bob = await connect(nodes["n2"], token=tokens["bob"])
     match = await start_match(alice, bob, "gomoku", clock={"initial_ms": 120_000, "increment_ms": 1_000})
     moves = [[7, 7], [7, 8], [8, 8], [6, 6]]
-    last = None
-    for ply, move in enumerate(moves):
-        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
-        last = await play_move(mover, match, ply, move)
-        assert last["type"] == "moved"
-        await other.expect("moved", match=match, ply=ply)
+    last = await play_moves(alice, bob, match, moves)
     # At once, without waiting for the store: a move a player has seen is in Redis already.
     nodes["n2"].process.kill()  # the owner of the match (the challenged player's node)
     assert await nodes["n2"].process.wait() == -9
@@ -119,10 +124,7 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
         assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True))
 
     rest = [[9, 9], [5, 5], [10, 10], [4, 4], [11, 11]]  # alice completes five on the diagonal
-    for ply, move in enumerate(rest, start=len(moves)):
-        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
-        assert (await play_move(mover, match, ply, move))["type"] == "moved"
-        await other.expect("moved", match=match, ply=ply)
+    await play_moves(alice, bob, match, rest, start=len(moves))
     ends = [await player.expect("end", match=match) for player in (alice, bob)]
     assert ends[0]["result"] == "1-0" and ends[0]["ply"] == len(moves) + len(rest)
 
@@ -139,11 +141,7 @@ async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connec
     bob = await connect(nodes["n2"], token=tokens["bob"])
     match = await start_match(alice, bob, "gomoku", clock={"initial_ms": 120_000, "increment_ms": 1_000})
     moves = [[7, 7], [7, 8], [8, 8]]
-    last = None
-    for ply, move in enumerate(moves):
-        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
-        last = await play_move(mover, match, ply, move)
-        await other.expect("moved", match=match, ply=ply)
+    last = await play_moves(alice, bob, match, moves)
 
     nodes["n2"].process.terminate()  # the match's owner leaves: no heartbeat to wait for, nothing lost
     code, _ = await bob.wait_closed()
@@ -156,10 +154,7 @@ async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connec
         assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True))
 
     rest = [[6, 6], [9, 9], [5, 5], [10, 10], [4, 4], [11, 11]]  # alice's diagonal, 7,7 to 11,11
-    for ply, move in enumerate(rest, start=len(moves)):
-        mover, other = (alice, bob) if ply % 2 == 0 else (bob, alice)
-        assert (await play_move(mover, match, ply, move))["type"] == "moved"
-        await other.expect("moved", match=match, ply=ply)
+    await play_moves(alice, bob, match, rest, start=len(moves))
     assert (await alice.expect("end", match=match))["result"] == "1-0"
     store = PostgresStore(postgres_url)
     await store.open()
@@ -190,8 +185,7 @@ async def test_the_cluster_carries_on_after_redis_restarts_empty(cluster, connec
     alice = await connect(nodes["n1"], token=tokens["alice"])
     bob = await connect(nodes["n2"], token=tokens["bob"])
     match = await start_match(alice, bob)
-    assert (await play_move(alice, match, 0, [1, 1]))["type"] == "moved"
-    await bob.expect("moved", match=match, ply=0)
+    await play_moves(alice, bob, match, [[1, 1]])
 
     await asyncio.to_thread(redis_server.restart)  # the directory, the lobby and the lease are gone
     carol = await connect(nodes["n3"], token=tokens["carol"])

@@ -68,8 +68,9 @@ class Ladder:
         self._openings: dict[tuple[str, frozenset[str]], tuple[list[Any], str]] = {}
         # Whether this server pairs now: a cluster's node only while it holds the pairing lease.
         self.may_pair: Callable[[], bool] = lambda: True
-        # A cluster's count of each player's live matches on every node (None: this server's own).
-        self.live_matches_of: Callable[[list[str]], Awaitable[dict[str, int]]] | None = None
+        # A cluster's count of each player's live matches on every node (None: this server's own); it
+        # answers None when the count cannot be read, and then nobody is paired until it can.
+        self.live_matches_of: Callable[[list[str]], Awaitable[dict[str, int] | None]] | None = None
 
         matches.end_listeners.append(self.match_ended)
 
@@ -180,11 +181,9 @@ class Ladder:
         counts: dict[str, int] | None = None
         if self.live_matches_of is not None:
             members = sorted({name for queue in self.queues.values() for name in queue.members()})
-            try:
-                counts = await self.live_matches_of(members)
-            except Exception as error:  # the cluster's directory unreadable: pair later
-                log.warning("ladder: live matches unknown, pairing later: %s", error)
-                return
+            counts = await self.live_matches_of(members)
+            if counts is None:
+                return  # unknown now: pair at the next pass
 
         def can_play(queue: LadderQueue) -> Callable[[str], bool]:
             def free(name: str) -> bool:

@@ -49,14 +49,13 @@ class ClusterLobby:
     async def write_again(self) -> None:
         """This node's entries, all of them, as the lobby has them now (after a Redis restart)."""
         hub = self.cluster.hub
-        snapshot = hub.lobby.snapshot()
         async with self.cluster.redis.pipeline(transaction=False) as pipe:
             for player in hub.roster:
                 if not self.cluster.is_proxy(player.session):
                     pipe.hset(self.players_key, player.name, _pack(player.describe()))
-            for seek in snapshot["seeks"]:
+            for seek in hub.lobby.seeks():
                 pipe.hset(self.seeks_key, seek["id"], _pack(seek))
-            for match in snapshot["matches"]:
+            for match in hub.lobby.matches():
                 pipe.hset(self.matches_key, match["match"], _pack(match))
             pipe.sadd(NODES, self.cluster.node)
             await pipe.execute()
@@ -96,7 +95,7 @@ class ClusterLobby:
     async def gather(self) -> dict[str, Any]:
         """Every live node's entries; this node's own if Redis cannot be read."""
         try:
-            nodes = sorted(await self.cluster.live_nodes())
+            nodes = sorted(self.cluster.alive)  # as the last look (each heartbeat) and messages since saw them
             async with self.cluster.redis.pipeline(transaction=False) as pipe:
                 for node in nodes:
                     for key in lobby_keys(node):

@@ -152,6 +152,7 @@ class Cluster:
             self._pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
             await self._pubsub.subscribe(node_channel(self.node), EVERY_NODE)
             await self._beat()
+            await self.look_for_live_nodes()
             await self.lobby.start()
         except (RedisError, OSError) as exc:
             raise ClusterError(f"cannot join the cluster at {self._where}: {exc}") from None
@@ -216,11 +217,6 @@ class Cluster:
         kwargs = self.redis.connection_pool.connection_kwargs
         return f"redis://{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
 
-    async def live_nodes(self) -> set[str]:
-        prefix = alive_key("")
-        found = [key.decode() async for key in self.redis.scan_iter(f"{prefix}*")]
-        return {key.removeprefix(prefix) for key in found}
-
     async def _is_alive(self, node: str) -> bool:
         """Whether ``node`` is alive (a node seen alive lately is taken at its word)."""
         if node not in self.alive and await self.redis.exists(alive_key(node)):
@@ -235,7 +231,7 @@ class Cluster:
         self._seen[node] = max(at, self._seen.get(node, at))
         self.alive.add(node)
 
-    async def _look_for_live_nodes(self) -> set[str]:
+    async def look_for_live_nodes(self) -> set[str]:
         """The nodes seen alive within ALIVE_MS (this one always)."""
         prefix = alive_key("")
         found = [key.decode() async for key in self.redis.scan_iter(f"{prefix}*")]
@@ -263,7 +259,7 @@ class Cluster:
         if not match_ids:
             return set()
         owners = await self.redis.hmget(MATCHES, match_ids)
-        alive = await self.live_nodes()
+        alive = await self.look_for_live_nodes()
         return {mid for mid, owner in zip(match_ids, owners, strict=True)
                 if owner is not None and owner.decode() != self.node and owner.decode() in alive}  # fmt: skip
 
@@ -312,11 +308,15 @@ class Cluster:
         self.command("rpush", keys.journal_key(live.id), entry)
         self._outbox.put_nowait(("then", announce))
 
-    async def live_matches_of(self, names: list[str]) -> dict[str, int]:
-        """Each player's live matches on every node."""
+    async def live_matches_of(self, names: list[str]) -> dict[str, int] | None:
+        """Each player's live matches on every node; None if Redis cannot say."""
         if not names:
             return {}
-        counts = await self.redis.hmget(PLAYING, names)
+        try:
+            counts = await self.redis.hmget(PLAYING, names)
+        except (RedisError, OSError) as exc:
+            log.warning("cluster: live matches unknown, the ladder pairs later: %s", exc, extra={"node": self.node})
+            return None
         return {name: int(count) for name, count in zip(names, counts, strict=True) if count is not None}
 
     def _challenge_changed(self, challenge_id: str, opened: bool) -> None:
@@ -370,7 +370,7 @@ class Cluster:
         def route(session: Session, msg: Accept | Decline | Cancel) -> Awaitable[None] | None:
             if msg.challenge in self.hub.challenges.open or home_of(session) is not None:
                 return local(session, msg)
-            return self._look_up_then(session, msg, local, self._find_challenge(msg.challenge))
+            return self._look_up_then(session, msg, local, self._find(CHALLENGES, msg.challenge))
 
         return route
 
@@ -396,11 +396,10 @@ class Cluster:
             await pending
 
     async def _find_owner(self, match_id: str) -> str | None:
-        owner = await self.redis.hget(MATCHES, match_id)
-        if owner is None:
-            return None
-        self._learn_owner(match_id, owner.decode())
-        return owner.decode()
+        owner = await self._find(MATCHES, match_id)
+        if owner is not None:
+            self._learn_owner(match_id, owner)
+        return owner
 
     def _learn_owner(self, match_id: str, node: str) -> None:
         self._match_owner[match_id] = node
@@ -409,11 +408,11 @@ class Cluster:
             self._match_owner.popitem(last=False)
 
     async def _find_home(self, name: str) -> str | None:
-        home = await self.redis.hget(PLAYERS, name)
-        return None if home is None else home.decode()
+        return await self._find(PLAYERS, name)
 
-    async def _find_challenge(self, challenge_id: str) -> str | None:
-        node = await self.redis.hget(CHALLENGES, challenge_id)
+    async def _find(self, directory: str, key: str) -> str | None:
+        """The node a directory names for ``key`` (a player's home, a match's owner, a challenge's node)."""
+        node = await self.redis.hget(directory, key)
         return None if node is None else node.decode()
 
     def forward(self, node: str, session: Session, msg: Request) -> None:
@@ -608,7 +607,7 @@ class Cluster:
             self._look_now.clear()
             try:
                 owners = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(MATCHES)).items()}
-                alive = await self._look_for_live_nodes()
+                alive = await self.look_for_live_nodes()
                 await self.lobby.reap(alive)
                 for player in self.hub.roster:
                     home = home_of(player.session)
