@@ -103,7 +103,8 @@ async def test_schema_is_versioned(tmp_path: Path) -> None:
 
 
 async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp_path: Path) -> None:
-    """Migration 2 adds moves.info; a file written before it opens with every game as it was."""
+    """Migration 2 adds moves.info and migration 5 rebuilds moves without its foreign key; a file
+    written before them opens with every game and move as it was."""
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.executescript(MIGRATIONS[0])
@@ -121,7 +122,9 @@ async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp
         assert record is not None and record.moves == [MoveRecord(0, [1, 1], 5, None)]
     finally:
         await store.close()
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (4,)
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
+    assert conn.execute("PRAGMA foreign_key_list(moves)").fetchall() == []
 
 
 async def test_a_version_2_file_gets_rating_pools_rebuilt_from_its_games(tmp_path: Path) -> None:

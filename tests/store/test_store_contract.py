@@ -117,6 +117,20 @@ async def test_a_rated_game_is_recorded_with_its_moves_and_the_servers_ratings(s
     assert (bob.games, bob.wins, bob.draws, bob.losses) == (1, 0, 0, 1)
 
 
+async def test_analysis_text_of_any_kind_comes_back_as_written(store: Store) -> None:
+    """A move's analysis is free text from an engine: the characters a bulk format treats as
+    field, row or NULL markers (PostgreSQL's COPY) are stored as they came."""
+    await players(store, "alice", "bob")
+    await store.start_game(game_start("m1"))
+    texts = ["tab\there", "line\nbreak", "cr\rhere", "back\\slash", "\\N", "quote \" ' ü 五", "", "\\\t\\n"]
+    for ply, text in enumerate(texts):
+        store.record_move("m1", MoveRecord(ply, [ply % 3, ply // 3], ply, {"pv": text, "depth": ply}))
+    await store.finish_game("m1", None, "aborted", 1_700_000_060.0)
+    record = await store.get_game("m1")
+    assert record is not None
+    assert [m.info for m in record.moves] == [{"pv": text, "depth": ply} for ply, text in enumerate(texts)]
+
+
 async def test_each_game_is_rated_from_the_ratings_before_it(store: Store) -> None:
     await players(store, "alice", "bob")
     alice, bob = fresh("alice"), fresh("bob")

@@ -123,6 +123,24 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE games ADD COLUMN opening INTEGER NOT NULL DEFAULT 0;
     """,
+    # 5: moves without the foreign key to games. PostgreSQL checks one with a locking query per
+    # row, which cost more than the row itself; the stores write a move only under a game id they
+    # read back from games in the same or an earlier transaction (or join games by match id), and
+    # games are never deleted. `arbiter check` reports a move without its game.
+    """
+    CREATE TABLE moves_next (
+        game_id INTEGER NOT NULL,
+        ply INTEGER NOT NULL CHECK (ply >= 0),
+        move TEXT NOT NULL,                    -- JSON of the wire value
+        elapsed_ms INTEGER NOT NULL CHECK (elapsed_ms >= 0),
+        info TEXT,                             -- JSON map of the move's analysis, or NULL
+        PRIMARY KEY (game_id, ply)
+    ) WITHOUT ROWID;
+    INSERT INTO moves_next (game_id, ply, move, elapsed_ms, info)
+        SELECT game_id, ply, move, elapsed_ms, info FROM moves;
+    DROP TABLE moves;
+    ALTER TABLE moves_next RENAME TO moves;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
