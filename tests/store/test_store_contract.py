@@ -81,6 +81,50 @@ async def test_tokens_authenticate_until_revoked_and_reissued(store: Store) -> N
     assert await store.get_player("nobody") is None
 
 
+async def test_a_persons_bots_passwords_and_sessions(store: Store) -> None:
+    """Accounts from the browser: a person with a password owns the bots it creates; sessions
+    find their player until they expire, end, or the account is revoked."""
+    await store.add_player("ann", "human", password_hash="$argon2id$hash-1")
+    assert await store.password_hash("ann") == "$argon2id$hash-1"
+    await store.set_password_hash("ann", "$argon2id$hash-2")
+    assert await store.password_hash("ann") == "$argon2id$hash-2"
+    assert await store.password_hash("nobody") is None
+    with pytest.raises(UnknownPlayer):
+        await store.set_password_hash("nobody", "x")
+
+    token = await store.add_player("ann-bot", "bot", owner="ann")
+    await store.add_player("zed-bot", "bot", owner="ann")
+    bot = await store.authenticate(token)
+    assert bot is not None and (bot.name, bot.owner) == ("ann-bot", "ann")
+    assert [(b.name, b.owner) for b in await store.bots_of("ann")] == [("ann-bot", "ann"), ("zed-bot", "ann")]
+    await store.reissue_token("ann-bot")  # a rotated token keeps the owner
+    assert (await store.get_player("ann-bot")).owner == "ann"  # type: ignore[union-attr]
+    await store.revoke_player("zed-bot")
+    assert [(b.name, b.revoked) for b in await store.bots_of("ann")] == [("ann-bot", False), ("zed-bot", True)]
+    with pytest.raises(UnknownPlayer):
+        await store.add_player("orphan", "bot", owner="nobody")
+    with pytest.raises(UnknownPlayer):
+        await store.add_player("bot-of-bot", "bot", owner="ann-bot")  # only a person owns bots
+    with pytest.raises(StoreError):
+        await store.add_player("person", "human", owner="ann")
+
+    await store.add_session("ann", "sel1", b"h" * 32, expires=2_000_000_000.0)
+    await store.add_session("ann", "sel2", b"i" * 32, expires=2_000_000_000.0)
+    found = await store.session_player("sel1", b"h" * 32, now=1_900_000_000.0)
+    assert found is not None and found.name == "ann"
+    assert await store.session_player("sel1", b"x" * 32, now=1_900_000_000.0) is None  # wrong secret
+    assert await store.session_player("sel1", b"h" * 32, now=2_000_000_001.0) is None  # expired
+    assert await store.session_player("nope", b"h" * 32, now=1_900_000_000.0) is None
+    with pytest.raises(UnknownPlayer):
+        await store.add_session("nobody", "sel3", b"h" * 32, expires=2_000_000_000.0)
+    assert await store.end_sessions(selector="sel1") == 1
+    assert await store.session_player("sel1", b"h" * 32, now=1_900_000_000.0) is None
+    assert await store.session_player("sel2", b"i" * 32, now=1_900_000_000.0) is not None
+    await store.revoke_player("ann")
+    assert await store.session_player("sel2", b"i" * 32, now=1_900_000_000.0) is None  # a revoked account
+    assert await store.end_sessions(name="ann") == 1
+
+
 async def test_names_are_unique_regardless_of_case_and_guest_names_reserved(store: Store) -> None:
     await store.add_player("Alice", "human")
     with pytest.raises(NameTaken):

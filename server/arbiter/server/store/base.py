@@ -52,6 +52,15 @@ def check_player_name(name: str) -> str:
     return name
 
 
+def check_new_player(name: str, kind: str, owner: str | None) -> None:
+    """StoreError unless a player named ``name`` of ``kind`` (owned by ``owner``) may be registered."""
+    check_player_name(name)
+    if kind not in ("bot", "human"):
+        raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
+    if owner is not None and kind != "bot":
+        raise StoreError("only a bot has an owner")
+
+
 @dataclass(frozen=True)
 class Player:
     id: int
@@ -59,6 +68,7 @@ class Player:
     kind: PlayerKind
     created: float  # unix time
     revoked: bool = False
+    owner: str | None = None  # the account that created this bot from the browser (accounts.py)
 
 
 @dataclass(frozen=True)
@@ -161,8 +171,12 @@ class Store(ABC):
 
     # --- players -----------------------------------------------------------------------------
     @abstractmethod
-    async def add_player(self, name: str, kind: PlayerKind) -> str:
-        """Register a player; return its new token (stored only hashed). NameTaken if it exists."""
+    async def add_player(
+        self, name: str, kind: PlayerKind, *, owner: str | None = None, password_hash: str | None = None
+    ) -> str:
+        """Register a player; return its new token (stored only hashed). NameTaken if it exists.
+        ``owner``: the human account a bot belongs to (UnknownPlayer if there is no such human);
+        ``password_hash``: a person's password as ``accounts.hash_password`` made it."""
 
     @abstractmethod
     async def authenticate(self, token: str) -> Player | None:
@@ -182,6 +196,33 @@ class Store(ABC):
     @abstractmethod
     async def revoke_player(self, name: str) -> None:
         """Revoke the player's token. UnknownPlayer if there is none."""
+
+    @abstractmethod
+    async def bots_of(self, owner: str) -> list[Player]:
+        """The bots the account ``owner`` created, by name (revoked ones too)."""
+
+    # --- accounts: passwords and browser sessions (accounts.py) ----------------------------------
+    @abstractmethod
+    async def password_hash(self, name: str) -> str | None:
+        """The stored password hash of the player (None: no such player, or no password)."""
+
+    @abstractmethod
+    async def set_password_hash(self, name: str, password_hash: str) -> None:
+        """Replace the player's password hash. UnknownPlayer if there is none."""
+
+    @abstractmethod
+    async def add_session(self, name: str, selector: str, secret_hash: bytes, expires: float) -> None:
+        """Keep a signed-in browser session of player ``name`` until ``expires`` (unix time).
+        UnknownPlayer if there is none."""
+
+    @abstractmethod
+    async def session_player(self, selector: str, secret_hash: bytes, now: float) -> Player | None:
+        """The player of an unexpired session whose secret hashes to ``secret_hash`` (compared in
+        constant time), unless its account is revoked; else None."""
+
+    @abstractmethod
+    async def end_sessions(self, *, selector: str | None = None, name: str | None = None) -> int:
+        """End one session (``selector``) or every session of a player (``name``); how many ended."""
 
     # --- games -------------------------------------------------------------------------------
     @abstractmethod

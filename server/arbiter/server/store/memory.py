@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from arbiter.server.pools import game_of
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
@@ -28,7 +28,7 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
-    check_player_name,
+    check_new_player,
     check_result,
 )
 
@@ -57,6 +57,8 @@ class MemoryStore(Store):
         self._by_digest: dict[bytes, str] = {}
         self._games: dict[str, _Game] = {}
         self._ratings: dict[tuple[str, str, int | None], Rating] = {}  # (player, pool, level) → the latest
+        self._passwords: dict[str, str] = {}  # name → password hash
+        self._sessions: dict[str, tuple[bytes, str, float]] = {}  # selector → (secret hash, name, expires)
         self._open = False
 
     async def open(self) -> None:
@@ -66,15 +68,19 @@ class MemoryStore(Store):
         self._open = False
 
     # --- players ---------------------------------------------------------------------------------
-    async def add_player(self, name: str, kind: PlayerKind) -> str:
-        check_player_name(name)
-        if kind not in ("bot", "human"):
-            raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
+    async def add_player(
+        self, name: str, kind: PlayerKind, *, owner: str | None = None, password_hash: str | None = None
+    ) -> str:
+        check_new_player(name, kind, owner)
         if any(taken.lower() == name.lower() for taken in self._players):
             raise NameTaken(f"a player named {name!r} exists")
+        if owner is not None and (owner not in self._players or self._players[owner].kind != "human"):
+            raise UnknownPlayer(f"no person named {owner!r} to own the bot")
         token = secrets.token_urlsafe(32)
         digest = token_digest(token)
-        self._players[name] = Player(len(self._players) + 1, name, kind, time.time())
+        self._players[name] = Player(len(self._players) + 1, name, kind, time.time(), owner=owner)
+        if password_hash is not None:
+            self._passwords[name] = password_hash
         self._digests[name] = digest
         self._by_digest[digest] = name
         return token
@@ -103,15 +109,48 @@ class MemoryStore(Store):
         token = secrets.token_urlsafe(32)
         self._digests[name] = token_digest(token)
         self._by_digest[self._digests[name]] = name
-        self._players[name] = Player(player.id, player.name, player.kind, player.created)
+        self._players[name] = replace(player, revoked=False)
         return token
 
     async def revoke_player(self, name: str) -> None:
         player = self._players.get(name)
         if player is None:
             raise UnknownPlayer(f"no player named {name!r}")
-        self._players[name] = Player(player.id, player.name, player.kind, player.created, revoked=True)
+        self._players[name] = replace(player, revoked=True)
         self._by_digest.pop(self._digests[name], None)
+
+    async def bots_of(self, owner: str) -> list[Player]:
+        return sorted((p for p in self._players.values() if p.owner == owner), key=lambda p: p.name)
+
+    # --- accounts --------------------------------------------------------------------------------
+    async def password_hash(self, name: str) -> str | None:
+        return self._passwords.get(name)
+
+    async def set_password_hash(self, name: str, password_hash: str) -> None:
+        if name not in self._players:
+            raise UnknownPlayer(f"no player named {name!r}")
+        self._passwords[name] = password_hash
+
+    async def add_session(self, name: str, selector: str, secret_hash: bytes, expires: float) -> None:
+        if name not in self._players:
+            raise UnknownPlayer(f"no player named {name!r}")
+        now = time.time()
+        for gone in [s for s, (_, _, until) in self._sessions.items() if until <= now]:
+            del self._sessions[gone]
+        self._sessions[selector] = (secret_hash, name, expires)
+
+    async def session_player(self, selector: str, secret_hash: bytes, now: float) -> Player | None:
+        found = self._sessions.get(selector)
+        if found is None or found[2] <= now or not hmac.compare_digest(found[0], secret_hash):
+            return None
+        player = self._players[found[1]]
+        return None if player.revoked else player
+
+    async def end_sessions(self, *, selector: str | None = None, name: str | None = None) -> int:
+        ended = [s for s, (_, owner, _) in self._sessions.items() if s == selector or (selector is None and owner == name)]
+        for gone in ended:
+            del self._sessions[gone]
+        return len(ended)
 
     # --- games -----------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

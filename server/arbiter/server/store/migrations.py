@@ -141,6 +141,21 @@ MIGRATIONS: tuple[str, ...] = (
     DROP TABLE moves;
     ALTER TABLE moves_next RENAME TO moves;
     """,
+    # 6: accounts from the browser: a person's password (argon2id), the bots a person created,
+    # and signed-in browser sessions (a cookie's selector and the hash of its secret).
+    """
+    ALTER TABLE players ADD COLUMN password_hash TEXT;
+    ALTER TABLE players ADD COLUMN owner_id INTEGER REFERENCES players(id);
+    CREATE INDEX players_by_owner ON players (owner_id);
+    CREATE TABLE sessions (
+        selector TEXT PRIMARY KEY,
+        secret_hash BLOB NOT NULL,             -- sha256 of the cookie's secret half
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        created REAL NOT NULL,
+        expires REAL NOT NULL
+    );
+    CREATE INDEX sessions_by_player ON sessions (player_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -45,7 +45,7 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
-    check_player_name,
+    check_new_player,
     check_result,
 )
 from .migrations import MIGRATIONS, POSTGRESQL_PRELUDE, SCHEMA_VERSION, for_postgresql
@@ -243,17 +243,25 @@ class PostgresStore(Store):
             log.info("%s: schema migrated from version %d to %d", self.where, found, SCHEMA_VERSION)
 
     # --- players ------------------------------------------------------------------------------
-    async def add_player(self, name: str, kind: PlayerKind) -> str:
-        check_player_name(name)
-        if kind not in ("bot", "human"):
-            raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
+    async def add_player(
+        self, name: str, kind: PlayerKind, *, owner: str | None = None, password_hash: str | None = None
+    ) -> str:
+        check_new_player(name, kind, owner)
         selector, secret, token = new_token()
 
         async def insert(conn: AsyncConnection[Any]) -> None:
+            owner_id = None
+            if owner is not None:
+                cursor = await conn.execute("SELECT id FROM players WHERE name = %s AND kind = 'human'", (owner,))
+                row = await cursor.fetchone()
+                if row is None:
+                    raise UnknownPlayer(f"no person named {owner!r} to own the bot")
+                owner_id = row[0]
             try:
                 await conn.execute(
-                    "INSERT INTO players (name, kind, token_selector, token_hash, created) VALUES (%s, %s, %s, %s, %s)",
-                    (name, kind, selector, hash_secret(secret), time.time()),
+                    "INSERT INTO players (name, kind, token_selector, token_hash, created, owner_id, password_hash)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    (name, kind, selector, hash_secret(secret), time.time(), owner_id, password_hash),
                 )
             except psycopg.errors.UniqueViolation:
                 raise NameTaken(f"a player named {name!r} already exists") from None
@@ -273,7 +281,7 @@ class PostgresStore(Store):
             )
             row = await cursor.fetchone()
             # The selector only finds the row; the secret is checked in constant time.
-            if row is None or not hmac.compare_digest(bytes(row[5]), hash_secret(secret)) or row[4] is not None:
+            if row is None or not hmac.compare_digest(bytes(row[6]), hash_secret(secret)) or row[4] is not None:
                 return None
             return player_of(row)
 
@@ -310,6 +318,74 @@ class PostgresStore(Store):
                 raise UnknownPlayer(f"no player named {name!r}")
 
         await self._run(revoke)
+
+    async def bots_of(self, owner: str) -> list[Player]:
+        async def rows(conn: AsyncConnection[Any]) -> list[Player]:
+            cursor = await conn.execute(
+                f"SELECT {PLAYER_COLUMNS} FROM players WHERE owner_id = (SELECT id FROM players WHERE name = %s)"
+                " ORDER BY name",
+                (owner,),
+            )
+            return [player_of(row) for row in await cursor.fetchall()]
+
+        return await self._run(rows)
+
+    # --- accounts -----------------------------------------------------------------------------
+    async def password_hash(self, name: str) -> str | None:
+        async def read(conn: AsyncConnection[Any]) -> str | None:
+            cursor = await conn.execute("SELECT password_hash FROM players WHERE name = %s", (name,))
+            row = await cursor.fetchone()
+            return None if row is None else row[0]
+
+        return await self._run(read)
+
+    async def set_password_hash(self, name: str, password_hash: str) -> None:
+        async def update(conn: AsyncConnection[Any]) -> None:
+            cursor = await conn.execute("UPDATE players SET password_hash = %s WHERE name = %s", (password_hash, name))
+            if not cursor.rowcount:
+                raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._run(update)
+
+    async def add_session(self, name: str, selector: str, secret_hash: bytes, expires: float) -> None:
+        async def insert(conn: AsyncConnection[Any]) -> None:
+            now = time.time()
+            await conn.execute("DELETE FROM sessions WHERE expires <= %s", (now,))  # the expired go as new ones come
+            cursor = await conn.execute(
+                "INSERT INTO sessions (selector, secret_hash, player_id, created, expires)"
+                " SELECT %s, %s, id, %s, %s FROM players WHERE name = %s",
+                (selector, secret_hash, now, expires, name),
+            )
+            if not cursor.rowcount:
+                raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._run(insert)
+
+    async def session_player(self, selector: str, secret_hash: bytes, now: float) -> Player | None:
+        async def find(conn: AsyncConnection[Any]) -> Player | None:
+            cursor = await conn.execute(
+                f"SELECT {PLAYER_COLUMNS}, s.secret_hash FROM sessions s JOIN players ON players.id = s.player_id"
+                " WHERE s.selector = %s AND s.expires > %s",
+                (selector, now),
+            )
+            row = await cursor.fetchone()
+            if row is None or not hmac.compare_digest(bytes(row[6]), secret_hash) or row[4] is not None:
+                return None
+            return player_of(row)
+
+        return await self._run(find)
+
+    async def end_sessions(self, *, selector: str | None = None, name: str | None = None) -> int:
+        async def delete(conn: AsyncConnection[Any]) -> int:
+            if selector is not None:
+                cursor = await conn.execute("DELETE FROM sessions WHERE selector = %s", (selector,))
+            else:
+                cursor = await conn.execute(
+                    "DELETE FROM sessions WHERE player_id = (SELECT id FROM players WHERE name = %s)", (name,)
+                )
+            return cursor.rowcount
+
+        return await self._run(delete)
 
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

@@ -16,7 +16,11 @@ from .base import GameRecord, GameStart, MoveRecord, Player, Rating
 
 TOKEN_PREFIX = "arb_"
 
-PLAYER_COLUMNS = "id, name, kind, created, revoked"
+# A bot's owner by name: the column list reads from ``players`` unaliased.
+PLAYER_COLUMNS = (
+    "players.id, players.name, players.kind, players.created, players.revoked,"
+    " (SELECT o.name FROM players o WHERE o.id = players.owner_id) AS owner"
+)
 RATING_COLUMNS = "rating, deviation, volatility, games, wins, draws, losses"
 GAME_COLUMNS = (
     "id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
@@ -97,7 +101,7 @@ def split_token(token: object) -> tuple[str, str] | None:
 
 def player_of(row: Any) -> Player:
     """A Player from a row of PLAYER_COLUMNS."""
-    return Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None)
+    return Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None, owner=row[5])
 
 
 def rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:

@@ -51,7 +51,7 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
-    check_player_name,
+    check_new_player,
     check_result,
 )
 from .migrations import NewerSchema, migrate
@@ -195,19 +195,26 @@ class SqliteStore(Store):
         await self._call(lambda conn: None, needs_queue_written=True)
 
     # --- players ------------------------------------------------------------------------------
-    async def add_player(self, name: str, kind: PlayerKind) -> str:
-        check_player_name(name)
-        if kind not in ("bot", "human"):
-            raise StoreError(f"a player's kind is 'bot' or 'human', not {kind!r}")
+    async def add_player(
+        self, name: str, kind: PlayerKind, *, owner: str | None = None, password_hash: str | None = None
+    ) -> str:
+        check_new_player(name, kind, owner)
         selector, secret, token = new_token()
 
         def insert(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
                 if conn.execute("SELECT 1 FROM players WHERE name = ?", (name,)).fetchone():
                     raise NameTaken(f"a player named {name!r} already exists")
+                owner_id = None
+                if owner is not None:
+                    row = conn.execute("SELECT id FROM players WHERE name = ? AND kind = 'human'", (owner,)).fetchone()
+                    if row is None:
+                        raise UnknownPlayer(f"no person named {owner!r} to own the bot")
+                    owner_id = row[0]
                 conn.execute(
-                    "INSERT INTO players (name, kind, token_selector, token_hash, created) VALUES (?, ?, ?, ?, ?)",
-                    (name, kind, selector, hash_secret(secret), time.time()),
+                    "INSERT INTO players (name, kind, token_selector, token_hash, created, owner_id, password_hash)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (name, kind, selector, hash_secret(secret), time.time(), owner_id, password_hash),
                 )
 
         await self._call(insert)
@@ -221,13 +228,13 @@ class SqliteStore(Store):
 
         def find(conn: sqlite3.Connection) -> Player | None:
             row = conn.execute(
-                "SELECT id, name, kind, created, revoked, token_hash FROM players WHERE token_selector = ?",
+                f"SELECT {PLAYER_COLUMNS}, token_hash FROM players WHERE token_selector = ?",
                 (selector,),
             ).fetchone()
             # The selector only finds the row; the secret is checked in constant time.
-            if row is None or not hmac.compare_digest(row[5], hash_secret(secret)) or row[4] is not None:
+            if row is None or not hmac.compare_digest(row[6], hash_secret(secret)) or row[4] is not None:
                 return None
-            return Player(row[0], row[1], row[2], row[3], revoked=False)
+            return player_of(row)
 
         return await self._call(find)
 
@@ -262,6 +269,68 @@ class SqliteStore(Store):
                     raise UnknownPlayer(f"no player named {name!r}")
 
         await self._call(revoke)
+
+    async def bots_of(self, owner: str) -> list[Player]:
+        def rows(conn: sqlite3.Connection) -> list[Player]:
+            query = f"SELECT {PLAYER_COLUMNS} FROM players WHERE owner_id = (SELECT id FROM players WHERE name = ?)"
+            return [player_of(row) for row in conn.execute(query + " ORDER BY name", (owner,))]
+
+        return await self._call(rows)
+
+    # --- accounts -----------------------------------------------------------------------------
+    async def password_hash(self, name: str) -> str | None:
+        def read(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT password_hash FROM players WHERE name = ?", (name,)).fetchone()
+            return None if row is None else row[0]
+
+        return await self._call(read)
+
+    async def set_password_hash(self, name: str, password_hash: str) -> None:
+        def update(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                if not conn.execute("UPDATE players SET password_hash = ? WHERE name = ?", (password_hash, name)).rowcount:
+                    raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._call(update)
+
+    async def add_session(self, name: str, selector: str, secret_hash: bytes, expires: float) -> None:
+        def insert(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                now = time.time()
+                conn.execute("DELETE FROM sessions WHERE expires <= ?", (now,))  # the expired go as new ones come
+                player_id = _player_id(conn, name)
+                if player_id is None:
+                    raise UnknownPlayer(f"no player named {name!r}")
+                conn.execute(
+                    "INSERT INTO sessions (selector, secret_hash, player_id, created, expires) VALUES (?, ?, ?, ?, ?)",
+                    (selector, secret_hash, player_id, now, expires),
+                )
+
+        await self._call(insert)
+
+    async def session_player(self, selector: str, secret_hash: bytes, now: float) -> Player | None:
+        def find(conn: sqlite3.Connection) -> Player | None:
+            row = conn.execute(
+                f"SELECT {PLAYER_COLUMNS}, s.secret_hash FROM sessions s JOIN players ON players.id = s.player_id"
+                " WHERE s.selector = ? AND s.expires > ?",
+                (selector, now),
+            ).fetchone()
+            if row is None or not hmac.compare_digest(row[6], secret_hash) or row[4] is not None:
+                return None
+            return player_of(row)
+
+        return await self._call(find)
+
+    async def end_sessions(self, *, selector: str | None = None, name: str | None = None) -> int:
+        def delete(conn: sqlite3.Connection) -> int:
+            with _transaction(conn):
+                if selector is not None:
+                    return conn.execute("DELETE FROM sessions WHERE selector = ?", (selector,)).rowcount
+                return conn.execute(
+                    "DELETE FROM sessions WHERE player_id = (SELECT id FROM players WHERE name = ?)", (name,)
+                ).rowcount
+
+        return await self._call(delete)
 
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:
