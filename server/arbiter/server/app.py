@@ -29,6 +29,7 @@ from arbiter.server.metrics import CONTENT_TYPE
 from arbiter.server.store.base import Store
 from arbiter.server.store.memory import MemoryStore
 
+from .account_routes import AccountRoutes
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .http import HttpRoutes, json_response, text_response
@@ -94,6 +95,7 @@ async def run_server(
     routes.add("/metrics", _metrics(hub))
     StandingsPages(store, config.ladder.pool_of).add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
+    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies).add_routes(routes)
 
     async def handler(connection: ServerConnection) -> None:
         await serve_connection(hub, connection)

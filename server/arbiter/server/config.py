@@ -128,6 +128,11 @@ class ServerConfig:
     cluster_url: str | None = None
     node_id: str | None = None
 
+    # Accounts from the browser (accounts.py): whether anyone may sign up, and whether the session
+    # cookies are marked Secure (the server is reached over https).
+    registration_open: bool = True
+    secure_cookies: bool = False
+
     def limits(self) -> dict[str, Any]:
         """The limits a client must respect, as sent in welcome."""
         return {

@@ -24,8 +24,9 @@ from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.ladder import LadderJoin
 from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello, Ping, Request
 from arbiter.server.metrics import ServerMetrics
-from arbiter.server.store.base import Store, StoreError
+from arbiter.server.store.base import Player, Store, StoreError
 
+from .accounts import Accounts
 from .challenges import Challenges
 from .clock import Alarm
 from .config import ServerConfig
@@ -65,6 +66,7 @@ class Hub:
         self.metrics = ServerMetrics()
         self.draining = False
         self.roster = Roster()
+        self.accounts = Accounts(store, registration_open=config.registration_open)
         self.peers: Peers | None = None  # set when this server is a node of a cluster
         self.node: str | None = None  # this node's id in a cluster
         # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
@@ -91,7 +93,7 @@ class Hub:
                 ErrorCode.PROTOCOL_VERSION,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
             )
-        player = await self._identify(hello)
+        player = await self._identify(hello, session)
         returning = self._attach(session, player)
         if self.peers is not None:
             await self.peers.arrived(player)  # its home is known before it can ask anything
@@ -151,7 +153,11 @@ class Hub:
             player.grace = None
         return returning
 
-    async def _identify(self, hello: Hello) -> OnlinePlayer:
+    async def _identify(self, hello: Hello, session: Session) -> OnlinePlayer:
+        if hello.token is None and session.cookie is not None:
+            account = await self._signed_in(session.cookie)
+            if account is not None:
+                return self._account_player(account, hello)
         if hello.token is None:
             new = self.roster.new_guest_identity()
             while self.peers is not None and not await self.peers.claim_guest_name(new.name):
@@ -172,9 +178,19 @@ class Hub:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check tokens right now") from None
         if account is None:
             raise ProtocolError(ErrorCode.AUTH_FAILED, "unknown or revoked token")
+        return self._account_player(account, hello)
+
+    async def _signed_in(self, cookie: str) -> Player | None:
+        """The account a browser's session cookie is signed in as (None: a guest, as without one)."""
+        try:
+            return await self.accounts.session(cookie)
+        except StoreError:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check sessions right now") from None
+
+    def _account_player(self, account: Player, hello: Hello) -> OnlinePlayer:
         player = self.roster.get(account.name)
         if player is None:
-            player = self.roster.add(Identity(account.name, account.kind, False), hello.games)
+            player = self.roster.add(Identity(account.name, account.kind, False, account.owner), hello.games)
         return player
 
     # --- connections going ---------------------------------------------------------------------------

@@ -42,9 +42,13 @@ class Identity:
     name: str
     kind: str  # "bot" or "human"
     guest: bool
+    owner: str | None = None  # the person a bot belongs to (created from the browser)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "kind": self.kind, "guest": self.guest}
+        described = {"name": self.name, "kind": self.kind, "guest": self.guest}
+        if self.owner is not None:
+            described["owner"] = self.owner
+        return described
 
 
 class OnlinePlayer:

@@ -30,6 +30,7 @@ from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MatchRequest, Request, parse
 
+from .account_routes import same_origin, session_cookie
 from .config import ServerConfig
 from .metrics import ServerMetrics
 from .players import OnlinePlayer
@@ -79,12 +80,13 @@ class SessionHost(Protocol):
 
 
 class Session:
-    __slots__ = ("_lane", "_lane_task", "bucket", "closing", "hub", "max_frame_bytes", "player", "received_at",
-                 "spectating", "transport")  # fmt: skip
+    __slots__ = ("_lane", "_lane_task", "bucket", "closing", "cookie", "hub", "max_frame_bytes", "player",
+                 "received_at", "spectating", "transport")  # fmt: skip
 
-    def __init__(self, hub: SessionHost, transport: Transport) -> None:
+    def __init__(self, hub: SessionHost, transport: Transport, *, cookie: str | None = None) -> None:
         self.hub = hub
         self.transport = transport
+        self.cookie = cookie  # a browser's session cookie from the handshake: a hello without token signs in
         self.player: OnlinePlayer | None = None
         self.spectating: set[str] = set()
         self.closing = False
@@ -248,7 +250,10 @@ class WebSocketTransport:
 async def serve_connection(hub: SessionHost, connection: ServerConnection) -> None:
     """The websocket handler: hello within the timeout, then every frame to the session until the end."""
     config = hub.config
-    session = Session(hub, WebSocketTransport(connection, config.max_send_buffer_bytes))
+    request = connection.request
+    # A session cookie counts only from this site's own pages (no cross-site websocket hijacking).
+    cookie = session_cookie(request) if request is not None and same_origin(request) else None
+    session = Session(hub, WebSocketTransport(connection, config.max_send_buffer_bytes), cookie=cookie)
     hub.metrics.connections.inc()
     try:
         try:

@@ -691,7 +691,9 @@ class Cluster:
         if player is not None:
             return player
         account = await self.hub.store.get_player(name)
-        identity = Identity(name, account.kind, False) if account is not None else Identity(name, "human", True)
+        identity = (
+            Identity(name, account.kind, False, account.owner) if account is not None else Identity(name, "human", True)
+        )
         home = await self._find_home(name)
         if home is not None and home != self.node and home in alive:
             session = self._proxy(home, identity)

@@ -183,6 +183,19 @@ DEFAULTS = ServerConfig()
     "--db postgresql://… URL; a client may connect to any node.",
 )
 @click.option("--node-id", help="This node's name in the cluster (logs, /healthz); default: host-pid-random.")
+@click.option(
+    "--registration",
+    type=click.Choice(["open", "closed"]),
+    default="open",
+    show_default=True,
+    help="Whether people may create accounts from the browser (closed: only `arbiter player add`).",
+)
+@click.option(
+    "--secure-cookies",
+    is_flag=True,
+    help="Mark the browser's session cookies Secure: set it when people reach the server over https "
+    "(TLS at a reverse proxy, docs/DEPLOY.md).",
+)
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
 @click.option(
     "--log-level",
@@ -217,6 +230,8 @@ def serve(
     drain_timeout: float,
     cluster_url: str | None,
     node_id: str | None,
+    registration: str,
+    secure_cookies: bool,
     no_warm: bool,
     log_level: str,
 ) -> None:
@@ -273,6 +288,8 @@ def serve(
         warm_engine=not no_warm,
         cluster_url=cluster_url,
         node_id=node_id,
+        registration_open=registration == "open",
+        secure_cookies=secure_cookies,
     )
     try:
         store = store_for(db)

@@ -147,7 +147,9 @@ class MemoryStore(Store):
         return None if player.revoked else player
 
     async def end_sessions(self, *, selector: str | None = None, name: str | None = None) -> int:
-        ended = [s for s, (_, owner, _) in self._sessions.items() if s == selector or (selector is None and owner == name)]
+        ended = [
+            s for s, (_, owner, _) in self._sessions.items() if s == selector or (selector is None and owner == name)
+        ]
         for gone in ended:
             del self._sessions[gone]
         return len(ended)

@@ -288,7 +288,9 @@ class SqliteStore(Store):
     async def set_password_hash(self, name: str, password_hash: str) -> None:
         def update(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
-                if not conn.execute("UPDATE players SET password_hash = ? WHERE name = ?", (password_hash, name)).rowcount:
+                if not conn.execute(
+                    "UPDATE players SET password_hash = ? WHERE name = ?", (password_hash, name)
+                ).rowcount:
                     raise UnknownPlayer(f"no player named {name!r}")
 
         await self._call(update)

@@ -1,9 +1,10 @@
 // The page shell: one connection, the header, notices, and a hash router over the views.
 //
 // Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID,
-// #/leaderboard/GAME. The hash keeps a refresh on the same view; the connection brings back the
+// #/leaderboard/GAME, #/account. The hash keeps a refresh on the same view; the connection brings back the
 // same guest, so a refreshed match view carries on where it was.
 
+import { mountAccount } from "./account.js";
 import { Connection } from "./connection.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
@@ -37,6 +38,7 @@ const ROUTES = {
   replays: mountReplayList,
   replay: mountReplay,
   leaderboard: mountLeaderboard,
+  account: mountAccount,
 };
 
 let current = null;

@@ -8,7 +8,9 @@
 // Identity across refreshes: a guest's `resume_token` (from welcome) is kept in sessionStorage, so
 // a reload of this tab says hello with it and the server gives back the same guest and resyncs its
 // live matches (within the server's reconnect grace). A registered player's token is kept in
-// localStorage. Each tab keeps its own guest, so two tabs never fight over one connection.
+// localStorage. Each tab keeps its own guest, so two tabs never fight over one connection. A person
+// signed in with a password has neither: the handshake carries its session cookie, and a hello
+// without a token is greeted as that account.
 
 import { decode, encode } from "@msgpack/msgpack";
 
@@ -103,6 +105,11 @@ export class Connection {
     storageSet(localStorage, TOKEN_KEY, token);
     storageSet(sessionStorage, RESUME_KEY, null);
     this.reconnect();
+  }
+
+  /** The browser signed in with a password (a session cookie): drop stored tokens and say hello again. */
+  signedIn() {
+    this.setAccountToken(null);
   }
 
   hasAccountToken() {

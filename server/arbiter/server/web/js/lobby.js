@@ -296,6 +296,7 @@ export function mountLobby(root, ctx) {
               "li",
               { "data-player": p.name },
               h("span", { class: "who" }, h("b", {}, p.name), p.away ? h("small", { class: "muted" }, " away") : null),
+              p.owner ? h("small", { class: "muted owner" }, `by ${p.owner}`) : null,
               h("span", { class: "games" }, p.games.map((g) => h("span", { class: "chip" }, g))),
               p.levels > 1 ? h("span", { class: "muted levels" }, `levels 1–${p.levels}`) : null,
               h("span", { class: "muted" }, p.playing ? `playing ${p.playing}` : "idle"),
@@ -379,30 +380,10 @@ export function mountLobby(root, ctx) {
   paramBox.addEventListener("change", showRatings);
   renderParams();
 
-  const account = h(
-    "details",
-    { class: "account" },
-    h("summary", {}, conn.player.guest ? "Have an account? Sign in with your token" : "Signed in — sign out"),
-    conn.player.guest
-      ? h(
-          "form",
-          {
-            onsubmit: (event) => {
-              event.preventDefault();
-              const token = event.target.elements.token.value.trim();
-              if (token) conn.setAccountToken(token);
-            },
-          },
-          h("input", {
-            name: "token",
-            type: "password",
-            placeholder: "token from `arbiter player add`",
-            autocomplete: "off",
-          }),
-          h("button", { class: "small", type: "submit" }, "Sign in"),
-        )
-      : h("button", { class: "small", onclick: () => conn.setAccountToken(null) }, "Sign out"),
-  );
+  const account = conn.player.guest
+    ? h("p", { class: "account muted" }, h("a", { href: "#/account", id: "sign-in-link" }, "Sign in or create an account"),
+        " to play rated games.")
+    : h("p", { class: "account muted" }, "Signed in as ", conn.player.name, " · ", h("a", { href: "#/account" }, "account"));
 
   root.append(
     h(
