@@ -1,0 +1,98 @@
+"""Accounts in headless Chromium: a person signs up, creates a bot account and copies its token, a
+real bot process connects with that token, and the person plays it rated from the lobby (which
+shows the bot's owner); a forged request is refused; sign-up closed shows no form."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_arena import Site, wait_online
+from guest import play_mnk_to_end, start_game
+
+from arbiter.server import ServerConfig, run_server
+from arbiter.server.store.sqlite import SqliteStore
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def sign_up(page, name: str, password: str) -> None:
+    await page.click('a[data-nav="account"]')
+    await page.fill("#sign-up [name=name]", name)
+    await page.fill("#sign-up [name=password]", password)
+    await page.fill("#sign-up [name=again]", password)
+    await page.click("#sign-up button[type=submit]")
+    await page.wait_for_function(f"document.querySelector('#me .who')?.textContent === {name!r}")
+
+
+async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site) -> None:
+    page = await new_page()
+    await page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    await sign_up(page, "ann", "ann's long password")
+    assert "guest" not in await page.inner_text("#me")
+
+    await page.fill("#new-bot [name=bot]", "ann-bot")
+    await page.click("#new-bot button[type=submit]")
+    await page.wait_for_selector("#bot-token")
+    token = await page.input_value("#bot-token")
+    assert token.startswith("arb_")
+    await page.click("#copy-token")
+    assert await page.evaluate("navigator.clipboard.readText()") == token
+    await page.wait_for_selector('#my-bots tr[data-bot="ann-bot"]')
+
+    arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
+    process = subprocess.Popen([arbiter, "bot", "random", "--server", site.server.url, "--token", token,
+                                "--workers", "1", "--log-level", "warning"])  # fmt: skip
+    try:
+        await wait_online(site.server, "ann-bot", process)
+        await page.click('a[data-nav="lobby"]')
+        owner = page.locator('#bots li[data-player="ann-bot"] .owner')
+        await owner.wait_for()
+        assert await owner.inner_text() == "by ann"
+        await page.check("#rated")
+        match = await start_game(page, "tictactoe", "ann-bot", color="first")
+        await play_mnk_to_end(page, 0, 3)
+        await page.wait_for_selector("#result:not([hidden])")
+        await site.store.flush()
+        record = await site.store.get_game(match)
+        assert record is not None and record.start.players == ("ann", "ann-bot") and record.start.rated
+        assert record.result is not None and set(record.rating_changes) == {"ann", "ann-bot"}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
+        except TimeoutError:
+            process.kill()
+
+    # Signing out in the page makes it a guest again.
+    await page.click('a[data-nav="account"]')
+    await page.click("#sign-out")
+    await page.wait_for_function("document.querySelector('#me')?.textContent.includes('guest')")
+
+
+async def test_a_request_without_the_pages_csrf_token_is_refused(new_page, site: Site) -> None:
+    page = await new_page()
+    await sign_up(page, "bea", "bea's long password")
+    answer = await page.evaluate(
+        """async () => {
+          const response = await fetch('/account/bots/new?name=forged', {method: 'POST', credentials: 'same-origin'});
+          return {status: response.status, body: await response.json()};
+        }"""
+    )
+    assert answer["status"] == 403 and answer["body"]["error"]["code"] == "csrf"
+    assert await site.store.get_player("forged") is None
+
+
+async def test_sign_up_closed_shows_no_form(new_page, tmp_path: Path) -> None:
+    page = await new_page()
+    config = ServerConfig(port=0, registration_open=False)
+    async with run_server(config, SqliteStore(tmp_path / "closed.db")) as closed:
+        await page.goto(closed.http_url + "/#/account")
+        await page.wait_for_selector("#sign-up-closed")
+        assert await page.locator("#sign-up").count() == 0
+        assert await page.locator("#sign-in").count() == 1
