@@ -136,6 +136,15 @@ class BotClient:
     def connections(self) -> int:
         return self.core.connections
 
+    def drop_connection(self) -> bool:
+        """Cut the connection at once, as a network failure would (soaks and tests); whether one was
+        up. The client connects again and resyncs its matches, as after any lost connection."""
+        transport = None if self._ws is None else self._ws.transport
+        if transport is None:
+            return False
+        transport.abort()
+        return True
+
     # --- hooks ----------------------------------------------------------------------------------
     async def search(self, request: ThinkRequest, *, alone: bool = False) -> ThinkResult:
         """Find a move: the pool (every worker at once for a root-parallel brain when ``alone``)."""
