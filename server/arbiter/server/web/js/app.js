@@ -1,13 +1,14 @@
 // The page shell: one connection, the header, notices, and a hash router over the views.
 //
-// Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID,
-// #/leaderboard/GAME. The hash keeps a refresh on the same view; the connection brings back the
+// Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID (or
+// #/replay/ID/PLY: at that ply), #/leaderboard/GAME, #/player/NAME (the server's /player/NAME). The hash keeps a refresh on the same view; the connection brings back the
 // same guest, so a refreshed match view carries on where it was.
 
 import { Connection } from "./connection.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
 import { mountMatch } from "./match.js";
+import { mountPlayer } from "./player.js";
 import { mountReplay, mountReplayList } from "./replay.js";
 import { errorText, fill, h, notify } from "./ui.js";
 
@@ -37,6 +38,7 @@ const ROUTES = {
   replays: mountReplayList,
   replay: mountReplay,
   leaderboard: mountLeaderboard,
+  player: mountPlayer,
 };
 
 let current = null;
