@@ -62,7 +62,10 @@ async def test_a_bots_failure_leads_from_the_leaderboard_to_the_replay_at_its_pl
     await page.wait_for_selector("#player-name")
     assert (await page.inner_text("#player-name")).startswith("steady")
     assert await page.locator("#player-failures").count() == 1  # steady is a bot too: it lost nothing
-    assert await page.locator(f'#player-games li[data-match="{match}"]').count() == 1
+    game = page.locator(f'#player-games li[data-match="{match}"]')
+    await page.evaluate("document.querySelector('#player-thinking').remove()")
+    await game.get_by_role("button", name="Times").click()  # that game's thinking times, fetched again
+    await page.locator(f'#player-thinking[data-match="{match}"] tr[data-ply="1"]').wait_for()
 
 
 async def test_player_paths_open_the_page_and_an_unknown_name_says_so(new_page, site: Site) -> None:
