@@ -1,6 +1,7 @@
 """Accounts in headless Chromium: a person signs up, creates a bot account and copies its token, a
-real bot process connects with that token, and the person plays it rated from the lobby (which
-shows the bot's owner); a forged request is refused; sign-up closed shows no form."""
+real bot process connects with that token, the person plays it rated from the lobby (which shows
+the bot's owner) and finds the game on the bot's page; a forged request is refused; sign-up closed
+shows no form."""
 
 from __future__ import annotations
 
@@ -62,6 +63,13 @@ async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site
         record = await site.store.get_game(match)
         assert record is not None and record.start.players == ("ann", "ann-bot") and record.start.rated
         assert record.result is not None and set(record.rating_changes) == {"ann", "ann-bot"}
+        # The bot's page, from the player link in the lobby, lists the game with a link to its replay.
+        await page.click('a[data-nav="lobby"]')
+        await page.click('#bots li[data-player="ann-bot"] .who a')
+        await page.wait_for_selector(f'#player-games [data-match="{match}"]')
+        assert (await page.inner_text("#player-name")).startswith("ann-bot")
+        await page.click(f'#player-games [data-match="{match}"] a[href*="replay"]')
+        await page.wait_for_url(f"**/#/replay/{match}*")
     finally:
         process.send_signal(signal.SIGTERM)
         try:

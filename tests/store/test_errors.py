@@ -140,12 +140,18 @@ async def test_corrupted_pages_give_store_errors(tmp_path: Path) -> None:
         await store.add_player(f"p{i}", "bot")
         await play(store, f"m{i}", [[j, 0] for j in range(50)], "1-0", "line", first=f"p{i}", second="p0")
     await store.close()
+    conn = sqlite3.connect(path)
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    roots = [
+        row[0] for row in conn.execute("SELECT rootpage FROM sqlite_master WHERE name IN ('games', 'moves', 'ratings')")
+    ]
+    conn.close()
     data = bytearray(path.read_bytes())
-    page = 4096
-    data[page : len(data)] = b"\xa5" * (len(data) - page)  # keep the header page, smash the rest
+    for root in roots:  # smash the tables' root pages; the schema's pages stay intact
+        data[(root - 1) * page : root * page] = b"\xa5" * page
     path.write_bytes(bytes(data))
     store = SqliteStore(path)
-    await store.open()  # the schema sits on the intact first page; the damage shows on use
+    await store.open()  # the schema is intact; the damage shows on use
     with pytest.raises(StoreError, match="corrupted"):
         await store.list_games()
     with pytest.raises(StoreError, match="corrupted"):

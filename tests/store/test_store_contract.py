@@ -18,11 +18,14 @@ from store_helpers import GOMOKU, TTT, game_start, play
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 from arbiter.server.store.base import (
+    MAX_REFUSALS_KEPT,
+    MAX_REFUSED_MOVE_CHARS,
     BadName,
     GameStart,
     MoveRecord,
     NameTaken,
     Rating,
+    RefusedMove,
     Store,
     StoreError,
     UnknownPlayer,
@@ -173,6 +176,56 @@ async def test_analysis_text_of_any_kind_comes_back_as_written(store: Store) -> 
     record = await store.get_game("m1")
     assert record is not None
     assert [m.info for m in record.moves] == [{"pv": text, "depth": ply} for ply, text in enumerate(texts)]
+
+
+async def test_refused_moves_come_back_with_their_game_the_first_few_kept_and_all_counted(store: Store) -> None:
+    await players(store, "alice", "bob")
+    await store.start_game(game_start("m1"))
+    store.record_move("m1", MoveRecord(0, [1, 1], 100))
+    store.record_refusal("m1", RefusedMove.of(1, 1, [1, 1], "illegal_move", 1_700_000_001.5))
+    store.record_refusal("m1", RefusedMove.of(1, 0, [0, 0], "not_your_turn", 1_700_000_002.0))
+    flood = "x" * 10_000
+    for _ in range(MAX_REFUSALS_KEPT + 20):
+        store.record_refusal("m1", RefusedMove.of(1, 1, [flood], "bad_move", 1_700_000_003.0))
+    store.record_move("m1", MoveRecord(1, [0, 1], 100))
+    await store.finish_game("m1", "1-0", "resign", 1_700_000_060.0)
+    await play(store, "clean", X_WINS, "1-0", "line")
+    record = await store.get_game("m1")
+    assert record is not None
+    assert record.refused == MAX_REFUSALS_KEPT + 22
+    assert len(record.refusals) == MAX_REFUSALS_KEPT
+    assert record.refusals[:2] == [
+        RefusedMove(1, 1, "[1,1]", "illegal_move", 1_700_000_001.5),
+        RefusedMove(1, 0, "[0,0]", "not_your_turn", 1_700_000_002.0),
+    ]
+    assert {len(r.move) for r in record.refusals[2:]} == {MAX_REFUSED_MOVE_CHARS}
+    assert [m.move for m in record.moves] == [[1, 1], [0, 1]]
+    clean = await store.get_game("clean")
+    assert clean is not None and (clean.refusals, clean.refused) == ([], 0)
+    listed = {r.start.match_id: r for r in await store.list_games(player="bob")}
+    assert listed["m1"].refusals == record.refusals and listed["m1"].refused == record.refused
+
+
+async def test_rating_history_per_pool_and_level_oldest_first(store: Store) -> None:
+    await players(store, "alice", "bob")
+    alice, bob = fresh("alice"), fresh("bob")
+    expected = []
+    for i, result in enumerate(["1-0", "0-1", "1/2-1/2"]):
+        await play(store, f"m{i}", X_WINS, result, "line", started=1_700_000_000.0 + 100 * i)
+        alice, bob = rate_result(alice, bob, result)
+        expected.append((1_700_000_060.0 + 100 * i, alice.rating, alice.deviation))
+    await play(store, "unrated", X_WINS, "1-0", "line", rated=False, started=1_700_001_000.0)
+    await store.start_game(replace(game_start("lvl", "alice", "bob", game="gomoku"), levels=(3, None)))
+    await store.finish_game("lvl", "0-1", "line", 1_700_002_000.0, rate_result)
+    history = await store.rating_history("alice", TTT)
+    assert [point for row in history for point in row] == pytest.approx([point for row in expected for point in row])
+    assert len(await store.rating_history("bob", TTT)) == 3
+    assert await store.rating_history("alice", GOMOKU) == []  # only level 3 played gomoku
+    (point,) = await store.rating_history("alice", GOMOKU, 3)
+    assert point[0] == 1_700_002_000.0 and point[1] < INITIAL_RATING
+    assert await store.rating_history("bob", "tictactoe/blitz") == []
+    with pytest.raises(UnknownPlayer):
+        await store.rating_history("nobody", TTT)
 
 
 async def test_each_game_is_rated_from_the_ratings_before_it(store: Store) -> None:

@@ -40,18 +40,27 @@ def query_params(request: Request) -> dict[str, str]:
 
 
 class HttpRoutes:
-    """``process_request`` for websockets' ``serve``: exact paths → handlers."""
+    """``process_request`` for websockets' ``serve``: exact paths → handlers, then path prefixes
+    (``/player/`` for ``/player/NAME``) → handlers."""
 
     def __init__(self) -> None:
         self._routes: dict[str, RouteHandler] = {}
+        self._prefixes: dict[str, RouteHandler] = {}
 
     def add(self, path: str, handler: RouteHandler) -> None:
         self._routes[path] = handler
 
+    def add_prefix(self, prefix: str, handler: RouteHandler) -> None:
+        """Answer every path that starts with ``prefix`` (and has no exact route) with ``handler``."""
+        self._prefixes[prefix] = handler
+
     def __call__(self, connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return None
-        handler = self._routes.get(request.path.partition("?")[0])
+        path = request.path.partition("?")[0]
+        handler = self._routes.get(path)
+        if handler is None:
+            handler = next((h for prefix, h in self._prefixes.items() if path.startswith(prefix)), None)
         if handler is None:
             return connection.respond(HTTPStatus.NOT_FOUND, "not found\n")
         return handler(connection, request)

@@ -32,7 +32,7 @@ from arbiter.protocol.messages import (
     Sync,
     Unspectate,
 )
-from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, Store, StoreError
+from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, RefusedMove, Store, StoreError
 
 from .clock import Alarm, ClockSpec
 from .config import ServerConfig
@@ -304,7 +304,8 @@ class Matches:
         self._credit_lag(live)
         try:
             played = live.match.play(color, msg.ply, msg.move, self.now())
-        except MatchError:
+        except MatchError as error:
+            self._record_refusal(live, color, msg.move, error.code.value)
             if live.match.over:  # the move came after the flag fell: the match ended on time
                 self.end(live)
             raise
@@ -347,6 +348,13 @@ class Matches:
             self._arm(live)
         elif self.move_journal is None:
             self.end(live)  # (journaled: once the last move is announced, so `moved` comes before `end`)
+
+    def _record_refusal(self, live: LiveMatch, color: int, wire: Any, code: str) -> None:
+        """Queue a refused move for its player's failure report (bounded per game by the store)."""
+        try:
+            self.store.record_refusal(live.id, RefusedMove.of(live.match.ply, color, wire, code, time.time()))
+        except Exception:  # the store must never block play; its own error handling reports the failure
+            log.exception("store failed to queue a refused move", extra={"match": live.id})
 
     def _announce(self, live: LiveMatch, frames: tuple[bytes, ...]) -> None:
         """A journaled move is safe outside this node: its ``moved`` goes out (and the end, if it ended the match)."""

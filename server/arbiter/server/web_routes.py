@@ -8,7 +8,8 @@ still runs for bots, logs how to install it, and ``/`` answers a page saying the
 
 Every file is read once at start-up and answered from memory, as ``http.py`` asks of its routes.
 Replays read finished games from the store: ``GET /games.json?game=G&player=P&limit=N`` lists them,
-``GET /game.json?match=M`` gives one with its moves in the wire encoding.
+``GET /game.json?match=M`` gives one with its moves in the wire encoding. A player's page reads
+``GET /player.json?name=N&games=K&match=M`` (player_report.py); ``/player/NAME`` opens that page.
 """
 
 from __future__ import annotations
@@ -22,15 +23,16 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-from arbiter.server.store.base import GameRecord, Store, StoreError
+from arbiter.server.store.base import GameRecord, Store, StoreError, UnknownPlayer
 
 from .http import HttpRoutes, json_response, query_params, text_response
+from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, player_report
 
 log = logging.getLogger("arbiter.server")
 
@@ -49,6 +51,7 @@ CONTENT_TYPES = {
     ".svg": "image/svg+xml",
     ".png": "image/png",
 }
+PLAYER_PAGE = "/player/"  # /player/NAME: the client's page of NAME (#/player/NAME)
 GAMES_LIMIT = 50  # finished games listed by /games.json unless ?limit= says otherwise
 MAX_GAMES_LIMIT = 500
 
@@ -143,6 +146,8 @@ class WebClient:
             routes.add(VENDOR_PREFIX + "index.mjs", self._missing)
         routes.add("/games.json", self._games_json)
         routes.add("/game.json", self._game_json)
+        routes.add("/player.json", self._player_json)
+        routes.add_prefix(PLAYER_PAGE, self._player_page)
 
     # --- files ---------------------------------------------------------------------------------------
     def _static(self, connection: ServerConnection, request: Request) -> Response:
@@ -204,6 +209,37 @@ class WebClient:
             "rating_changes": record.rating_changes,
         }
         return json_response(connection, HTTPStatus.OK, body)
+
+    # --- players -------------------------------------------------------------------------------------
+    async def _player_json(self, connection: ServerConnection, request: Request) -> Response:
+        query = query_params(request)
+        name = query.get("name")
+        if not name:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?name=PLAYER"})
+        try:
+            games = int(query.get("games", RECENT_GAMES))
+        except ValueError:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "games must be an integer"})
+        if not 1 <= games <= MAX_RECENT_GAMES:
+            return json_response(
+                connection, HTTPStatus.BAD_REQUEST, {"error": f"games must be between 1 and {MAX_RECENT_GAMES}"}
+            )
+        try:
+            report = await player_report(self.store, name, games=games, match=query.get("match"))
+        except UnknownPlayer:
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no player named {name!r}"})
+        except ValueError as error:
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": str(error)})
+        except StoreError:
+            return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+        return json_response(connection, HTTPStatus.OK, report)
+
+    def _player_page(self, connection: ServerConnection, request: Request) -> Response:
+        """``/player/NAME``: the client's page of NAME, which lives under the page's hash router."""
+        name = unquote(urlsplit(request.path).path[len(PLAYER_PAGE) :])
+        response = connection.respond(HTTPStatus.FOUND, "")
+        response.headers["Location"] = "/#/player/" + quote(name, safe="")
+        return response
 
 
 def summary(record: GameRecord) -> dict[str, Any]:

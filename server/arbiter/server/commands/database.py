@@ -1,5 +1,6 @@
 """Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export`` and
-``arbiter import`` (text records, Gomocup .psq, SGF), ``arbiter leaderboard``, ``arbiter ratings``.
+``arbiter import`` (text records, Gomocup .psq, SGF), ``arbiter leaderboard``, ``arbiter ratings``,
+``arbiter report`` (a player's page for a terminal).
 
 The database is ``--db PATH``, else ``$ARBITER_DB``, else ``./arbiter.db`` — the same file
 ``arbiter serve --db`` uses (a PostgreSQL URL works as well). Only ``player add`` creates it.
@@ -13,13 +14,13 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from arbiter.cli.errors import fail
 from arbiter.server.rating_updates import rebuild_outdated_ratings
-from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
+from arbiter.server.store.base import GameRecord, Rating, Store, StoreError, UnknownPlayer
 from arbiter.server.store.factory import describe, is_url, store_for
 
 DEFAULT_DB = "arbiter.db"
@@ -305,6 +306,39 @@ def ratings(game_name: str, pool: str | None, prior: float, db: str) -> None:
         click.echo(f"first move: {fitted.advantage:+.0f} Elo; draw margin: {fitted.draw:.0f} Elo ({len(games)} games)")
 
 
+@click.command()
+@click.argument("name")
+@click.option(
+    "--games",
+    type=click.IntRange(1, 500),
+    default=20,
+    show_default=True,
+    help="How many recent games to list (the failure report looks through the last 200 or more).",
+)
+@click.option("--match", default=None, help="The game whose thinking times to show (default: the newest).")
+@DB_OPTION
+def report(name: str, games: int, match: str | None, db: str) -> None:
+    """NAME's report, as its player page shows it: ratings per pool, recent games, the failure
+    report (games lost, on time, abandoned, each refused move with its position) with the replay's
+    URL path at that ply, and thinking times against the clock. Exit 1 if there is no such player.
+    """
+    from arbiter.server.player_report import format_report, player_report
+
+    async def build(store: Store) -> dict[str, Any] | str:
+        try:
+            return await player_report(store, name, games=games, match=match)
+        except UnknownPlayer as error:  # a StoreError: caught here, or it would exit 2
+            return str(error)
+
+    try:
+        built = run_with_store(db, build)
+    except ValueError as error:
+        fail(f"--match: {error}")
+    if isinstance(built, str):
+        fail(built, code=1)
+    click.echo(format_report(built), nl=False)
+
+
 @click.command(name="import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -356,4 +390,4 @@ def import_games(files: tuple[Path, ...], format_name: str, db: str) -> None:
     )
 
 
-COMMANDS = [player, export, leaderboard, ratings, import_games]
+COMMANDS = [player, export, leaderboard, ratings, report, import_games]

@@ -7,6 +7,7 @@ the same class later without the rest of Arbiter changing.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -108,6 +109,32 @@ class MoveRecord:
     info: dict[str, Any] | None = None  # the mover's analysis, as the move carried it (protocol: move.info)
 
 
+# A match keeps its first MAX_REFUSALS_KEPT refused moves, each move cut to MAX_REFUSED_MOVE_CHARS of
+# JSON; the refusals beyond are only counted, so a client flooding bad moves cannot fill the disk.
+MAX_REFUSALS_KEPT = 50
+MAX_REFUSED_MOVE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class RefusedMove:
+    """A move the server refused in a live match, kept for the mover's failure report."""
+
+    ply: int  # the ply the move was refused at (the number of moves accepted before it)
+    color: int  # the side that sent it
+    move: str  # JSON of the wire value, at most MAX_REFUSED_MOVE_CHARS characters
+    code: str  # the protocol error code the mover got (illegal_move, bad_move, not_your_turn, …)
+    at: float  # unix time
+
+    @classmethod
+    def of(cls, ply: int, color: int, wire: Any, code: str, at: float) -> RefusedMove:
+        """A refusal of the wire value ``wire``, its JSON bounded in size (whatever the client sent)."""
+        try:
+            text = json.dumps(wire, separators=(",", ":"), default=repr)
+        except (ValueError, TypeError):  # a circular or otherwise unprintable value
+            text = repr(type(wire))
+        return cls(ply, color, text[:MAX_REFUSED_MOVE_CHARS], code, at)
+
+
 @dataclass(frozen=True)
 class Rating:
     """A rated identity's rating in a pool: the player at a level (None: its own), pools.py."""
@@ -143,6 +170,8 @@ class GameRecord:
     reason: str | None
     ended: float | None
     rating_changes: dict[str, float] = field(default_factory=dict)
+    refusals: list[RefusedMove] = field(default_factory=list)  # the first MAX_REFUSALS_KEPT, in order
+    refused: int = 0  # every refused move, including those beyond the ones kept
 
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -233,6 +262,11 @@ class Store(ABC):
     def record_move(self, match_id: str, move: MoveRecord) -> None:
         """Queue a move for the next batched write. Never blocks, never waits."""
 
+    @abstractmethod
+    def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
+        """Queue a refused move like ``record_move``: never blocks. The game counts every refusal
+        and keeps the first MAX_REFUSALS_KEPT (``GameRecord.refusals``, ``GameRecord.refused``)."""
+
     async def flush(self) -> None:
         """Wait until every write queued so far is durably on disk; StoreError if it cannot be.
         A store that writes at once (or keeps nothing) has nothing to wait for."""
@@ -285,6 +319,13 @@ class Store(ABC):
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         """For each pair of rated identities (labels): [wins, draws, losses] of the first against
         the second (rated, finished games of the pool)."""
+
+    @abstractmethod
+    async def rating_history(
+        self, player: str, pool: str, level: int | None = None
+    ) -> list[tuple[float, float, float]]:
+        """(time, rating, deviation) after each rated game of ``player`` (at ``level``) in ``pool``,
+        oldest first. UnknownPlayer if there is no such player."""
 
     async def ratings_outdated(self) -> bool:
         """Whether the ratings must be rebuilt from the games (after a schema change): see

@@ -17,6 +17,7 @@ from arbiter.server.pools import game_of
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
+    MAX_REFUSALS_KEPT,
     GameRecord,
     GameStart,
     MoveRecord,
@@ -25,6 +26,7 @@ from .base import (
     PlayerKind,
     Rater,
     Rating,
+    RefusedMove,
     Store,
     StoreError,
     UnknownPlayer,
@@ -45,9 +47,14 @@ class _Game:
     reason: str | None = None
     ended: float | None = None
     rating_changes: dict[str, float] = field(default_factory=dict)
+    refusals: list[RefusedMove] = field(default_factory=list)
+    refused: int = 0
 
     def record(self) -> GameRecord:
-        return GameRecord(self.start, list(self.moves), self.result, self.reason, self.ended, dict(self.rating_changes))
+        return GameRecord(
+            self.start, list(self.moves), self.result, self.reason, self.ended, dict(self.rating_changes),
+            list(self.refusals), self.refused,
+        )  # fmt: skip
 
 
 class MemoryStore(Store):
@@ -59,6 +66,8 @@ class MemoryStore(Store):
         self._ratings: dict[tuple[str, str, int | None], Rating] = {}  # (player, pool, level) → the latest
         self._passwords: dict[str, str] = {}  # name → password hash
         self._sessions: dict[str, tuple[bytes, str, float]] = {}  # selector → (secret hash, name, expires)
+        # (player, pool, level) → (time, rating, deviation) after each of its rated games, oldest first
+        self._history: dict[tuple[str, str, int | None], list[tuple[float, float, float]]] = {}
         self._open = False
 
     async def open(self) -> None:
@@ -165,6 +174,13 @@ class MemoryStore(Store):
         if game is not None and game.ended is None:
             game.moves.append(move)
 
+    def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
+        game = self._games.get(match_id)
+        if game is not None and game.ended is None:
+            game.refused += 1
+            if game.refused <= MAX_REFUSALS_KEPT:
+                game.refusals.append(refusal)
+
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
     ) -> dict[str, float]:
@@ -177,11 +193,11 @@ class MemoryStore(Store):
                 return dict(game.rating_changes)
             raise StoreError(f"match {match_id!r} is already finished")
         if rate is not None and result is not None:
-            game.rating_changes = self._rate(game.start, result, rate)
+            game.rating_changes = self._rate(game.start, result, ended, rate)
         game.result, game.reason, game.ended = result, reason, ended
         return dict(game.rating_changes)
 
-    def _rate(self, start: GameStart, result: str, rate: Rater) -> dict[str, float]:
+    def _rate(self, start: GameStart, result: str, at: float, rate: Rater) -> dict[str, float]:
         """Save both identities' ratings after a rated game (nothing for an unrated one); the changes."""
         if not start.rated or not self._registered(*start.players):
             return {}
@@ -191,16 +207,18 @@ class MemoryStore(Store):
         changes = {}
         for old, new in zip(before, rate(before[0], before[1], result), strict=True):
             self._ratings[old.player, old.pool, old.level] = new
+            self._history.setdefault((old.player, old.pool, old.level), []).append((at, new.rating, new.deviation))
             changes[old.player] = new.rating - old.rating
         return changes
 
     async def rebuild_ratings(self, rate: Rater) -> int:
         self._ratings.clear()
+        self._history.clear()
         rated = sorted((g for g in self._games.values() if g.ended is not None and g.result is not None),
                        key=lambda g: g.ended or 0.0)  # fmt: skip
         for game in rated:
             assert game.result is not None
-            game.rating_changes = self._rate(game.start, game.result, rate)
+            game.rating_changes = self._rate(game.start, game.result, game.ended or 0.0, rate)
         return sum(1 for g in rated if g.rating_changes)
 
     async def get_game(self, match_id: str) -> GameRecord | None:
@@ -227,6 +245,13 @@ class MemoryStore(Store):
         if player not in self._players:
             raise UnknownPlayer(f"no player named {player!r}")
         return self._current(player, pool, level)
+
+    async def rating_history(
+        self, player: str, pool: str, level: int | None = None
+    ) -> list[tuple[float, float, float]]:
+        if player not in self._players:
+            raise UnknownPlayer(f"no player named {player!r}")
+        return list(self._history.get((player, pool, level), []))
 
     def _current(self, player: str, pool: str, level: int | None) -> Rating:
         found = self._ratings.get((player, pool, level))

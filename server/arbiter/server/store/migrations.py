@@ -156,6 +156,21 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX sessions_by_player ON sessions (player_id);
     """,
+    # 7: moves the server refused in live matches, for the players' failure reports: a game counts
+    # them all (refused) and keeps the first few (base.MAX_REFUSALS_KEPT), so a flood stays small.
+    """
+    ALTER TABLE games ADD COLUMN refused INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE refused_moves (
+        game_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL CHECK (seq >= 1),  -- 1 for the game's first refused move
+        ply INTEGER NOT NULL CHECK (ply >= 0),  -- the moves accepted before it
+        color INTEGER NOT NULL CHECK (color IN (0, 1)),
+        move TEXT NOT NULL,                    -- JSON of the wire value, cut short
+        code TEXT NOT NULL,                    -- the protocol error code
+        at REAL NOT NULL,                      -- unix time
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -42,6 +42,7 @@ from .base import (
     PlayerKind,
     Rater,
     Rating,
+    RefusedMove,
     Store,
     StoreError,
     UnknownPlayer,
@@ -51,14 +52,18 @@ from .base import (
 from .migrations import MIGRATIONS, POSTGRESQL_PRELUDE, SCHEMA_VERSION, for_postgresql
 from .rows import (
     CHANGES,
+    COUNT_REFUSAL,
     CROSSTABLE,
     GAME_COLUMNS,
+    HISTORY,
     LEADERBOARD,
     MOVE_COLUMNS,
     PLAYER_COLUMNS,
     RATING_COLUMNS,
+    REFUSAL_COLUMNS,
     SAVE_HISTORY,
     SAVE_RATING,
+    SAVE_REFUSAL,
     crosstable_of,
     game_records,
     hash_secret,
@@ -67,6 +72,7 @@ from .rows import (
     player_of,
     rating_of,
     rating_writes,
+    refusal_row,
     split_token,
     to_json,
 )
@@ -103,6 +109,12 @@ class _MoveWrite:
     info_json: str | None
 
 
+@dataclass(frozen=True)
+class _RefusalWrite:
+    match_id: str
+    refusal: RefusedMove
+
+
 @dataclass(eq=False)
 class _EndWrite:
     match_id: str
@@ -113,7 +125,7 @@ class _EndWrite:
     future: asyncio.Future[dict[str, float]]
 
 
-_Write = _StartWrite | _MoveWrite | _EndWrite
+_Write = _StartWrite | _MoveWrite | _RefusalWrite | _EndWrite
 
 
 @dataclass
@@ -395,6 +407,9 @@ class PostgresStore(Store):
         info = None if move.info is None else to_json(move.info)
         self._enqueue(_MoveWrite(match_id, move.ply, to_json(move.move), int(move.elapsed_ms), info))
 
+    def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
+        self._enqueue(_RefusalWrite(match_id, refusal))
+
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
     ) -> dict[str, float]:
@@ -492,6 +507,18 @@ class PostgresStore(Store):
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         async def read(conn: AsyncConnection[Any]) -> dict[str, dict[str, list[int]]]:
             return crosstable_of(await (await conn.execute(_sql(CROSSTABLE), (pool,))).fetchall())
+
+        return await self._run(read)
+
+    async def rating_history(
+        self, player: str, pool: str, level: int | None = None
+    ) -> list[tuple[float, float, float]]:
+        async def read(conn: AsyncConnection[Any]) -> list[tuple[float, float, float]]:
+            found = await _player(conn, player)
+            if found is None:
+                raise UnknownPlayer(f"no player named {player!r}")
+            rows = await (await conn.execute(_sql(HISTORY), (found.id, pool, level or 0))).fetchall()
+            return [(at, rating, deviation) for at, rating, deviation in rows]
 
         return await self._run(read)
 
@@ -675,6 +702,8 @@ class PostgresStore(Store):
                             [m.info_json for m in latest],
                         ),
                     )
+                for refusal in (w for w in writes if isinstance(w, _RefusalWrite)):  # rare: one by one
+                    await _save_refusal(cursor, refusal)
             finishing = [w for w in writes if isinstance(w, _EndWrite)]
             ended = await _end_all(conn, finishing) if finishing else {}
             for end in finishing:
@@ -848,6 +877,18 @@ async def _rate(conn: AsyncConnection[Any], game_id: int, result: str, at: float
     return {old.player: new.rating - old.rating for old, new in zip(before, after, strict=True)}
 
 
+async def _save_refusal(cursor: psycopg.AsyncCursor[Any], write: _RefusalWrite) -> None:
+    """Count the refused move on its game and keep it if it is among the first few (inside the caller's transaction)."""
+    await cursor.execute(_sql(COUNT_REFUSAL), (write.match_id,))
+    counted = await cursor.fetchone()
+    if counted is None:
+        log.error("refused move for unknown match %s dropped", write.match_id)
+        return
+    row = refusal_row(counted, write.refusal)
+    if row is not None:
+        await cursor.execute(_sql(SAVE_REFUSAL), row)
+
+
 async def _changes(conn: AsyncConnection[Any], game_id: int) -> dict[str, float]:
     cursor = await conn.execute(
         _sql(CHANGES),
@@ -870,4 +911,9 @@ async def _game_records(conn: AsyncConnection[Any], tail: str, args: tuple[Any, 
             (ids,),
         )
     ).fetchall()
-    return game_records(rows, moves, changes)
+    refusals = await (
+        await conn.execute(
+            f"SELECT {REFUSAL_COLUMNS} FROM refused_moves WHERE game_id = ANY(%s) ORDER BY game_id, seq", (ids,)
+        )
+    ).fetchall()
+    return game_records(rows, moves, changes, refusals)

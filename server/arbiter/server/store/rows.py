@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
-from .base import GameRecord, GameStart, MoveRecord, Player, Rating
+from .base import MAX_REFUSALS_KEPT, GameRecord, GameStart, MoveRecord, Player, Rating, RefusedMove
 
 TOKEN_PREFIX = "arb_"
 
@@ -24,9 +24,17 @@ PLAYER_COLUMNS = (
 RATING_COLUMNS = "rating, deviation, volatility, games, wins, draws, losses"
 GAME_COLUMNS = (
     "id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
-    " pool, first_level, second_level, opening"
+    " pool, first_level, second_level, opening, refused"
 )
 MOVE_COLUMNS = "game_id, ply, move, elapsed_ms, info"
+REFUSAL_COLUMNS = "game_id, ply, color, move, code, at"
+# A refused move: count it on its game, then keep it if it is among the first MAX_REFUSALS_KEPT.
+COUNT_REFUSAL = "UPDATE games SET refused = refused + 1 WHERE match_id = ? RETURNING id, refused"
+SAVE_REFUSAL = "INSERT INTO refused_moves (game_id, seq, ply, color, move, code, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+# A rated identity's rating after each of its games in a pool, oldest first.
+HISTORY = (
+    "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND pool = ? AND level = ? ORDER BY at, id"
+)
 # Each rated identity of a finished rated game of a pool, for the crosstable: (first, second, result).
 CROSSTABLE = (
     "SELECT first_name || COALESCE('@' || first_level, ''), second_name || COALESCE('@' || second_level, ''),"
@@ -74,6 +82,15 @@ def rating_writes(
             (player_id, game, new.pool, level or 0, game_id, old.rating, new.rating, new.deviation, new.volatility,
              at),
         )  # fmt: skip
+
+
+def refusal_row(counted: Any, refusal: RefusedMove) -> tuple[Any, ...] | None:
+    """SAVE_REFUSAL's arguments for a refused move COUNT_REFUSAL counted as ``counted`` (its game's
+    id and the refusal's number), or None when it is beyond the first MAX_REFUSALS_KEPT (only counted)."""
+    game_id, seq = counted
+    if seq > MAX_REFUSALS_KEPT:
+        return None
+    return (game_id, seq, refusal.ply, refusal.color, refusal.move, refusal.code, refusal.at)
 
 
 def to_json(value: Any) -> str:
@@ -124,10 +141,15 @@ def crosstable_of(rows: Iterable[Any]) -> dict[str, dict[str, list[int]]]:
     return table
 
 
-def game_records(games: list[Any], moves: Iterable[Any], changes: Iterable[tuple[int, str, float]]) -> list[GameRecord]:
-    """GameRecords from rows of GAME_COLUMNS, the MOVE_COLUMNS rows of those games (in ply order)
-    and their rating changes as (game id, player name, change)."""
+def game_records(
+    games: list[Any], moves: Iterable[Any], changes: Iterable[tuple[int, str, float]], refusals: Iterable[Any]
+) -> list[GameRecord]:
+    """GameRecords from rows of GAME_COLUMNS, the MOVE_COLUMNS rows of those games (in ply order),
+    their rating changes as (game id, player name, change) and their REFUSAL_COLUMNS rows (in order)."""
     by_game: dict[int, list[MoveRecord]] = {row[0]: [] for row in games}
+    refused: dict[int, list[RefusedMove]] = {row[0]: [] for row in games}
+    for game_id, ply, color, move, code, at in refusals:
+        refused[game_id].append(RefusedMove(ply, color, move, code, at))
     changed: dict[int, dict[str, float]] = {row[0]: {} for row in games}
     for game_id, ply, move, elapsed, info in moves:
         by_game[game_id].append(MoveRecord(ply, json.loads(move), elapsed, None if info is None else json.loads(info)))
@@ -152,7 +174,9 @@ def game_records(games: list[Any], moves: Iterable[Any], changes: Iterable[tuple
             reason=reason,
             ended=ended,
             rating_changes=changed[game_id],
+            refusals=refused[game_id],
+            refused=refused_total,
         )
         for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
-             first_level, second_level, opening) in games
+             first_level, second_level, opening, refused_total) in games
     ]  # fmt: skip

@@ -48,6 +48,7 @@ from .base import (
     PlayerKind,
     Rater,
     Rating,
+    RefusedMove,
     Store,
     StoreError,
     UnknownPlayer,
@@ -57,14 +58,18 @@ from .base import (
 from .migrations import NewerSchema, migrate
 from .rows import (
     CHANGES,
+    COUNT_REFUSAL,
     CROSSTABLE,
     GAME_COLUMNS,
+    HISTORY,
     LEADERBOARD,
     MOVE_COLUMNS,
     PLAYER_COLUMNS,
     RATING_COLUMNS,
+    REFUSAL_COLUMNS,
     SAVE_HISTORY,
     SAVE_RATING,
+    SAVE_REFUSAL,
     crosstable_of,
     game_records,
     hash_secret,
@@ -73,6 +78,7 @@ from .rows import (
     player_of,
     rating_of,
     rating_writes,
+    refusal_row,
     split_token,
     to_json,
 )
@@ -103,6 +109,12 @@ class _MoveWrite:
     info_json: str | None = None
 
 
+@dataclass(frozen=True)
+class _RefusalWrite:
+    match_id: str
+    refusal: RefusedMove
+
+
 @dataclass(eq=False)
 class _EndWrite:
     """A game's end; ``future`` gets the rating changes once committed, or the first failure."""
@@ -115,7 +127,7 @@ class _EndWrite:
     future: concurrent.futures.Future[dict[str, float]]
 
 
-_Write = _StartWrite | _MoveWrite | _EndWrite
+_Write = _StartWrite | _MoveWrite | _RefusalWrite | _EndWrite
 
 
 @dataclass
@@ -342,6 +354,9 @@ class SqliteStore(Store):
         info = None if move.info is None else to_json(move.info)
         self._enqueue(_MoveWrite(match_id, move.ply, to_json(move.move), int(move.elapsed_ms), info))
 
+    def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
+        self._enqueue(_RefusalWrite(match_id, refusal))
+
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None
     ) -> dict[str, float]:
@@ -444,18 +459,11 @@ class SqliteStore(Store):
     async def rating_history(
         self, player: str, pool: str, level: int | None = None
     ) -> list[tuple[float, float, float]]:
-        """(time, rating, deviation) after each rated game of ``player`` (at ``level``) in ``pool``, oldest first."""
-
         def read(conn: sqlite3.Connection) -> list[tuple[float, float, float]]:
             found = _player(conn, player)
             if found is None:
                 raise UnknownPlayer(f"no player named {player!r}")
-            cursor = conn.execute(
-                "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND pool = ? AND level = ?"
-                " ORDER BY at, id",
-                (found.id, pool, level or 0),
-            )
-            return [tuple(row) for row in cursor]
+            return [tuple(row) for row in conn.execute(HISTORY, (found.id, pool, level or 0))]
 
         return await self._call(read)
 
@@ -530,7 +538,7 @@ class SqliteStore(Store):
                 # while failing: the caller learns now whether the end is written or kept for later.
                 self._pending.append(item)
                 deadline = time.monotonic()
-            elif isinstance(item, _StartWrite | _MoveWrite):
+            elif isinstance(item, _StartWrite | _MoveWrite | _RefusalWrite):
                 self._pending.append(item)
                 if deadline is None:
                     deadline = time.monotonic() + self.flush_interval
@@ -625,6 +633,9 @@ class SqliteStore(Store):
                         ends[write] = _finish(conn, write)
                     except StoreError as error:
                         ends[write] = error
+                    continue
+                if isinstance(write, _RefusalWrite):
+                    _save_refusal(conn, write)
                     continue
                 game_id = new_ids.get(write.match_id) or self._game_id(conn, write.match_id)
                 if game_id is None:
@@ -831,6 +842,17 @@ def _rate(conn: sqlite3.Connection, game_id: int, result: str, at: float, rate: 
     return {old.player: new.rating - old.rating for old, new in zip(before, after, strict=True)}
 
 
+def _save_refusal(conn: sqlite3.Connection, write: _RefusalWrite) -> None:
+    """Count the refused move on its game and keep it if it is among the first few (inside the caller's transaction)."""
+    counted = conn.execute(COUNT_REFUSAL, (write.match_id,)).fetchone()
+    if counted is None:
+        log.error("refused move for unknown match %s dropped", write.match_id)
+        return
+    row = refusal_row(counted, write.refusal)
+    if row is not None:
+        conn.execute(SAVE_REFUSAL, row)
+
+
 def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
     cursor = conn.execute(
         CHANGES,
@@ -844,6 +866,7 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
     rows = conn.execute(f"SELECT {GAME_COLUMNS} FROM games {tail}", args).fetchall()
     moves: list[Any] = []
     changes: list[Any] = []
+    refusals: list[Any] = []
     ids = [row[0] for row in rows]
     for i in range(0, len(ids), _SQL_CHUNK):
         chunk = ids[i : i + _SQL_CHUNK]
@@ -856,4 +879,7 @@ def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) ->
             f" JOIN players p ON p.id = h.player_id WHERE h.game_id IN ({marks})",
             chunk,
         ).fetchall()
-    return game_records(rows, moves, changes)
+        refusals += conn.execute(
+            f"SELECT {REFUSAL_COLUMNS} FROM refused_moves WHERE game_id IN ({marks}) ORDER BY game_id, seq", chunk
+        ).fetchall()
+    return game_records(rows, moves, changes, refusals)

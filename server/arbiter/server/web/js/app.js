@@ -1,7 +1,8 @@
 // The page shell: one connection, the header, notices, and a hash router over the views.
 //
-// Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID,
-// #/leaderboard/GAME, #/account. The hash keeps a refresh on the same view; the connection brings back the
+// Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID (or
+// #/replay/ID/PLY: at that ply), #/leaderboard/GAME, #/player/NAME (the server's /player/NAME),
+// #/account. The hash keeps a refresh on the same view; the connection brings back the
 // same guest, so a refreshed match view carries on where it was.
 
 import { mountAccount } from "./account.js";
@@ -9,6 +10,7 @@ import { Connection } from "./connection.js";
 import { mountLeaderboard } from "./leaderboard.js";
 import { mountLobby } from "./lobby.js";
 import { mountMatch } from "./match.js";
+import { mountPlayer } from "./player.js";
 import { mountReplay, mountReplayList } from "./replay.js";
 import { errorText, fill, h, notify } from "./ui.js";
 
@@ -39,6 +41,7 @@ const ROUTES = {
   replay: mountReplay,
   leaderboard: mountLeaderboard,
   account: mountAccount,
+  player: mountPlayer,
 };
 
 let current = null;

@@ -2,7 +2,7 @@
 // rating (provisional while the deviation is high), deviation, games and wins/draws/losses, read
 // from the server's /leaderboard.json. A bot's levels are rated apart ("name@level").
 
-import { errorText, fill, h } from "./ui.js";
+import { errorText, fill, h, playerLink, ratingCells } from "./ui.js";
 
 const COLUMNS = ["#", "player", "rating", "RD", "games", "W", "D", "L"];
 
@@ -65,13 +65,8 @@ export function mountLeaderboard(root, ctx, gameName) {
               "tr",
               {},
               h("td", {}, i + 1),
-              h("td", { class: "name" }, r.label),
-              h("td", {}, `${Math.round(r.rating)}${r.provisional ? "?" : ""}`),
-              h("td", {}, Math.round(r.deviation)),
-              h("td", {}, r.games),
-              h("td", {}, r.wins),
-              h("td", {}, r.draws),
-              h("td", {}, r.losses),
+              h("td", { class: "name" }, playerLink(r.player, r.label)),
+              ratingCells(r),
             ),
           ),
         ),

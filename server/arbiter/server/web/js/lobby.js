@@ -3,7 +3,7 @@
 // the lobby subscription. Each level of the chosen bot shows its rating in the pool the game would
 // be rated in, so a person can pick an opponent of about their strength.
 
-import { describeClock, describeParams, describeRules, errorText, fill, h, notify } from "./ui.js";
+import { describeClock, describeParams, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
 export const CLOCKS = [
   { label: "1 min + 1 s", initial_ms: 60000, increment_ms: 1000 },
@@ -251,7 +251,7 @@ export function mountLobby(root, ctx) {
               "li",
               { "data-match": m.match },
               h("span", { class: "what" }, h("b", {}, m.game), " ", describeRules(ctx.game(m.game), m.params)),
-              h("span", { class: "who" }, `${m.players[0]} vs ${m.players[1]}`),
+              h("span", { class: "who" }, playerLink(m.players[0]), " vs ", playerLink(m.players[1])),
               h("span", { class: "muted" }, describeClock(m.clock)),
               h(
                 "a",
@@ -275,7 +275,7 @@ export function mountLobby(root, ctx) {
               "li",
               { "data-seek": seek.id },
               h("span", { class: "what" }, h("b", {}, seek.game), " ", describeRules(ctx.game(seek.game), seek.params)),
-              h("span", { class: "who" }, seek.from),
+              h("span", { class: "who" }, playerLink(seek.from)),
               h("span", { class: "muted" }, describeClock(seek.clock)),
               h("button", {
                 class: `small${mine ? "" : " primary"}`,
@@ -295,8 +295,8 @@ export function mountLobby(root, ctx) {
             h(
               "li",
               { "data-player": p.name },
-              h("span", { class: "who" }, h("b", {}, p.name), p.away ? h("small", { class: "muted" }, " away") : null),
-              p.owner ? h("small", { class: "muted owner" }, `by ${p.owner}`) : null,
+              h("span", { class: "who" }, h("b", {}, playerLink(p.name)), p.away ? h("small", { class: "muted" }, " away") : null),
+              p.owner ? h("small", { class: "muted owner" }, "by ", playerLink(p.owner)) : null,
               h("span", { class: "games" }, p.games.map((g) => h("span", { class: "chip" }, g))),
               p.levels > 1 ? h("span", { class: "muted levels" }, `levels 1–${p.levels}`) : null,
               h("span", { class: "muted" }, p.playing ? `playing ${p.playing}` : "idle"),
@@ -312,7 +312,7 @@ export function mountLobby(root, ctx) {
         h(
           "li",
           { "data-player": p.name },
-          h("span", { class: "who" }, h("b", {}, p.name), p.name === me ? h("small", {}, " (you)") : null,
+          h("span", { class: "who" }, h("b", {}, playerLink(p.name)), p.name === me ? h("small", {}, " (you)") : null,
             p.guest ? h("small", { class: "muted" }, " guest") : null,
             p.away ? h("small", { class: "muted" }, " away") : null),
           h("span", { class: "muted" }, p.playing ? `playing ${p.playing}` : "idle"),

@@ -8,7 +8,7 @@
 import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
 import { Clocks } from "./clock.js";
-import { describeClock, describeResult, describeRules, errorText, fill, h, notify } from "./ui.js";
+import { describeClock, describeResult, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
 const HINT_MS = 4000;
 const CONFIRM_MS = 3000;
@@ -104,7 +104,7 @@ export function mountMatch(root, ctx, matchId) {
         h(
           "span",
           { class: "name" },
-          player.name,
+          playerLink(player.name),
           player.kind === "bot" ? h("small", { class: "badge" }, "bot") : null,
           state.levels && state.levels[color] ? h("small", { class: "badge level" }, `level ${state.levels[color]}`) : null,
           player.guest ? h("small", { class: "badge" }, "guest") : null,

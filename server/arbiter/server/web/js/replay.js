@@ -2,19 +2,7 @@
 // paper soccer turn is replayed step by step), with the move list, the clock use and the result.
 
 import { createBoard, moveText } from "./boards.js";
-import { describeResult, describeRules, errorText, fill, formatClock, h } from "./ui.js";
-
-async function fetchJson(url) {
-  let response;
-  try {
-    response = await fetch(url, { cache: "no-store" });
-  } catch {
-    throw new Error("the server cannot be reached");
-  }
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.error || `the server answered ${response.status}`);
-  return body;
-}
+import { describeResult, describeRules, errorText, fetchJson, fill, formatClock, h, playerLink } from "./ui.js";
 
 function failure(text) {
   return h("div", { class: "panel error", role: "alert" }, text);
@@ -43,7 +31,7 @@ export function mountReplayList(root, ctx) {
                 "li",
                 { "data-match": g.match },
                 h("span", { class: "what" }, h("b", {}, g.game), " ", describeRules(ctx.game(g.game), g.params)),
-                h("span", { class: "who" }, `${g.players[0]} vs ${g.players[1]}`),
+                h("span", { class: "who" }, playerLink(g.players[0]), " vs ", playerLink(g.players[1])),
                 h("span", { class: "muted" }, `${describeResult(g.result, g.reason)} · ${g.plies} moves`),
                 h("span", { class: "muted" }, new Date(g.ended * 1000).toLocaleString()),
                 h("a", { class: "button small", href: `#/replay/${g.match}` }, "Replay"),
@@ -67,7 +55,9 @@ export function mountReplayList(root, ctx) {
   };
 }
 
-export function mountReplay(root, ctx, matchId) {
+export function mountReplay(root, ctx, arg) {
+  // #/replay/ID opens at the final position, #/replay/ID/PLY after PLY moves (a failure report's link).
+  const [matchId, plyText] = arg.split("/");
   const holder = h("div", { class: "replay" }, h("p", { class: "loading" }, "Loading the game…"));
   root.append(holder);
   let alive = true;
@@ -86,7 +76,8 @@ export function mountReplay(root, ctx, matchId) {
     }
     const moves = game.moves.map((m) => m.move);
     const board = createBoard(info.family, game.params, { hint: () => {} });
-    let ply = moves.length;
+    const asked = Number.parseInt(plyText, 10);
+    let ply = Number.isInteger(asked) ? Math.max(0, Math.min(moves.length, asked)) : moves.length;
     let busy = Promise.resolve();
 
     const counter = h("span", { class: "ply", id: "replay-ply" });
@@ -149,9 +140,9 @@ export function mountReplay(root, ctx, matchId) {
     };
     document.addEventListener("keydown", keys);
 
-    board.reset(moves);
+    board.reset(moves.slice(0, ply));
     const names = game.players.map((name, color) =>
-      h("span", { class: `player p${color}` }, h("span", { class: `side-mark p${color}` }), name),
+      h("span", { class: `player p${color}` }, h("span", { class: `side-mark p${color}` }), playerLink(name)),
     );
     fill(
       holder,

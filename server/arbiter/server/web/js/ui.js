@@ -25,6 +25,31 @@ export function h(tag, attrs, ...children) {
   return build(document.createElement(tag), attrs, children);
 }
 
+/** A player's name linking to its page (#/player/NAME); a guest has no page, so plain text. */
+export function playerLink(name, label = name) {
+  if (name.toLowerCase().startsWith("guest-")) return h("span", { class: "player-name" }, label);
+  return h("a", { class: "player-link", href: `#/player/${encodeURIComponent(name)}` }, label);
+}
+
+/** A rating's table cells: rating ("?" while provisional), deviation, games, wins, draws, losses. */
+export function ratingCells(r) {
+  return [`${Math.round(r.rating)}${r.provisional ? "?" : ""}`, Math.round(r.deviation), r.games, r.wins, r.draws,
+    r.losses].map((value) => h("td", {}, value));
+}
+
+/** GET a JSON route; an Error with the server's own message when it answers an error. */
+export async function fetchJson(url) {
+  let response;
+  try {
+    response = await fetch(url, { cache: "no-store" });
+  } catch {
+    throw new Error("the server cannot be reached");
+  }
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error || `the server answered ${response.status}`);
+  return body;
+}
+
 /** Replace an element's children (arrays are flattened, null and false skipped). */
 export function fill(element, ...children) {
   element.replaceChildren();
