@@ -15,6 +15,7 @@ Everything here is about who someone is; the HTTP side (cookies, headers, CSRF c
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import secrets
 import time
@@ -33,8 +34,13 @@ MAX_BOTS = 20  # bots one person may create
 HASHING_AT_ONCE = 2
 
 _HASHER = PasswordHasher()
-# Verified when the name is unknown, so an unknown name costs the same time as a wrong password.
-_DUMMY_HASH = _HASHER.hash(secrets.token_urlsafe(16))
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified when the name is unknown, so an unknown name costs the same time as a wrong
+    password. Made at the first sign-in, not at import: a hash takes 64 MiB and ~0.1 s."""
+    return _HASHER.hash(secrets.token_urlsafe(16))
 
 
 class AccountError(Exception):
@@ -84,7 +90,7 @@ class Accounts:
 
     async def sign_in(self, name: str, password: str) -> SignedIn:
         stored = await self.store.password_hash(name)
-        ok = await self._verify(stored or _DUMMY_HASH, password)
+        ok = await self._verify(stored or await asyncio.to_thread(_dummy_hash), password)
         player = await self.store.get_player(name) if ok and stored else None
         if player is None or player.revoked or player.kind != "human":
             raise AccountError("auth_failed", "wrong name or password")
