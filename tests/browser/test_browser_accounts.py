@@ -77,10 +77,18 @@ async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site
         except TimeoutError:
             process.kill()
 
-    # Signing out in the page makes it a guest again.
+    # Signing out in the page makes it a guest again; signing in brings the account back.
     await page.click('a[data-nav="account"]')
     await page.click("#sign-out")
     await page.wait_for_function("document.querySelector('#me')?.textContent.includes('guest')")
+    await page.fill("#sign-in [name=name]", "ann")
+    await page.fill("#sign-in [name=password]", "not ann's password")
+    await page.click("#sign-in button[type=submit]")
+    await page.wait_for_selector(".notice.error >> text=wrong name or password")
+    await page.fill("#sign-in [name=password]", "ann's long password")
+    await page.click("#sign-in button[type=submit]")
+    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'ann'")
+    await page.wait_for_selector('#my-bots tr[data-bot="ann-bot"]')
 
 
 async def test_a_request_without_the_pages_csrf_token_is_refused(new_page, site: Site) -> None:
