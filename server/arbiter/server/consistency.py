@@ -86,8 +86,9 @@ class Summary:
         found = self.differences.total()
         kinds = ", ".join(f"{KIND_NAMES[kind]}: {count}" for kind, count in sorted(self.differences.items()))
         return (
-            f"checked {self.games} games ({self.moves} moves; {self.unfinished} without an end: live, or left"
-            f" for the restart rule), {self.rated} rated games, {self.ratings} ratings in {self.pools} pools: "
+            f"checked {_count(self.games, 'game')} ({_count(self.moves, 'move')}; {self.unfinished} without an end:"
+            f" live, or left for the restart rule), {_count(self.rated, 'rated game')},"
+            f" {_count(self.ratings, 'rating')} in {_count(self.pools, 'pool')}: "
             + ("clean" if not found else f"{_count(found, 'difference')} ({kinds})")
         )
 
