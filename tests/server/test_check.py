@@ -25,7 +25,8 @@ from arbiter.cli import main
 from arbiter.engine import create_game
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.config import LadderConfig
-from arbiter.server.store.base import Store
+from arbiter.server.consistency import check_game
+from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, Store
 from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -188,6 +189,13 @@ CORRUPTIONS = {
         ["INSERT INTO moves (game_id, ply, move, elapsed_ms) VALUES (424242, 0, '[1,1]', 5)"],
         "moves of game id 424242: 1 move stored, but no game has that id",
     ),
+    "a rating without any rated game": (
+        [
+            "INSERT INTO ratings (player_id, pool, level, rating, deviation, volatility, games, wins, draws, losses,"
+            " updated) SELECT id, 'gomoku/blitz', 2, 1600, 300, 0.06, 3, 3, 0, 0, 0 FROM players WHERE name = 'beta'"
+        ],
+        "rating beta@2 in gomoku/blitz: no rated game, yet rating 1500 expected, 1600 stored; deviation 350 expected,",
+    ),
     "a changed rating": (
         [
             f"UPDATE ratings SET rating = rating + 100 WHERE player_id = (SELECT id FROM players WHERE name = 'alpha')"
@@ -209,6 +217,8 @@ def test_each_hand_corruption_fails_with_its_line(played, tmp_path: Path, corrup
 
 
 def test_repair_rebuilds_a_changed_rating_and_reports_what_it_cannot_fix(played, tmp_path: Path) -> None:
+    untouched = check(played[0], "--repair")
+    assert untouched.exit_code == 0 and "repaired" not in untouched.stdout  # a clean store is left alone
     rating = CORRUPTIONS["a changed rating"][0]
     repaired = check(corrupted(played, tmp_path, *rating), "--repair")
     assert repaired.exit_code == 0, repaired.output
@@ -249,3 +259,56 @@ async def test_the_postgresql_store_is_checked_and_repaired_alike(postgres_url: 
     repaired = await asyncio.to_thread(check, postgres_url, "--repair")
     assert repaired.exit_code == 1 and "repaired: every rating rebuilt" in repaired.stdout
     assert repaired.stdout.splitlines()[-1].endswith(": 2 differences (games: 1, moves without a game: 1)")
+
+
+def stored(moves: list[list[int]], result: str | None, reason: str | None, *, ended: float | None = 9.0,
+           game: str = "tictactoe", opening: int = 0, plies: list[int] | None = None) -> GameRecord:  # fmt: skip
+    start = GameStart("m", game, {}, ("alpha", "beta"), {"initial_ms": 60_000}, False, 1.0, opening=opening)
+    numbered = plies if plies is not None else list(range(len(moves)))
+    return GameRecord(start, [MoveRecord(p, m, 0) for p, m in zip(numbered, moves, strict=True)], result, reason, ended)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        stored(FIRST_WINS, "1-0", "line"),
+        stored(DRAWN, "1/2-1/2", "board_full"),
+        stored(FIRST_WINS[:1], "1-0", "timeout"),  # the second player was to move
+        stored(FIRST_WINS[:2], "0-1", "resign"),
+        stored(FIRST_WINS[:2], "1-0", "abandoned"),
+        stored(FIRST_WINS[:2], None, "abandoned"),
+        stored(FIRST_WINS[:1], None, "abort"),  # the second player had not moved
+        stored(FIRST_WINS[:2], "1/2-1/2", "draw_agreed"),
+        stored(FIRST_WINS[:3], None, "interrupted"),
+        stored(FIRST_WINS[:3], "0-1", "forfeit"),
+        stored(FIRST_WINS[:3], None, "unfinished"),
+        stored(FIRST_WINS[:3], None, None, ended=None),  # live
+        stored(FIRST_WINS, None, None, ended=None),  # its moves end it, its end is not written yet
+        stored(FIRST_WINS[:3], None, "abort", opening=2),  # the opening's moves are nobody's
+    ],
+)
+def test_ends_that_agree_with_their_record(record: GameRecord) -> None:
+    assert check_game(record) == []
+
+
+@pytest.mark.parametrize(
+    ("record", "line"),
+    [
+        (stored(FIRST_WINS[1:], "1-0", "resign", plies=[1, 2, 3, 4]), " ply 0: plies start at 1: 1 missing"),
+        (stored(FIRST_WINS[:2], "1-0", "resign", plies=[0, 0]), " ply 0: stored twice"),
+        (stored([*FIRST_WINS, [2, 2]], "1-0", "line"), " ply 5: a move ([2, 2]) after the game was over (1-0 by line)"),
+        (stored(FIRST_WINS, "1-0", "line", opening=5), " ply 4: the opening of 5 plies ends the game (1-0 by line)"),
+        (stored(FIRST_WINS[:2], None, "abort", opening=3), ": starts from an opening of 3 plies, but only 2 moves"),
+        (stored([], None, "abort", game="chess"), ": cannot be replayed: "),
+        (stored(FIRST_WINS[:2], None, "abort"), ": an abort comes before the aborting side's first move, but both"),
+        (stored(FIRST_WINS[:2], "1-0", "timeout"), ": alpha was to move, so a timeout is 0-1; stored 1-0 by timeout"),
+        (stored(FIRST_WINS[:2], "1-0", "draw_agreed"), ": a game ended by draw_agreed has 1/2-1/2; stored 1-0"),
+        (stored(FIRST_WINS[:2], None, "resign"), ": a game ended by resign has 1-0 or 0-1; stored no result"),
+        (stored(FIRST_WINS[:2], "1-0", None), ": ended without a reason (1-0)"),
+        (stored(FIRST_WINS[:2], "1-0", "resign", ended=None), ": has no end time, yet a result: stored 1-0 by resign"),
+        (stored(FIRST_WINS[:2], "1-0", "banned"), ": stored 1-0 by banned: a reason Arbiter never writes (it knows "),
+    ],
+)
+def test_ends_that_contradict_their_record(record: GameRecord, line: str) -> None:
+    (difference,) = check_game(record)
+    assert difference.line().startswith(f"game m ({record.start.game}){line}"), difference.line()

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arbiter.engine import EngineError, Game, State, create_game
+from arbiter.engine.base import REASON_NAMES
 
 from .pools import label
 from .rating_updates import rate_result
@@ -43,6 +44,7 @@ ENDS_WITHOUT_THE_BOARD: dict[str, tuple[str | None, ...]] = {
     "forfeit": WINS,
     "unfinished": (None,),
 }
+BOARD_REASONS = tuple(name for name in REASON_NAMES.values() if name != "none")  # what the rules end a game by
 KIND_NAMES = {"game": "games", "moves": "moves without a game", "rating": "ratings"}
 RATING_FIELDS = ("rating", "deviation", "volatility", "games", "wins", "draws", "losses")
 
@@ -132,8 +134,11 @@ def check_game(record: GameRecord) -> list[Difference]:
         return [Difference("game", subject, text, ply)]
 
     for index, move in enumerate(record.moves):
-        if move.ply != index:
-            return wrong(f"plies jump from {index - 1} to {move.ply}: {move.ply - index} missing", index)
+        if move.ply < index:
+            return wrong("stored twice", move.ply)
+        if move.ply > index:
+            jump = f"plies jump from {index - 1} to {move.ply}" if index else f"plies start at {move.ply}"
+            return wrong(f"{jump}: {move.ply - index} missing", index)
     try:
         game = create_game(start.game, start.params)
     except EngineError as error:
@@ -171,8 +176,12 @@ def _end_differences(record: GameRecord, game: Game, state: State, moved: list[i
     if reason is None:
         return [f"ended without a reason ({result or 'no result'})"]
     allowed = ENDS_WITHOUT_THE_BOARD.get(reason)
-    if allowed is None:
+    if allowed is None and reason in BOARD_REASONS:
         return [f"{stored}, but after {_count(len(record.moves), 'move')} the game is not over"]
+    if allowed is None:
+        return [
+            f"{stored}: a reason Arbiter never writes (it knows {', '.join([*BOARD_REASONS, *ENDS_WITHOUT_THE_BOARD])})"
+        ]
     if result not in allowed:
         expected = " or ".join(r or "no result" for r in allowed)
         return [f"a game ended by {reason} has {expected}; {stored}"]

@@ -375,8 +375,6 @@ def check(repair: bool, db: str) -> None:
     from arbiter.server.consistency import Difference, Summary, check_store
     from arbiter.server.warmup import warm_games
 
-    warm_games()  # the engine's kernels, compiled (or loaded) before the first game is replayed
-
     def report(difference: Difference) -> None:
         bar.write(difference.line(), file=sys.stdout)
 
@@ -387,6 +385,7 @@ def check(repair: bool, db: str) -> None:
         return summary
 
     async def check_and_repair(store: Store) -> Summary:
+        warm_games()  # the engine's kernels, compiled (or loaded) before the first game is replayed
         summary = await run_check(store)
         if not repair or summary.clean:
             return summary
