@@ -305,7 +305,7 @@ def test_ends_that_agree_with_their_record(record: GameRecord) -> None:
         (stored(FIRST_WINS[:2], "1-0", "draw_agreed"), ": a game ended by draw_agreed has 1/2-1/2; stored 1-0"),
         (stored(FIRST_WINS[:2], None, "resign"), ": a game ended by resign has 1-0 or 0-1; stored no result"),
         (stored(FIRST_WINS[:2], "1-0", None), ": ended without a reason (1-0)"),
-        (stored(FIRST_WINS[:2], "1-0", "resign", ended=None), ": has no end time, yet a result: stored 1-0 by resign"),
+        (stored(FIRST_WINS[:2], "1-0", "resign", ended=None), ": has no end time, yet an end: stored 1-0 by resign"),
         (stored(FIRST_WINS[:2], "1-0", "banned"), ": stored 1-0 by banned: a reason Arbiter never writes (it knows "),
     ],
 )

@@ -167,7 +167,7 @@ def _end_differences(record: GameRecord, game: Game, state: State, moved: list[i
     result, reason = record.result, record.reason
     stored = f"stored {result or 'no result'} by {reason}"
     if record.ended is None:
-        return [] if result is None and reason is None else [f"has no end time, yet a result: {stored}"]
+        return [] if result is None and reason is None else [f"has no end time, yet an end: {stored}"]
     outcome = state.outcome
     if outcome is not None:
         if (result, reason) != (outcome.result, outcome.reason):
