@@ -18,6 +18,7 @@ import msgpack
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from store_check import assert_store_clean
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -31,6 +32,7 @@ from arbiter.engine import Game, create_game
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.config import LadderConfig
+from arbiter.server.consistency import check_store
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -100,6 +102,9 @@ async def test_perfect_never_loses_200_games_to_random_through_the_server(server
             await asyncio.wait_for(perfect.wait_finished(start + batch), 120)
         records = perfect.finished
     assert len(records) == 200
+    differences: list[object] = []  # `arbiter check` of the (memory) store the 200 games went into
+    summary = await check_store(server.hub.store, differences.append)
+    assert summary.games == 200 and summary.clean, differences
     lost = [r for r in records if r["winner"] is not None and r["winner"] != r["color"]]
     assert not lost
     assert {r["color"] for r in records} == {0, 1}
@@ -119,6 +124,7 @@ async def test_bots_on_the_ladder_are_paired_into_rated_games(tmp_path: Path) ->
     assert {r["color"] for r in records} == {0, 1}  # the ladder alternates colours
     assert all(r["winner"] in (None, r["color"]) for r in records)
     assert any(r["rating_changes"] for r in records)
+    await asyncio.to_thread(assert_store_clean, tmp_path / "arbiter.db")
 
 
 async def test_challenges_outside_the_filter_are_declined(server: RunningServer) -> None:

@@ -10,6 +10,7 @@ import itertools
 import random
 
 import pytest
+from store_check import assert_store_clean
 from wsclient import Client, random_move
 
 from arbiter.engine import create_game
@@ -97,6 +98,7 @@ async def test_200_ladder_games_across_nodes_each_paired_once_and_rated_once(
             rating = await store.get_rating(name, pool)
             assert rating.games == len(mine)  # rated once per game, none twice
         assert all(set(g.rating_changes) == set(g.start.players) for g in games)
+        await asyncio.to_thread(assert_store_clean, postgres_url)  # every game replays, every rating recomputes
     finally:
         await store.close()
 
@@ -126,5 +128,6 @@ async def test_the_ladder_goes_on_when_the_node_pairing_it_dies(cluster, connect
         for name in PLAYERS[:4]:
             mine = [g for g in games if name in g.start.players]
             assert (await store.get_rating(name, games[0].start.pool)).games == len(mine)  # rated once each
+        await asyncio.to_thread(assert_store_clean, postgres_url)  # adopted and voided games replay too
     finally:
         await store.close()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_check import assert_store_clean
 from wsclient import Client, play_move, start_match
 
 from arbiter.server.store.sqlite import SqliteStore
@@ -92,3 +93,4 @@ async def test_sigkill_mid_game_then_restart(tmp_path: Path) -> None:
         assert (await store.get_rating("beta", "tictactoe/bullet")).games == 1
     finally:
         await store.close()
+    await asyncio.to_thread(assert_store_clean, db)  # what a kill -9 and the restart rule left is consistent

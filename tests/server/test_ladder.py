@@ -7,11 +7,13 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from store_check import assert_store_clean
 from wsclient import Client, play_move
 
 from arbiter.cli import main
@@ -44,6 +46,14 @@ async def tokens(tmp_path: Path) -> dict[str, str]:
 @pytest.fixture
 def store(tmp_path: Path, tokens: dict[str, str]) -> SqliteStore:
     return SqliteStore(tmp_path / "ladder.db")
+
+
+@pytest.fixture(autouse=True)
+def checked_when_the_server_stops(tmp_path: Path) -> Iterator[None]:
+    """Set up before the server, so torn down after it: `arbiter check` finds the games it stored clean."""
+    yield
+    if (tmp_path / "ladder.db").exists():
+        assert_store_clean(tmp_path / "ladder.db")
 
 
 async def join(client: Client, game: str = "tictactoe", **fields: Any) -> dict[str, Any]:

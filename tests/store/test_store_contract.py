@@ -330,6 +330,32 @@ async def test_interrupted_games_are_listed_with_their_moves_until_finished(stor
     assert (await store.get_rating("alice", TTT)).games == 1
 
 
+async def test_every_game_streams_pool_by_pool_in_the_order_they_ended_then_the_unfinished(store: Store) -> None:
+    """What `arbiter check` walks: every game once, with its moves, whatever the page size."""
+    await players(store, "alice", "bob")
+    ends = {"t1": 30.0, "g1": 20.0, "t2": 10.0, "t3": 30.0, "g2": 5.0}  # t1 and t3 end together: stored order
+    for match_id, ended in ends.items():
+        await store.start_game(game_start(match_id, game="gomoku" if match_id[0] == "g" else "tictactoe"))
+        for ply, move in enumerate(X_WINS[:3]):
+            store.record_move(match_id, MoveRecord(ply, move, ply))
+        await store.finish_game(match_id, "1-0", "resign", ended, rate_result)
+    await store.start_game(game_start("live1"))
+    store.record_move("live1", MoveRecord(0, [1, 1], 7))
+    await store.start_game(game_start("live2"))
+    await store.flush()
+    for batch_size in (2, 5, 200):  # pages that split a pool, that end exactly with it, one page for all
+        streamed = [record async for record in store.stream_games(batch_size=batch_size)]
+        assert [r.start.match_id for r in streamed[:5]] in (
+            ["g2", "g1", "t2", "t1", "t3"],
+            ["t2", "t1", "t3", "g2", "g1"],  # (pools in any order, each whole)
+        )
+        assert all([m.move for m in r.moves] == X_WINS[:3] for r in streamed[:5])
+        unfinished = {r.start.match_id: r.moves for r in streamed[5:]}
+        assert unfinished == {"live1": [MoveRecord(0, [1, 1], 7)], "live2": []} and len(streamed) == 7
+        assert streamed[0].rating_changes and streamed[-1].ended is None
+    assert await store.orphan_moves() == {}  # only a hand edit leaves a move without its game
+
+
 async def test_each_level_and_each_pool_is_rated_apart(store: Store) -> None:
     """A bot's level is its own rated identity, and the rules and the clock category make the pool."""
     await players(store, "alpha", "bob")

@@ -90,7 +90,8 @@ class Accounts:
 
     async def sign_in(self, name: str, password: str) -> SignedIn:
         stored = await self.store.password_hash(name)
-        ok = await self._verify(stored or await asyncio.to_thread(_dummy_hash), password)
+        against: str = stored if stored is not None else await asyncio.to_thread(_dummy_hash)
+        ok = await self._verify(against, password)
         player = await self.store.get_player(name) if ok and stored else None
         if player is None or player.revoked or player.kind != "human":
             raise AccountError("auth_failed", "wrong name or password")

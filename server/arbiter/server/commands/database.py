@@ -1,6 +1,6 @@
 """Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export`` and
 ``arbiter import`` (text records, Gomocup .psq, SGF), ``arbiter leaderboard``, ``arbiter ratings``,
-``arbiter report`` (a player's page for a terminal).
+``arbiter report`` (a player's page for a terminal), ``arbiter check``.
 
 The database is ``--db PATH``, else ``$ARBITER_DB``, else ``./arbiter.db`` — the same file
 ``arbiter serve --db`` uses (a PostgreSQL URL works as well). Only ``player add`` creates it.
@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.server.rating_updates import rebuild_outdated_ratings
+from arbiter.server.rating_updates import rate_result, rebuild_outdated_ratings
 from arbiter.server.store.base import GameRecord, Rating, Store, StoreError, UnknownPlayer
 from arbiter.server.store.factory import describe, is_url, store_for
 
@@ -390,4 +390,54 @@ def import_games(files: tuple[Path, ...], format_name: str, db: str) -> None:
     )
 
 
-COMMANDS = [player, export, leaderboard, ratings, report, import_games]
+@click.command()
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Rebuild every rating from the games when a rating differs, then check again and exit by that.",
+)
+@DB_OPTION
+def check(repair: bool, db: str) -> None:
+    """Check the store: replay every game through the engine, recompute every rating.
+
+    Prints one line per difference (the game and ply, or the rating, with what was expected and
+    what is stored) and a summary; exits 0 when the store is clean, 1 when anything differs. With
+    --repair the ratings are rebuilt from the games (rated, finished, in the order they ended);
+    a game whose moves contradict its stored end is reported, never rewritten.
+    """
+    from arbiter.server.consistency import Difference, Summary, check_store
+    from arbiter.server.warmup import warm_games
+
+    def report(difference: Difference) -> None:
+        bar.write(difference.line(), file=sys.stdout)
+
+    async def run_check(store: Store) -> Summary:
+        summary = await check_store(store, report, progress=bar.update)
+        bar.clear()
+        click.echo(summary.line())
+        return summary
+
+    async def check_and_repair(store: Store) -> Summary:
+        warm_games()  # the engine's kernels, compiled (or loaded) before the first game is replayed
+        summary = await run_check(store)
+        if not repair or summary.clean:
+            return summary
+        if summary.repairable:
+            replayed = await store.rebuild_ratings(rate_result)
+            click.echo(f"repaired: every rating rebuilt from {replayed} rated games; checking again")
+        left = summary.differences.total() - summary.repairable
+        if left:
+            click.echo(f"not repaired: {left} in the games themselves (moves, ends), which a person must look at")
+        bar.reset()
+        return await run_check(store)
+
+    from tqdm import tqdm
+
+    # Progress on a terminal only, and only once a check has run for a few seconds (a large store).
+    with tqdm(unit="game", desc="check", file=sys.stderr, disable=None, delay=3, leave=False) as bar:
+        summary = run_with_store(db, check_and_repair)
+    if not summary.clean:
+        raise SystemExit(1)
+
+
+COMMANDS = [player, export, leaderboard, ratings, report, import_games, check]

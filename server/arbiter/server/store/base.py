@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,6 +20,7 @@ PlayerKind = Literal["bot", "human"]
 
 # Names the server hands to guests start with this; nobody can register one (case-insensitive).
 GUEST_PREFIX = "guest-"
+STREAM_BATCH = 200  # games a store reads at a time for stream_games
 MAX_NAME_LENGTH = 32
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 
@@ -294,6 +295,18 @@ class Store(ABC):
     ) -> list[GameRecord]:
         """Games newest first (finished, live and interrupted; ``finished``: those that ended only),
         filtered; ``limit=None`` for all."""
+
+    @abstractmethod
+    def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
+        """Every stored game with its moves, read ``batch_size`` games at a time, so a store of any
+        size is walked in bounded memory (``arbiter check``): first the finished games pool by pool,
+        each pool's in the order they ended (the order ``rebuild_ratings`` rates them in), then the
+        others (live, interrupted, or from before rating pools)."""
+
+    @abstractmethod
+    async def orphan_moves(self) -> dict[int, int]:
+        """Moves stored under a game id no game has, as {game id: number of moves}. The moves
+        table has no foreign key (migration 5), so only a bug or a hand edit leaves any."""
 
     @abstractmethod
     async def interrupted_games(self) -> list[GameRecord]:

@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 
 from arbiter.server.pools import game_of
@@ -18,6 +19,7 @@ from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VO
 
 from .base import (
     MAX_REFUSALS_KEPT,
+    STREAM_BATCH,
     GameRecord,
     GameStart,
     MoveRecord,
@@ -236,6 +238,16 @@ class MemoryStore(Store):
             and (not finished or g.ended is not None)
         ]
         return found if limit is None else found[:limit]
+
+    async def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
+        """(Everything is in memory already: ``batch_size`` changes nothing here.)"""
+        games = list(self._games.values())  # insertion order: the order they were stored
+        finished = sorted((g for g in games if g.ended is not None), key=lambda g: (g.start.pool, g.ended or 0.0))
+        for game in finished + [g for g in games if g.ended is None]:
+            yield game.record()
+
+    async def orphan_moves(self) -> dict[int, int]:
+        return {}  # record_move keeps no move of a game it does not have
 
     async def interrupted_games(self) -> list[GameRecord]:
         return [g.record() for g in self._games.values() if g.ended is None]

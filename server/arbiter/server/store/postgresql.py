@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -34,6 +35,7 @@ from arbiter.server.pools import game_of, pool_key
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
+    STREAM_BATCH,
     GameRecord,
     GameStart,
     MoveRecord,
@@ -58,12 +60,14 @@ from .rows import (
     HISTORY,
     LEADERBOARD,
     MOVE_COLUMNS,
+    ORPHAN_MOVES,
     PLAYER_COLUMNS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    PageQuery,
     crosstable_of,
     game_records,
     hash_secret,
@@ -74,6 +78,7 @@ from .rows import (
     rating_writes,
     refusal_row,
     split_token,
+    stream_pages,
     to_json,
 )
 
@@ -437,6 +442,15 @@ class PostgresStore(Store):
         where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
         tail = f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
         return await self._run(lambda conn: _game_records(conn, tail, tuple(args)))
+
+    def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
+        return stream_pages(lambda query: self._run(functools.partial(_page, query=query)), batch_size)
+
+    async def orphan_moves(self) -> dict[int, int]:
+        async def read(conn: AsyncConnection[Any]) -> dict[int, int]:
+            return dict(await (await conn.execute(ORPHAN_MOVES)).fetchall())
+
+        return await self._run(read)
 
     async def interrupted_games(self) -> list[GameRecord]:
         """Games started but never finished, with the end this store still has to write, if any."""
@@ -900,6 +914,17 @@ async def _changes(conn: AsyncConnection[Any], game_id: int) -> dict[str, float]
 async def _game_records(conn: AsyncConnection[Any], tail: str, args: tuple[Any, ...]) -> list[GameRecord]:
     """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
     rows = await (await conn.execute(f"SELECT {GAME_COLUMNS} FROM games {tail}", args)).fetchall()
+    return await _records_of(conn, rows)
+
+
+async def _page(conn: AsyncConnection[Any], *, query: PageQuery) -> tuple[list[Any], list[GameRecord]]:
+    """A page of GamePages: its rows of GAME_COLUMNS and their records."""
+    rows = await (await conn.execute(f"SELECT {GAME_COLUMNS} FROM games {_sql(query[0])}", query[1])).fetchall()
+    return rows, await _records_of(conn, rows)
+
+
+async def _records_of(conn: AsyncConnection[Any], rows: list[Any]) -> list[GameRecord]:
+    """The GameRecords of rows of GAME_COLUMNS, with their moves and rating changes."""
     ids = [row[0] for row in rows]
     moves = await (
         await conn.execute(f"SELECT {MOVE_COLUMNS} FROM moves WHERE game_id = ANY(%s) ORDER BY game_id, ply", (ids,))

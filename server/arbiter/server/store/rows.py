@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from .base import MAX_REFUSALS_KEPT, GameRecord, GameStart, MoveRecord, Player, Rating, RefusedMove
@@ -45,6 +46,60 @@ LEADERBOARD = (
     " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND p.revoked IS NULL"
     " ORDER BY r.rating DESC, p.name, r.level"
 )
+
+# Moves under a game id no game has: (game id, number of moves).
+ORPHAN_MOVES = (
+    "SELECT m.game_id, COUNT(*) FROM moves m WHERE NOT EXISTS (SELECT 1 FROM games g WHERE g.id = m.game_id)"
+    " GROUP BY m.game_id ORDER BY m.game_id"
+)
+PageQuery = tuple[str, tuple[Any, ...]]  # a page's WHERE/ORDER/LIMIT tail and its arguments
+_FINISHED = "WHERE ended IS NOT NULL AND pool IS NOT NULL"
+_FINISHED_ORDER = "ORDER BY pool, ended, id LIMIT ?"
+
+
+@dataclass
+class GamePages:
+    """Where a walk over every game (``Store.stream_games``) stands: keyset pages, never an OFFSET,
+    so each page is one index range however far the walk has gone. The finished games come pool by
+    pool in the order they ended (the ``games_by_pool`` index), then the rest by id."""
+
+    batch_size: int
+    finished: bool = True
+    last: tuple[Any, ...] | None = None  # (pool, ended, id) of the last finished game read, then (id,)
+
+    def query(self) -> PageQuery:
+        """The WHERE/ORDER/LIMIT tail and arguments of the next page of GAME_COLUMNS rows."""
+        if not self.finished:
+            after = self.last or (-1,)
+            return "WHERE id > ? AND (ended IS NULL OR pool IS NULL) ORDER BY id LIMIT ?", (*after, self.batch_size)
+        if self.last is None:
+            return f"{_FINISHED} {_FINISHED_ORDER}", (self.batch_size,)
+        return f"{_FINISHED} AND (pool, ended, id) > (?, ?, ?) {_FINISHED_ORDER}", (*self.last, self.batch_size)
+
+    def advance(self, rows: list[Any]) -> bool:
+        """Take note of a page's rows (GAME_COLUMNS); whether another page may follow."""
+        full = len(rows) == self.batch_size
+        if self.finished:
+            self.last = (rows[-1][12], rows[-1][9], rows[-1][0]) if full else None
+            self.finished = full
+            return True
+        self.last = (rows[-1][0],) if full else None
+        return full
+
+
+async def stream_pages(
+    read: Callable[[PageQuery], Awaitable[tuple[list[Any], list[GameRecord]]]], batch_size: int
+) -> AsyncIterator[GameRecord]:
+    """Every game, page after page of GamePages; ``read`` runs a page's query and returns its
+    GAME_COLUMNS rows and their records."""
+    pages = GamePages(batch_size)
+    more = True
+    while more:
+        rows, records = await read(pages.query())
+        more = pages.advance(rows)
+        for record in records:
+            yield record
+
 
 # A rated identity's new rating (both stores speak this upsert), and the line of its history.
 SAVE_RATING = (

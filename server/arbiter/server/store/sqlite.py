@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import hmac
 import json
 import logging
@@ -30,7 +31,7 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +41,7 @@ from arbiter.server.pools import game_of, pool_key
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
+    STREAM_BATCH,
     GameRecord,
     GameStart,
     MoveRecord,
@@ -64,12 +66,14 @@ from .rows import (
     HISTORY,
     LEADERBOARD,
     MOVE_COLUMNS,
+    ORPHAN_MOVES,
     PLAYER_COLUMNS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    PageQuery,
     crosstable_of,
     game_records,
     hash_secret,
@@ -80,6 +84,7 @@ from .rows import (
     rating_writes,
     refusal_row,
     split_token,
+    stream_pages,
     to_json,
 )
 
@@ -387,6 +392,12 @@ class SqliteStore(Store):
         where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
         tail = f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
         return await self._call(lambda conn: _game_records(conn, tail, tuple(args)))
+
+    def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
+        return stream_pages(lambda query: self._call(functools.partial(_page, query=query)), batch_size)
+
+    async def orphan_moves(self) -> dict[int, int]:
+        return await self._call(lambda conn: dict(conn.execute(ORPHAN_MOVES).fetchall()))
 
     async def interrupted_games(self) -> list[GameRecord]:
         """Games started but never finished, with the end announced for them if one waits to be
@@ -863,7 +874,17 @@ def _changes(conn: sqlite3.Connection, game_id: int) -> dict[str, float]:
 
 def _game_records(conn: sqlite3.Connection, tail: str, args: tuple[Any, ...]) -> list[GameRecord]:
     """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
-    rows = conn.execute(f"SELECT {GAME_COLUMNS} FROM games {tail}", args).fetchall()
+    return _records_of(conn, conn.execute(f"SELECT {GAME_COLUMNS} FROM games {tail}", args).fetchall())
+
+
+def _page(conn: sqlite3.Connection, *, query: PageQuery) -> tuple[list[Any], list[GameRecord]]:
+    """A page of GamePages: its rows of GAME_COLUMNS and their records."""
+    rows = conn.execute(f"SELECT {GAME_COLUMNS} FROM games {query[0]}", query[1]).fetchall()
+    return rows, _records_of(conn, rows)
+
+
+def _records_of(conn: sqlite3.Connection, rows: list[Any]) -> list[GameRecord]:
+    """The GameRecords of rows of GAME_COLUMNS, with their moves and rating changes."""
     moves: list[Any] = []
     changes: list[Any] = []
     refusals: list[Any] = []
