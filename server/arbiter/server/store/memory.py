@@ -17,10 +17,14 @@ from arbiter.server.pools import game_of
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
+    AlreadyBanned,
+    Ban,
+    BanKind,
     GameRecord,
     GameStart,
     MoveRecord,
     NameTaken,
+    NotBanned,
     Player,
     PlayerKind,
     Rater,
@@ -28,6 +32,8 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
+    ban_target,
+    check_ban_reason,
     check_player_name,
     check_result,
 )
@@ -57,6 +63,8 @@ class MemoryStore(Store):
         self._by_digest: dict[bytes, str] = {}
         self._games: dict[str, _Game] = {}
         self._ratings: dict[tuple[str, str, int | None], Rating] = {}  # (player, pool, level) → the latest
+        self._bans: dict[tuple[str, str], Ban] = {}  # (kind, target in lower case) → the ban
+        self._bans_version = 0
         self._open = False
 
     async def open(self) -> None:
@@ -112,6 +120,36 @@ class MemoryStore(Store):
             raise UnknownPlayer(f"no player named {name!r}")
         self._players[name] = Player(player.id, player.name, player.kind, player.created, revoked=True)
         self._by_digest.pop(self._digests[name], None)
+
+    # --- bans ------------------------------------------------------------------------------------
+    async def add_ban(self, kind: BanKind, target: str, reason: str | None = None) -> Ban:
+        target = ban_target(kind, target)
+        check_ban_reason(reason)
+        if kind == "player":
+            target = self._registered_name(target)
+        if (kind, target.lower()) in self._bans:
+            raise AlreadyBanned(f"{kind} {target} is banned already")
+        ban = Ban(kind, target, reason, time.time())
+        self._bans[kind, target.lower()] = ban
+        self._bans_version += 1
+        return ban
+
+    async def remove_ban(self, kind: BanKind, target: str) -> None:
+        if self._bans.pop((kind, ban_target(kind, target).lower()), None) is None:
+            raise NotBanned(f"{kind} {target} is not banned")
+        self._bans_version += 1
+
+    async def list_bans(self) -> list[Ban]:
+        return list(self._bans.values())  # in the order they were added
+
+    async def bans_version(self) -> int:
+        return self._bans_version
+
+    def _registered_name(self, name: str) -> str:
+        for taken in self._players:
+            if taken.lower() == name.lower():
+                return taken
+        raise UnknownPlayer(f"no player named {name!r}")
 
     # --- games -----------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

@@ -12,11 +12,18 @@ import secrets
 from collections.abc import Iterable
 from typing import Any
 
-from .base import GameRecord, GameStart, MoveRecord, Player, Rating
+from .base import Ban, GameRecord, GameStart, MoveRecord, Player, Rating
 
 TOKEN_PREFIX = "arb_"
 
 PLAYER_COLUMNS = "id, name, kind, created, revoked"
+BAN_COLUMNS = "kind, target, reason, created"
+LIST_BANS = f"SELECT {BAN_COLUMNS} FROM bans ORDER BY created, id"
+ADD_BAN = "INSERT INTO bans (kind, target, reason, created) VALUES (?, ?, ?, ?)"
+FIND_BAN = "SELECT 1 FROM bans WHERE kind = ? AND target = ?"
+REMOVE_BAN = "DELETE FROM bans WHERE kind = ? AND target = ?"
+BUMP_BANS_VERSION = "UPDATE bans_version SET version = version + 1"
+BANS_VERSION = "SELECT version FROM bans_version"
 RATING_COLUMNS = "rating, deviation, volatility, games, wins, draws, losses"
 GAME_COLUMNS = (
     "id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
@@ -98,6 +105,11 @@ def split_token(token: object) -> tuple[str, str] | None:
 def player_of(row: Any) -> Player:
     """A Player from a row of PLAYER_COLUMNS."""
     return Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None)
+
+
+def ban_of(row: Any) -> Ban:
+    """A Ban from a row of BAN_COLUMNS."""
+    return Ban(row[0], row[1], row[2], row[3])
 
 
 def rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:
