@@ -20,15 +20,17 @@ from importlib.metadata import version
 from typing import Protocol
 
 from arbiter.engine import describe_games
-from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.ladder import LadderJoin
 from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello, Ping, Request
 from arbiter.server.metrics import ServerMetrics
 from arbiter.server.store.base import Store, StoreError
 
+from .bans import BanList
 from .challenges import Challenges
 from .clock import Alarm
 from .config import ServerConfig
+from .guard import Guard
 from .ladder import Ladder
 from .lobby import Lobby
 from .matches import Matches
@@ -65,6 +67,7 @@ class Hub:
         self.metrics = ServerMetrics()
         self.draining = False
         self.roster = Roster()
+        self.guard = Guard(config)  # caps, bans and the open sessions
         self.peers: Peers | None = None  # set when this server is a node of a cluster
         self.node: str | None = None  # this node's id in a cluster
         # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
@@ -91,8 +94,12 @@ class Hub:
                 ErrorCode.PROTOCOL_VERSION,
                 f"this server speaks protocol {PROTOCOL_VERSION}, not {hello.protocol}",
             )
+        if hello.token is None:
+            self.guard.check_new_guest(session)
         player = await self._identify(hello)
         returning = self._attach(session, player)
+        if player.identity.guest:
+            self.guard.guest_welcomed(session)
         if self.peers is not None:
             await self.peers.arrived(player)  # its home is known before it can ask anything
         if hello.games is not None:
@@ -172,14 +179,35 @@ class Hub:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check tokens right now") from None
         if account is None:
             raise ProtocolError(ErrorCode.AUTH_FAILED, "unknown or revoked token")
+        self.guard.check_player(account.name)
         player = self.roster.get(account.name)
         if player is None:
             player = self.roster.add(Identity(account.name, account.kind, False), hello.games)
         return player
 
-    # --- connections going ---------------------------------------------------------------------------
+    # --- connections coming and going ----------------------------------------------------------------
+    def opened(self, session: Session) -> bool:
+        """A websocket session begins; False if its address is banned (it is closed at once)."""
+        return self.guard.opened(session)
+
+    def apply_bans(self, bans: BanList) -> None:
+        """A new ban list (bans.py): each banned player's live matches end as its losses, then every
+        session of a banned player or from a banned network is closed (4010), and a banned player
+        away within its grace goes offline."""
+        self.guard.bans = bans
+        banned = [player for player in self.roster if not player.identity.guest and bans.player_banned(player.name)]
+        for player in banned:
+            log.info("player banned", extra={"player": player.name, "live_matches": len(player.matches)})
+            self.matches.end_banned(player, lambda other: not other.identity.guest and bans.player_banned(other.name))
+        for session in self.guard.banned_sessions():
+            session.close(CloseCode.BANNED, "banned from this server")
+        for player in banned:
+            if player.session is None:
+                self._leave(player)
+
     def disconnected(self, session: Session) -> None:
         """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""
+        self.guard.closed(session)
         self.matches.drop_spectator(session)
         self.lobby.drop(session)
         player = session.player
