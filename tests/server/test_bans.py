@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from test_guard import eventually, host, refusal
+from test_guard import eventually, host, refusal, refused_count
 from websockets.exceptions import InvalidStatus
 from wsclient import Client, play_move, start_match
 
@@ -112,6 +112,7 @@ async def test_a_network_ban_closes_every_connection_from_it_and_refuses_new_one
         assert (await client.wait_closed())[0] == CloseCode.BANNED
     assert (await outside.request("ping"))["type"] == "pong"
     assert await refusal(server, host(6)) == (403, "your address is banned from this server\n")
+    assert refused_count(server, "banned") == 1
     listed = await ban("list", "--db", db)
     assert "network" in listed.stdout and "127.0.0.6/32" in listed.stdout
 

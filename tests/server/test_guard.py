@@ -57,6 +57,10 @@ async def open_client(
     return client
 
 
+def refused_count(server: RunningServer, reason: str) -> float | None:
+    return server.hub.metrics.registry.get_sample_value("arbiter_connections_refused_total", {"reason": reason})
+
+
 def client_of(server: RunningServer, client: Client) -> str:
     """The client address the server took a greeted client's connection to come from."""
     session = server.hub.roster.get(client.name).session  # type: ignore[union-attr]
@@ -77,6 +81,7 @@ async def test_connections_per_address_are_capped_and_a_closed_one_frees_its_slo
     again = await open_client(clients, server, host(2))
     assert again.welcome["type"] == "welcome"
     assert (await refusal(server, host(2)))[0] == 429
+    assert refused_count(server, "per_ip") == 3
 
 
 @pytest.mark.parametrize("config", [ServerConfig(port=0, max_connections=3)])
@@ -88,6 +93,7 @@ async def test_total_connections_are_capped(server, clients):
     await eventually(lambda: server.hub.guard.caps.open == 2)
     await open_client(clients, server, host(5))
     assert (await refusal(server, host(6)))[0] == 503
+    assert refused_count(server, "full") == 2
 
 
 @pytest.mark.parametrize("config", [ServerConfig(port=0, max_guests_per_ip=2)])

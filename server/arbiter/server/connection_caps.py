@@ -14,10 +14,12 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """Why a connection is refused: the HTTP status to answer the handshake with, and one line."""
+    """Why a connection is refused: the HTTP status to answer the handshake with, one line for the
+    client, and the cause as the metrics count it."""
 
     status: int
     reason: str
+    cause: str
 
 
 class ConnectionCaps:
@@ -45,9 +47,9 @@ class ConnectionCaps:
     def admit(self, key: str) -> Refusal | None:
         """Take a connection slot for ``key``, or say why not (the node is full: 503; the address: 429)."""
         if self.total is not None and self._open >= self.total:
-            return Refusal(503, "the server is full; try again later")
+            return Refusal(503, "the server is full; try again later", "full")
         if self.per_address is not None and self._connections[key] >= self.per_address:
-            return Refusal(429, f"too many connections from your address (at most {self.per_address})")
+            return Refusal(429, f"too many connections from your address (at most {self.per_address})", "per_ip")
         self._open += 1
         self._connections[key] += 1
         return None

@@ -22,13 +22,15 @@ from .bans import BanList
 from .client_address import ClientAddress, TrustedProxies
 from .config import ServerConfig
 from .connection_caps import ConnectionCaps
+from .metrics import ServerMetrics
 from .session import Session
 
 log = logging.getLogger("arbiter.server")
 
 
 class Guard:
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, metrics: ServerMetrics) -> None:
+        self.metrics = metrics
         self.proxies = TrustedProxies(config.trusted_proxies)
         self.caps = ConnectionCaps(
             total=config.max_connections,
@@ -54,10 +56,12 @@ class Guard:
             return None  # not over IP (a Unix socket): nothing to count it by
         if self.bans.address_banned(client.ip):
             log.info("connection refused: banned address", extra={"client": str(client)})
+            self.metrics.refused.labels("banned").inc()
             return connection.respond(HTTPStatus.FORBIDDEN, "your address is banned from this server\n")
         refusal = self.caps.admit(client.key)
         if refusal is not None:
             log.info("connection refused: %s", refusal.reason, extra={"client": str(client)})
+            self.metrics.refused.labels(refusal.cause).inc()
             return connection.respond(HTTPStatus(refusal.status), refusal.reason + "\n")
         self._clients[connection] = client
         watch = asyncio.get_running_loop().create_task(connection.wait_closed())

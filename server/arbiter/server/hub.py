@@ -67,7 +67,7 @@ class Hub:
         self.metrics = ServerMetrics()
         self.draining = False
         self.roster = Roster()
-        self.guard = Guard(config)  # caps, bans and the open sessions
+        self.guard = Guard(config, self.metrics)  # caps, bans and the open sessions
         self.peers: Peers | None = None  # set when this server is a node of a cluster
         self.node: str | None = None  # this node's id in a cluster
         # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
