@@ -32,10 +32,10 @@ async def eventually(condition: Callable[[], bool], timeout: float = 5.0) -> Non
             await asyncio.sleep(0.01)
 
 
-async def refusal(server: RunningServer, local_addr: tuple[str, int], **options: Any) -> tuple[int, str]:
-    """The HTTP status and body a refused websocket handshake gets."""
+async def refusal(server: RunningServer | str, local_addr: tuple[str, int], **options: Any) -> tuple[int, str]:
+    """The HTTP status and body a refused websocket handshake gets (from the server, or this URL)."""
     with pytest.raises(InvalidStatus) as caught:
-        await Client.connect(server.url, local_addr=local_addr, **options)
+        await Client.connect(server if isinstance(server, str) else server.url, local_addr=local_addr, **options)
     response = caught.value.response
     return response.status_code, response.body.decode()
 
