@@ -11,9 +11,11 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from websockets.exceptions import InvalidStatus
 from wsclient import Client
 
+from arbiter.cli import main
 from arbiter.protocol import PROTOCOL_VERSION
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig
@@ -187,3 +189,10 @@ async def test_a_connection_without_hello_is_closed_within_the_bound(server):
     assert (code, reason) == (CloseCode.HANDSHAKE_TIMEOUT, "no hello")
     assert BOUND * 0.9 <= time.monotonic() - started < 3 * BOUND
     await client.close()
+
+
+@pytest.mark.parametrize("value", ["10.0.0.1/8", "proxy.example", "10.0.0.0/40"])
+def test_a_bad_trusted_proxy_stops_serve_before_it_listens(value: str):
+    result = CliRunner().invoke(main, ["serve", "--trusted-proxy", value, "--db", ":memory:", "--no-warm"])
+    assert result.exit_code == 2
+    assert f"--trusted-proxy {value!r} is not an IP address or network in CIDR form" in result.output
