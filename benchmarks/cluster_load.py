@@ -48,8 +48,10 @@ class Node:
     """``arbiter serve`` in its own process, on a free port."""
 
     def __init__(self, db: str, cluster: str | None, name: str) -> None:
+        # No connection caps: every client of the load comes from 127.0.0.1.
         argv = [sys.executable, "-m", "arbiter.cli", "serve", "--port", "0", "--db", db, "--no-warm",
-                "--rate", "1000000", "--log-level", "warning"]  # fmt: skip
+                "--rate", "1000000", "--log-level", "warning",
+                "--max-connections-per-ip", "0", "--max-connections", "0"]  # fmt: skip
         if cluster is not None:
             argv += ["--cluster", cluster, "--node-id", name]
         self.process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)

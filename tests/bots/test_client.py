@@ -336,6 +336,23 @@ async def test_a_refused_token_stops_the_bot_instead_of_retrying(server: Running
         assert client.connections == 0
 
 
+async def test_a_banned_bot_stops_instead_of_retrying(server: RunningServer) -> None:
+    """Banned while it plays (close 4010), and banned at its next hello: either way the bot stops."""
+    token = await server.hub.store.add_player("banned-bot", "bot")
+    async with BrainPool(RandomBrain, workers=1) as pool:
+        settings = BotSettings(games=("tictactoe",))
+        client = BotClient(server.url, token=token, pool=pool, settings=settings)
+        running = asyncio.ensure_future(client.run())
+        await asyncio.wait_for(client.connected.wait(), 10)
+        await server.hub.store.add_ban("player", "banned-bot")
+        with pytest.raises(BotFatal, match="banned"):
+            await asyncio.wait_for(running, 10)
+        again = BotClient(server.url, token=token, pool=pool, settings=settings)
+        with pytest.raises(BotFatal, match="banned"):
+            await asyncio.wait_for(again.run(), 10)
+        assert again.connections == 0
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

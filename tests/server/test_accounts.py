@@ -36,8 +36,9 @@ async def server(config: ServerConfig, tmp_path: Path) -> AsyncIterator[RunningS
 class Browser:
     """An HTTP client that keeps cookies like a browser on the server's own page (same origin)."""
 
-    def __init__(self, server: RunningServer) -> None:
+    def __init__(self, server: RunningServer, *, source: str | None = None) -> None:
         self.host, self.port = server.host, server.port
+        self.source = source  # the client's own address (127.0.0.x), to count attempts apart
         self.cookies: dict[str, str] = {}
         self.csrf = ""
         self.set_cookie_headers: list[str] = []
@@ -71,7 +72,8 @@ class Browser:
         return status, data
 
     def _request(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, list[str], bytes]:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        source = None if self.source is None else (self.source, 0)
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=10, source_address=source)
         try:
             conn.request(method, path, headers=headers)
             response = conn.getresponse()
@@ -240,3 +242,15 @@ async def test_sign_up_can_be_closed(server: RunningServer) -> None:
     assert (await browser.state())["registration"] == "closed"
     status, data = await browser.sign_up("fay", "fay's password")
     assert (status, data["error"]["code"]) == (403, "registration_closed")
+
+
+async def test_sign_in_attempts_are_limited_per_address(server: RunningServer) -> None:
+    await Browser(server).sign_up("gus", "gus's password")
+    browser = Browser(server, source="127.0.0.2")
+    for _ in range(9):  # ten attempts a minute per address: the sign-up above was another address's
+        assert (await browser.sign_in("gus", "a wrong guess"))[0] == 401
+    assert (await browser.sign_in("gus", "gus's password"))[0] == 200  # the tenth
+    status, data = await browser.sign_in("gus", "gus's password")
+    assert (status, data["error"]["code"]) == (429, "rate_limited")
+    status, _ = await Browser(server, source="127.0.0.3").sign_in("gus", "gus's password")
+    assert status == 200  # another address is not held back

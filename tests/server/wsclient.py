@@ -33,9 +33,19 @@ class Client:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
-    async def connect(cls, url: str, *, hello: bool = True, **hello_fields: Any) -> Client:
-        """Connect; unless ``hello=False``, say hello (protocol 1) and wait for welcome."""
-        client = cls(await connect(url, compression=None, max_size=2**24))
+    async def connect(
+        cls,
+        url: str,
+        *,
+        hello: bool = True,
+        local_addr: tuple[str, int] | None = None,
+        headers: dict[str, str] | None = None,
+        **hello_fields: Any,
+    ) -> Client:
+        """Connect (from ``local_addr``, e.g. ``("127.0.0.2", 0)``, with extra handshake ``headers``);
+        unless ``hello=False``, say hello (protocol 1) and wait for welcome."""
+        options: dict[str, Any] = {} if local_addr is None else {"local_addr": local_addr}
+        client = cls(await connect(url, compression=None, max_size=2**24, additional_headers=headers, **options))
         if hello:
             fields = {"protocol": PROTOCOL_VERSION, "client": "tests/1", **hello_fields}
             client.welcome = await client.request("hello", **fields)

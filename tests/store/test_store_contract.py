@@ -20,10 +20,13 @@ from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VO
 from arbiter.server.store.base import (
     MAX_REFUSALS_KEPT,
     MAX_REFUSED_MOVE_CHARS,
+    AlreadyBanned,
+    BadBan,
     BadName,
     GameStart,
     MoveRecord,
     NameTaken,
+    NotBanned,
     Rating,
     RefusedMove,
     Store,
@@ -126,6 +129,65 @@ async def test_a_persons_bots_passwords_and_sessions(store: Store) -> None:
     await store.revoke_player("ann")
     assert await store.session_player("sel2", b"i" * 32, now=1_900_000_000.0) is None  # a revoked account
     assert await store.end_sessions(name="ann") == 1
+
+
+async def test_bans_of_players_and_networks_are_kept_listed_and_lifted(store: Store) -> None:
+    await players(store, "Alice", "bob")
+    version = await store.bans_version()
+    assert await store.list_bans() == []
+    alice = await store.add_ban("player", "alice", "flooding the lobby")  # any case finds the player
+    assert (alice.kind, alice.target, alice.reason) == ("player", "Alice", "flooding the lobby")
+    assert await store.bans_version() != version
+    v4 = await store.add_ban("network", "203.0.113.0/24")
+    one = await store.add_ban("network", "198.51.100.7")  # one address: a /32
+    v6 = await store.add_ban("network", "2001:DB8:0:1::/64")
+    assert (v4.target, one.target, v6.target, v6.reason) == (
+        "203.0.113.0/24",
+        "198.51.100.7/32",
+        "2001:db8:0:1::/64",
+        None,
+    )
+    assert [b.target for b in await store.list_bans()] == [
+        "Alice", "203.0.113.0/24", "198.51.100.7/32", "2001:db8:0:1::/64"
+    ]  # fmt: skip
+    assert [b.kind for b in await store.list_bans()] == ["player", "network", "network", "network"]
+    assert all(b.created > 0 for b in await store.list_bans())
+    version = await store.bans_version()
+    await store.remove_ban("player", "ALICE")
+    await store.remove_ban("network", "198.51.100.7/32")
+    assert await store.bans_version() != version
+    assert [b.target for b in await store.list_bans()] == ["203.0.113.0/24", "2001:db8:0:1::/64"]
+    assert (await store.add_ban("player", "Alice")).reason is None  # banned again after being let back in
+
+
+async def test_bad_bans_are_refused_and_change_nothing(store: Store) -> None:
+    await players(store, "alice")
+    await store.add_ban("player", "alice")
+    await store.add_ban("network", "10.0.0.0/8")
+    version, before = await store.bans_version(), await store.list_bans()
+    refused: list[tuple[type[StoreError], str, str]] = [
+        (UnknownPlayer, "player", "nobody"),
+        (AlreadyBanned, "player", "ALICE"),
+        (AlreadyBanned, "network", "10.0.0.0/8"),
+        (BadBan, "network", "10.0.0.1/8"),  # host bits set: which network was meant?
+        (BadBan, "network", "10.0.0.0/33"),
+        (BadBan, "network", "example.com"),
+        (BadBan, "network", ""),
+        (BadBan, "account", "alice"),
+    ]
+    for error, kind, target in refused:
+        with pytest.raises(error):
+            await store.add_ban(kind, target)  # type: ignore[arg-type]
+    with pytest.raises(BadBan):
+        await store.add_ban("network", "192.0.2.0/24", "x" * 501)
+    for error, kind, target in [
+        (NotBanned, "player", "bob"),
+        (NotBanned, "network", "10.0.0.0/16"),
+        (BadBan, "network", "x"),
+    ]:
+        with pytest.raises(error):
+            await store.remove_ban(kind, target)  # type: ignore[arg-type]
+    assert await store.bans_version() == version and await store.list_bans() == before
 
 
 async def test_names_are_unique_regardless_of_case_and_guest_names_reserved(store: Store) -> None:

@@ -26,6 +26,8 @@ class ErrorCode(StrEnum):
     ALREADY_GREETED = "already_greeted"
     AUTH_FAILED = "auth_failed"
     RATE_LIMITED = "rate_limited"
+    TOO_MANY_GUESTS = "too_many_guests"
+    BANNED = "banned"
     # Challenges and seeks
     UNKNOWN_GAME = "unknown_game"
     BAD_PARAMS = "bad_params"
@@ -68,6 +70,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.ALREADY_GREETED: "hello was sent twice on one connection",
     ErrorCode.AUTH_FAILED: "the token is unknown or revoked (then close 4001)",
     ErrorCode.RATE_LIMITED: "too many messages too fast; this one was dropped (keep going: close 4008)",
+    ErrorCode.TOO_MANY_GUESTS: "the client's address already has as many guests as the server allows (then close 4001)",
+    ErrorCode.BANNED: "the player is banned from this server (then close 4010)",
     ErrorCode.UNKNOWN_GAME: "no game by that name (see welcome.games)",
     ErrorCode.BAD_PARAMS: "a game parameter is unknown, mistyped or out of range",
     ErrorCode.BAD_CLOCK: "the clock is outside limits.clock",
@@ -105,6 +109,7 @@ class CloseCode(IntEnum):
     REPLACED = 4003  # the same player connected again; the newer connection wins
     FLOOD = 4008  # kept sending past the rate limit
     TOO_SLOW = 4009  # did not read its messages; the server's send buffer for it overflowed
+    BANNED = 4010  # the player or the client's address is banned (at hello, or the moment a ban is made)
 
 
 CLOSE_DESCRIPTIONS: dict[CloseCode, str] = {
@@ -115,6 +120,7 @@ CLOSE_DESCRIPTIONS: dict[CloseCode, str] = {
     CloseCode.REPLACED: "the same player opened a newer connection",
     CloseCode.FLOOD: "the client kept sending after rate_limited errors (limits.flood_tolerance messages)",
     CloseCode.TOO_SLOW: "the client did not read; more than limits.max_send_buffer_bytes were waiting",
+    CloseCode.BANNED: "the player or the client's address is banned from this server",
 }
 
 

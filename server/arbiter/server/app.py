@@ -16,7 +16,7 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -30,6 +30,8 @@ from arbiter.server.store.base import Store
 from arbiter.server.store.memory import MemoryStore
 
 from .account_routes import AccountRoutes
+from .attempts import AttemptLimiter
+from .bans import BanWatch
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .http import HttpRoutes, json_response, text_response
@@ -42,6 +44,7 @@ from .warmup import warm_games
 from .web_routes import WebClient
 
 log = logging.getLogger("arbiter.server")
+SIGN_IN_ATTEMPTS_PER_MINUTE = 10  # per client address: sign-ins, sign-ups and password changes together
 
 
 @dataclass(frozen=True)
@@ -90,15 +93,30 @@ async def run_server(
         _label_logs(cluster.node)
     # Games a crash left unfinished: adjudicated or voided (in a cluster, not those other nodes play).
     await resolve_interrupted(store, None if cluster is None else cluster.owned_elsewhere)
+    bans = BanWatch(store, config.ban_check_interval_s, hub.apply_bans)
+    await bans.check()  # banned players and networks are kept out from the first connection on
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
     StandingsPages(store, config.ladder.pool_of).add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
-    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies).add_routes(routes)
+    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE)
+
+    def allow_attempt(connection: ServerConnection, request: Request) -> bool:
+        """Sign-in, sign-up and password attempts per client address (a trusted proxy's client)."""
+        client = hub.guard.client_of_request(connection, request)
+        return client is None or attempts.allow(client)
+
+    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt).add_routes(routes)
+
+    def process_request(connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
+        """A websocket handshake passes the guard (bans, caps); any other request goes to the routes."""
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return hub.guard.admit(connection, request)
+        return routes(connection, request)
 
     async def handler(connection: ServerConnection) -> None:
-        await serve_connection(hub, connection)
+        await serve_connection(hub, connection, hub.guard.client_of(connection))
 
     # What is loaded by now (numba, the engine, the games) lives as long as the process: keep it out
     # of the collector's full passes, each of which would otherwise stall every match for ~100 ms.
@@ -109,7 +127,7 @@ async def run_server(
         handler,
         config.host,
         config.port,
-        process_request=routes,
+        process_request=process_request,
         compression=None,
         max_size=config.max_frame_bytes,
         ping_interval=config.ping_interval_s,
@@ -118,9 +136,11 @@ async def run_server(
         open_timeout=config.hello_timeout_s,
     )
     port = websocket_server.sockets[0].getsockname()[1]
+    bans.start()
     try:
         yield RunningServer(hub, websocket_server, routes, config.host, port, cluster)
     finally:
+        await bans.stop()
         hub.stop_timers()
         websocket_server.close()
         await websocket_server.wait_closed()

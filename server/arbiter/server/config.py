@@ -8,6 +8,7 @@ from typing import Any
 
 from arbiter.engine import game_names
 from arbiter.protocol.codec import MAX_FRAME_BYTES
+from arbiter.server.client_address import IPNetwork
 from arbiter.server.pools import pool_key
 
 from .clock import ClockSpec
@@ -91,6 +92,14 @@ class ServerConfig:
     ping_timeout_s: float | None = 20.0
     hello_timeout_s: float = 10.0  # the first message must be hello within this (4002)
     close_timeout_s: float = 5.0
+
+    # Abuse controls of a public server (None: no cap; ``arbiter serve`` sets public defaults). The
+    # caps count this node's own connections; a client address is an IPv4 address or an IPv6 /64.
+    max_connections: int | None = None  # websocket connections in all; past it the handshake gets 503
+    max_connections_per_ip: int | None = None  # from one client address; past it 429
+    max_guests_per_ip: int | None = None  # guests welcomed from one client address; past it too_many_guests
+    trusted_proxies: tuple[IPNetwork, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
+    ban_check_interval_s: float = 1.0  # how often the ban list is looked up in the store
 
     # Rate limit per connection: a token bucket; past it, messages are dropped with rate_limited,
     # and a client that keeps going for flood_tolerance more messages is closed (4008).

@@ -43,6 +43,7 @@ ENDS_WITHOUT_THE_BOARD: dict[str, tuple[str | None, ...]] = {
     VOIDED_REASON: (None,),
     "forfeit": WINS,
     "unfinished": (None,),
+    "banned": (*WINS, None),  # the banned side lost; no result when both were banned (bans.py)
 }
 BOARD_REASONS = tuple(name for name in REASON_NAMES.values() if name != "none")  # what the rules end a game by
 KIND_NAMES = {"game": "games", "moves": "moves without a game", "rating": "ratings"}

@@ -20,16 +20,18 @@ from importlib.metadata import version
 from typing import Protocol
 
 from arbiter.engine import describe_games
-from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.ladder import LadderJoin
 from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello, Ping, Request
 from arbiter.server.metrics import ServerMetrics
 from arbiter.server.store.base import Player, Store, StoreError
 
 from .accounts import Accounts
+from .bans import BanList
 from .challenges import Challenges
 from .clock import Alarm
 from .config import ServerConfig
+from .guard import Guard
 from .ladder import Ladder
 from .lobby import Lobby
 from .matches import Matches
@@ -67,6 +69,7 @@ class Hub:
         self.draining = False
         self.roster = Roster()
         self.accounts = Accounts(store, registration_open=config.registration_open)
+        self.guard = Guard(config, self.metrics)  # caps, bans and the open sessions
         self.peers: Peers | None = None  # set when this server is a node of a cluster
         self.node: str | None = None  # this node's id in a cluster
         # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
@@ -95,6 +98,8 @@ class Hub:
             )
         player = await self._identify(hello, session)
         returning = self._attach(session, player)
+        if player.identity.guest:
+            self.guard.guest_welcomed(session)
         if self.peers is not None:
             await self.peers.arrived(player)  # its home is known before it can ask anything
         if hello.games is not None:
@@ -159,6 +164,7 @@ class Hub:
             if account is not None:
                 return self._account_player(account, hello)
         if hello.token is None:
+            self.guard.check_new_guest(session)
             new = self.roster.new_guest_identity()
             while self.peers is not None and not await self.peers.claim_guest_name(new.name):
                 new = self.roster.new_guest_identity()  # another node's guest has it
@@ -188,14 +194,35 @@ class Hub:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check sessions right now") from None
 
     def _account_player(self, account: Player, hello: Hello) -> OnlinePlayer:
+        self.guard.check_player(account.name)
         player = self.roster.get(account.name)
         if player is None:
             player = self.roster.add(Identity(account.name, account.kind, False, account.owner), hello.games)
         return player
 
-    # --- connections going ---------------------------------------------------------------------------
+    # --- connections coming and going ----------------------------------------------------------------
+    def opened(self, session: Session) -> bool:
+        """A websocket session begins; False if its address is banned (it is closed at once)."""
+        return self.guard.opened(session)
+
+    def apply_bans(self, bans: BanList) -> None:
+        """A new ban list (bans.py): each banned player's live matches end as its losses, then every
+        session of a banned player or from a banned network is closed (4010), and a banned player
+        away within its grace goes offline."""
+        self.guard.bans = bans
+        banned = [player for player in self.roster if not player.identity.guest and bans.player_banned(player.name)]
+        for player in banned:
+            log.info("player banned", extra={"player": player.name, "live_matches": len(player.matches)})
+            self.matches.end_banned(player, lambda other: not other.identity.guest and bans.player_banned(other.name))
+        for session in self.guard.banned_sessions():
+            session.close(CloseCode.BANNED, "banned from this server")
+        for player in banned:
+            if player.session is None:
+                self._leave(player)
+
     def disconnected(self, session: Session) -> None:
         """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""
+        self.guard.closed(session)
         self.matches.drop_spectator(session)
         self.lobby.drop(session)
         player = session.player

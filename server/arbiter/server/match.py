@@ -196,6 +196,13 @@ class Match:
             return self._end(Result.win(1 - color, "abandoned"), now)
         return self._end(Result.no_result("abandoned"), now)
 
+    def ban(self, color: int, now: float, *, opponent_banned: bool = False) -> Result:
+        """``color``'s player was banned by an operator: it loses at once (no result if its opponent is banned too)."""
+        self._require_live()
+        if opponent_banned:
+            return self._end(Result.no_result("banned"), now)
+        return self._end(Result.win(1 - color, "banned"), now)
+
     def interrupt(self, now: float) -> Result:
         """The server stops before the end (a drain's deadline): no result, as the restart rule voids a
         game a crash cut short; neither player is to blame."""

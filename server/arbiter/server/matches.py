@@ -457,6 +457,16 @@ class Matches:
                 live.match.abandon(color, now, opponent_present=opponent.connected)
             self.end(live)
 
+    def end_banned(self, player: OnlinePlayer, banned: Callable[[OnlinePlayer], bool]) -> None:
+        """``player`` was banned: each of its live matches ends now as its loss (``banned``), unless its flag fell."""
+        now = self.now()
+        for live in self.of(player):
+            color = live.color_of(player)
+            assert color is not None
+            if live.match.flag(now) is None:
+                live.match.ban(color, now, opponent_banned=banned(live.players[1 - color]))
+            self.end(live)
+
     # --- ending ---------------------------------------------------------------------------------------
     def end(self, live: LiveMatch) -> None:
         """The match is over: stop its timers, unlist it, then record and announce its end."""

@@ -33,6 +33,12 @@ class ServerMetrics:
             registry=r,
         )
         self.errors = Counter("arbiter_errors", "Error replies sent, by protocol error code.", ["code"], registry=r)
+        self.refused = Counter(
+            "arbiter_connections_refused",
+            "Websocket handshakes refused: banned (403), per_ip (429), full (503).",
+            ["reason"],
+            registry=r,
+        )
         self.fallbacks = Counter(
             "arbiter_fallback_moves",
             "Moves a bot said were not its search's (move.info.fallback), by player and cause.",

@@ -31,6 +31,7 @@ from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MatchRequest, Request, parse
 
 from .account_routes import same_origin, session_cookie
+from .client_address import ClientAddress
 from .config import ServerConfig
 from .metrics import ServerMetrics
 from .players import OnlinePlayer
@@ -39,6 +40,8 @@ from .ratelimit import TokenBucket, Verdict
 log = logging.getLogger("arbiter.server")
 SERVER_SIDE_CODES = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL})
 MAX_WAITING = 64  # requests of one connection waiting in its lane; more are refused (rate_limited)
+# How a refused hello closes the connection (any other refusal: 4001).
+REFUSAL_CLOSE_CODES = {ErrorCode.BANNED: CloseCode.BANNED}
 
 # A request's handler: done when it returns None, or a coroutine the session awaits (slow requests).
 # It refuses a request by raising ProtocolError before changing anything.
@@ -75,17 +78,24 @@ class SessionHost(Protocol):
     async def greet(self, session: Session, hello: Hello) -> OnlinePlayer:
         """Identify the client of ``session`` from its hello and welcome it; ProtocolError to refuse."""
 
+    def opened(self, session: Session) -> bool:
+        """A websocket session begins; False if it must be closed at once (its address is banned)."""
+
     def disconnected(self, session: Session) -> None:
         """The session's connection is gone."""
 
 
 class Session:
-    __slots__ = ("_lane", "_lane_task", "bucket", "closing", "cookie", "hub", "max_frame_bytes", "player",
-                 "received_at", "spectating", "transport")  # fmt: skip
+    __slots__ = ("_lane", "_lane_task", "bucket", "client", "closing", "cookie", "hub", "max_frame_bytes", "player",
+                 "received_at", "refusal", "spectating", "transport")  # fmt: skip
 
-    def __init__(self, hub: SessionHost, transport: Transport, *, cookie: str | None = None) -> None:
+    def __init__(
+        self, hub: SessionHost, transport: Transport, client: ClientAddress | None = None, *, cookie: str | None = None
+    ) -> None:
         self.hub = hub
         self.transport = transport
+        self.client = client  # where the connection comes from (None: not over IP, or not a socket)
+        self.refusal: ErrorCode | None = None  # why its hello was refused
         self.cookie = cookie  # a browser's session cookie from the handshake: a hello without token signs in
         self.player: OnlinePlayer | None = None
         self.spectating: set[str] = set()
@@ -148,6 +158,7 @@ class Session:
             await self.hub.greet(self, request)
             return True
         except ProtocolError as error:
+            self.refusal = error.code
             self._error(error, request)
             return False
 
@@ -247,15 +258,18 @@ class WebSocketTransport:
             self._closing = asyncio.get_running_loop().create_task(self._connection.close(code, reason))
 
 
-async def serve_connection(hub: SessionHost, connection: ServerConnection) -> None:
+async def serve_connection(hub: SessionHost, connection: ServerConnection, client: ClientAddress | None = None) -> None:
     """The websocket handler: hello within the timeout, then every frame to the session until the end."""
     config = hub.config
     request = connection.request
     # A session cookie counts only from this site's own pages (no cross-site websocket hijacking).
     cookie = session_cookie(request) if request is not None and same_origin(request) else None
-    session = Session(hub, WebSocketTransport(connection, config.max_send_buffer_bytes), cookie=cookie)
+    session = Session(hub, WebSocketTransport(connection, config.max_send_buffer_bytes), client, cookie=cookie)
     hub.metrics.connections.inc()
     try:
+        if not hub.opened(session):
+            await connection.close(CloseCode.BANNED, "your address is banned from this server")
+            return
         try:
             async with asyncio.timeout(config.hello_timeout_s):
                 first = await connection.recv()
@@ -263,7 +277,8 @@ async def serve_connection(hub: SessionHost, connection: ServerConnection) -> No
             await connection.close(CloseCode.HANDSHAKE_TIMEOUT, "no hello")
             return
         if not await session.handshake(first):
-            await connection.close(CloseCode.HANDSHAKE_FAILED, "hello rejected")
+            code = REFUSAL_CLOSE_CODES.get(session.refusal, CloseCode.HANDSHAKE_FAILED)  # type: ignore[arg-type]
+            await connection.close(code, "hello rejected")
             return
         async for frame in connection:
             session.receive(frame)  # slow requests go on in the session's lane

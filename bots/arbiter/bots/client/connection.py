@@ -50,7 +50,7 @@ from .settings import BotSettings
 
 log = logging.getLogger("arbiter.bots")
 
-FATAL_ERRORS = {"auth_failed", "protocol_version"}
+FATAL_ERRORS = {"auth_failed", "protocol_version", "banned"}
 MAX_INCOMING_BYTES = 4 * 1024 * 1024  # a resync of a long paper-soccer match is the largest message
 MAX_INCOMING_ARRAY = 65536  # its move list, or a paper-soccer turn of many bounces
 MAX_INCOMING_MAP = 1024
@@ -283,6 +283,8 @@ class BotClient:
         code = ws.close_code
         if code == CloseCode.REPLACED:
             raise BotFatal("another connection with this token replaced this one")
+        if code == CloseCode.BANNED:
+            raise BotFatal("the server banned this bot (or its address): banned")
         if self.core.draining and code == CloseCode.GOING_AWAY:
             # The server is shutting down: its own drain decides the live matches; nothing is left to do.
             log.info("the server is shutting down: the drain ends", extra={"matches": sorted(self.games)})

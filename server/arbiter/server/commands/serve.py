@@ -10,6 +10,7 @@ import click
 from arbiter.cli.errors import fail
 from arbiter.cli.logs import LEVELS, configure_logging
 from arbiter.server.app import serve_until
+from arbiter.server.client_address import IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
 from arbiter.server.config import (
     DEFAULT_LADDER_CLOCKS,
@@ -23,6 +24,11 @@ from arbiter.server.store.base import StoreError
 from arbiter.server.store.factory import MEMORY, is_url, store_for
 
 DEFAULTS = ServerConfig()
+# A public server's caps (ServerConfig's own defaults are no caps, for tests and embedding): a
+# household or a bot author's machine rarely needs more than a few connections; 0 turns a cap off.
+PUBLIC_MAX_CONNECTIONS = 10_000
+PUBLIC_MAX_CONNECTIONS_PER_IP = 20
+PUBLIC_MAX_GUESTS_PER_IP = 5
 
 
 @click.command()
@@ -152,6 +158,43 @@ DEFAULTS = ServerConfig()
     help="Seconds a new connection has to send hello (else closed with 4002).",
 )
 @click.option(
+    "--max-connections",
+    type=click.IntRange(0, 10_000_000),
+    default=PUBLIC_MAX_CONNECTIONS,
+    show_default=True,
+    help="Websocket connections this node holds at once; more are refused (HTTP 503). 0: no cap.",
+)
+@click.option(
+    "--max-connections-per-ip",
+    type=click.IntRange(0, 10_000_000),
+    default=PUBLIC_MAX_CONNECTIONS_PER_IP,
+    show_default=True,
+    help="Websocket connections from one client address (an IPv4 address, an IPv6 /64) this node holds "
+    "at once; more are refused (HTTP 429). 0: no cap.",
+)
+@click.option(
+    "--max-guests-per-ip",
+    type=click.IntRange(0, 10_000_000),
+    default=PUBLIC_MAX_GUESTS_PER_IP,
+    show_default=True,
+    help="Guests (hello without a token) from one client address on this node; more get too_many_guests. 0: no cap.",
+)
+@click.option(
+    "--trusted-proxy",
+    "trusted_proxies",
+    multiple=True,
+    metavar="CIDR",
+    help="A reverse proxy's address or network (repeatable): from it, the client is the rightmost "
+    "X-Forwarded-For address that is not a trusted proxy. Default: none (the socket's peer is the client).",
+)
+@click.option(
+    "--ban-check-interval",
+    type=click.FloatRange(0.05, 3600),
+    default=DEFAULTS.ban_check_interval_s,
+    show_default=True,
+    help="Seconds between looks at the store's ban list (`arbiter ban`): a new ban takes effect within this.",
+)
+@click.option(
     "--ping-interval",
     type=click.FloatRange(0, 3600),
     default=DEFAULTS.ping_interval_s,
@@ -225,6 +268,11 @@ def serve(
     max_send_buffer: int,
     flood_tolerance: int,
     hello_timeout: float,
+    max_connections: int,
+    max_connections_per_ip: int,
+    max_guests_per_ip: int,
+    trusted_proxies: tuple[str, ...],
+    ban_check_interval: float,
     ping_interval: float,
     ping_timeout: float,
     drain_timeout: float,
@@ -257,6 +305,12 @@ def serve(
         except ValueError as error:
             fail(f"--ladder-clock {error}")
         clocks[game] = clock
+    proxies: list[IPNetwork] = []
+    for text in trusted_proxies:
+        try:
+            proxies.append(parse_network(text))
+        except ValueError as error:
+            fail(f"--trusted-proxy {error}")
     openings = dict(DEFAULT_LADDER_OPENINGS)
     for text in ladder_openings:
         try:
@@ -281,6 +335,11 @@ def serve(
         max_frame_bytes=max_frame_bytes,
         max_send_buffer_bytes=max_send_buffer,
         hello_timeout_s=hello_timeout,
+        max_connections=max_connections or None,
+        max_connections_per_ip=max_connections_per_ip or None,
+        max_guests_per_ip=max_guests_per_ip or None,
+        trusted_proxies=tuple(proxies),
+        ban_check_interval_s=ban_check_interval,
         ping_interval_s=ping_interval or None,
         ping_timeout_s=ping_timeout or None,
         drain_timeout_s=drain_timeout,

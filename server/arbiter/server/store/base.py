@@ -13,10 +13,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from arbiter.server.client_address import parse_network
 from arbiter.server.pools import label, pool_key
 from arbiter.server.ratings import PROVISIONAL_DEVIATION
 
 PlayerKind = Literal["bot", "human"]
+BanKind = Literal["player", "network"]
+MAX_BAN_REASON = 500  # characters
 
 # Names the server hands to guests start with this; nobody can register one (case-insensitive).
 GUEST_PREFIX = "guest-"
@@ -39,6 +42,18 @@ class UnknownPlayer(StoreError):
 
 class BadName(StoreError):
     """A name that cannot be registered: empty, too long, odd characters, or reserved for guests."""
+
+
+class BadBan(StoreError):
+    """A ban that cannot be: an unknown kind, a malformed network, an overlong reason."""
+
+
+class AlreadyBanned(StoreError):
+    """That player or network is banned already."""
+
+
+class NotBanned(StoreError):
+    """No ban of that player or network to remove."""
 
 
 def check_player_name(name: str) -> str:
@@ -71,6 +86,37 @@ class Player:
     created: float  # unix time
     revoked: bool = False
     owner: str | None = None  # the account that created this bot from the browser (accounts.py)
+
+
+@dataclass(frozen=True)
+class Ban:
+    """A player (``target``: its registered name) or an IP network (``target``: CIDR, as
+    ``ban_target`` writes it: ``203.0.113.7/32``, ``2001:db8::/48``) kept off the server."""
+
+    kind: BanKind
+    target: str
+    reason: str | None
+    created: float  # unix time
+
+
+def ban_target(kind: str, target: str) -> str:
+    """The target as a ban stores it: a network in its canonical CIDR form (a single address is a /32
+    or /128); BadBan saying what is wrong. A player's name is checked against the players by the store."""
+    if kind == "player":
+        if not isinstance(target, str) or not target:
+            raise BadBan("a player ban needs the player's name")
+        return target
+    if kind == "network":
+        try:
+            return str(parse_network(target))
+        except ValueError as error:
+            raise BadBan(str(error)) from None
+    raise BadBan(f"a ban is of a 'player' or a 'network', not {kind!r}")
+
+
+def check_ban_reason(reason: str | None) -> None:
+    if reason is not None and len(reason) > MAX_BAN_REASON:
+        raise BadBan(f"a ban's reason has at most {MAX_BAN_REASON} characters")
 
 
 @dataclass(frozen=True)
@@ -253,6 +299,24 @@ class Store(ABC):
     @abstractmethod
     async def end_sessions(self, *, selector: str | None = None, name: str | None = None) -> int:
         """End one session (``selector``) or every session of a player (``name``); how many ended."""
+
+    # --- bans --------------------------------------------------------------------------------
+    @abstractmethod
+    async def add_ban(self, kind: BanKind, target: str, reason: str | None = None) -> Ban:
+        """Ban a registered player (UnknownPlayer if there is none) or an IP network (BadBan if it
+        does not parse: see ``ban_target``); AlreadyBanned if it is. Returns the ban as stored."""
+
+    @abstractmethod
+    async def remove_ban(self, kind: BanKind, target: str) -> None:
+        """Lift a ban (a player's name in any case; a network as ``ban_target`` reads it); NotBanned if none."""
+
+    @abstractmethod
+    async def list_bans(self) -> list[Ban]:
+        """Every ban, oldest first."""
+
+    @abstractmethod
+    async def bans_version(self) -> int:
+        """A number that changes whenever a ban is added or removed (servers poll it, cheaply)."""
 
     # --- games -------------------------------------------------------------------------------
     @abstractmethod

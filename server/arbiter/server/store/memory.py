@@ -20,10 +20,14 @@ from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VO
 from .base import (
     MAX_REFUSALS_KEPT,
     STREAM_BATCH,
+    AlreadyBanned,
+    Ban,
+    BanKind,
     GameRecord,
     GameStart,
     MoveRecord,
     NameTaken,
+    NotBanned,
     Player,
     PlayerKind,
     Rater,
@@ -32,6 +36,8 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
+    ban_target,
+    check_ban_reason,
     check_new_player,
     check_result,
 )
@@ -70,6 +76,9 @@ class MemoryStore(Store):
         self._sessions: dict[str, tuple[bytes, str, float]] = {}  # selector → (secret hash, name, expires)
         # (player, pool, level) → (time, rating, deviation) after each of its rated games, oldest first
         self._history: dict[tuple[str, str, int | None], list[tuple[float, float, float]]] = {}
+
+        self._bans: dict[tuple[str, str], Ban] = {}  # (kind, target in lower case) → the ban
+        self._bans_version = 0
         self._open = False
 
     async def open(self) -> None:
@@ -164,6 +173,36 @@ class MemoryStore(Store):
         for gone in ended:
             del self._sessions[gone]
         return len(ended)
+
+    # --- bans ------------------------------------------------------------------------------------
+    async def add_ban(self, kind: BanKind, target: str, reason: str | None = None) -> Ban:
+        target = ban_target(kind, target)
+        check_ban_reason(reason)
+        if kind == "player":
+            target = self._registered_name(target)
+        if (kind, target.lower()) in self._bans:
+            raise AlreadyBanned(f"{kind} {target} is banned already")
+        ban = Ban(kind, target, reason, time.time())
+        self._bans[kind, target.lower()] = ban
+        self._bans_version += 1
+        return ban
+
+    async def remove_ban(self, kind: BanKind, target: str) -> None:
+        if self._bans.pop((kind, ban_target(kind, target).lower()), None) is None:
+            raise NotBanned(f"{kind} {target} is not banned")
+        self._bans_version += 1
+
+    async def list_bans(self) -> list[Ban]:
+        return list(self._bans.values())  # in the order they were added
+
+    async def bans_version(self) -> int:
+        return self._bans_version
+
+    def _registered_name(self, name: str) -> str:
+        for taken in self._players:
+            if taken.lower() == name.lower():
+                return taken
+        raise UnknownPlayer(f"no player named {name!r}")
 
     # --- games -----------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

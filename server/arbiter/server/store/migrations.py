@@ -171,6 +171,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, seq)
     ) WITHOUT ROWID;
     """,
+    # 8: the ban list (players by name, IP networks in CIDR form) and its version, which every
+    # change bumps in the same transaction, so a server notices a change with one small read.
+    """
+    CREATE TABLE bans (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('player', 'network')),
+        target TEXT NOT NULL COLLATE NOCASE,  -- a player's name, or a network like 203.0.113.0/24
+        reason TEXT,
+        created REAL NOT NULL,                -- unix time
+        UNIQUE (kind, target)
+    );
+    CREATE TABLE bans_version (version INTEGER NOT NULL);
+    INSERT INTO bans_version (version) VALUES (0);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

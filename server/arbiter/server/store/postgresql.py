@@ -36,10 +36,14 @@ from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VO
 
 from .base import (
     STREAM_BATCH,
+    AlreadyBanned,
+    Ban,
+    BanKind,
     GameRecord,
     GameStart,
     MoveRecord,
     NameTaken,
+    NotBanned,
     Player,
     PlayerKind,
     Rater,
@@ -48,26 +52,35 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
+    ban_target,
+    check_ban_reason,
     check_new_player,
     check_result,
 )
 from .migrations import MIGRATIONS, POSTGRESQL_PRELUDE, SCHEMA_VERSION, for_postgresql
 from .rows import (
+    ADD_BAN,
+    BANS_VERSION,
+    BUMP_BANS_VERSION,
     CHANGES,
     COUNT_REFUSAL,
     CROSSTABLE,
+    FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
     LEADERBOARD,
+    LIST_BANS,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
+    REMOVE_BAN,
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
     PageQuery,
+    ban_of,
     crosstable_of,
     game_records,
     hash_secret,
@@ -403,6 +416,56 @@ class PostgresStore(Store):
             return cursor.rowcount
 
         return await self._run(delete)
+
+    # --- bans ---------------------------------------------------------------------------------
+    async def add_ban(self, kind: BanKind, target: str, reason: str | None = None) -> Ban:
+        target = ban_target(kind, target)
+        check_ban_reason(reason)
+
+        async def insert(conn: AsyncConnection[Any]) -> Ban:
+            async with conn.transaction():
+                name = target
+                if kind == "player":
+                    found = await _player(conn, target)
+                    if found is None:
+                        raise UnknownPlayer(f"no player named {target!r}")
+                    name = found.name
+                if await (await conn.execute(_sql(FIND_BAN), (kind, name))).fetchone():
+                    raise AlreadyBanned(f"{kind} {name} is banned already")
+                ban = Ban(kind, name, reason, time.time())
+                try:
+                    await conn.execute(_sql(ADD_BAN), (ban.kind, ban.target, ban.reason, ban.created))
+                except psycopg.errors.UniqueViolation:
+                    raise AlreadyBanned(f"{kind} {name} is banned already") from None
+                await conn.execute(BUMP_BANS_VERSION)
+                return ban
+
+        return await self._run(insert)
+
+    async def remove_ban(self, kind: BanKind, target: str) -> None:
+        target = ban_target(kind, target)
+
+        async def delete(conn: AsyncConnection[Any]) -> None:
+            async with conn.transaction():
+                if not (await conn.execute(_sql(REMOVE_BAN), (kind, target))).rowcount:
+                    raise NotBanned(f"{kind} {target} is not banned")
+                await conn.execute(BUMP_BANS_VERSION)
+
+        await self._run(delete)
+
+    async def list_bans(self) -> list[Ban]:
+        async def rows(conn: AsyncConnection[Any]) -> list[Ban]:
+            return [ban_of(row) for row in await (await conn.execute(LIST_BANS)).fetchall()]
+
+        return await self._run(rows)
+
+    async def bans_version(self) -> int:
+        async def read(conn: AsyncConnection[Any]) -> int:
+            row = await (await conn.execute(BANS_VERSION)).fetchone()
+            assert row is not None
+            return int(row[0])
+
+        return await self._run(read)
 
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import MAX_REFUSALS_KEPT, GameRecord, GameStart, MoveRecord, Player, Rating, RefusedMove
+from .base import MAX_REFUSALS_KEPT, Ban, GameRecord, GameStart, MoveRecord, Player, Rating, RefusedMove
 
 TOKEN_PREFIX = "arb_"
 
@@ -22,6 +22,13 @@ PLAYER_COLUMNS = (
     "players.id, players.name, players.kind, players.created, players.revoked,"
     " (SELECT o.name FROM players o WHERE o.id = players.owner_id) AS owner"
 )
+BAN_COLUMNS = "kind, target, reason, created"
+LIST_BANS = f"SELECT {BAN_COLUMNS} FROM bans ORDER BY created, id"
+ADD_BAN = "INSERT INTO bans (kind, target, reason, created) VALUES (?, ?, ?, ?)"
+FIND_BAN = "SELECT 1 FROM bans WHERE kind = ? AND target = ?"
+REMOVE_BAN = "DELETE FROM bans WHERE kind = ? AND target = ?"
+BUMP_BANS_VERSION = "UPDATE bans_version SET version = version + 1"
+BANS_VERSION = "SELECT version FROM bans_version"
 RATING_COLUMNS = "rating, deviation, volatility, games, wins, draws, losses"
 GAME_COLUMNS = (
     "id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
@@ -174,6 +181,11 @@ def split_token(token: object) -> tuple[str, str] | None:
 def player_of(row: Any) -> Player:
     """A Player from a row of PLAYER_COLUMNS."""
     return Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None, owner=row[5])
+
+
+def ban_of(row: Any) -> Ban:
+    """A Ban from a row of BAN_COLUMNS."""
+    return Ban(row[0], row[1], row[2], row[3])
 
 
 def rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:

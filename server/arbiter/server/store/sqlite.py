@@ -42,10 +42,14 @@ from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VO
 
 from .base import (
     STREAM_BATCH,
+    AlreadyBanned,
+    Ban,
+    BanKind,
     GameRecord,
     GameStart,
     MoveRecord,
     NameTaken,
+    NotBanned,
     Player,
     PlayerKind,
     Rater,
@@ -54,26 +58,35 @@ from .base import (
     Store,
     StoreError,
     UnknownPlayer,
+    ban_target,
+    check_ban_reason,
     check_new_player,
     check_result,
 )
 from .migrations import NewerSchema, migrate
 from .rows import (
+    ADD_BAN,
+    BANS_VERSION,
+    BUMP_BANS_VERSION,
     CHANGES,
     COUNT_REFUSAL,
     CROSSTABLE,
+    FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
     LEADERBOARD,
+    LIST_BANS,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
+    REMOVE_BAN,
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
     PageQuery,
+    ban_of,
     crosstable_of,
     game_records,
     hash_secret,
@@ -350,6 +363,45 @@ class SqliteStore(Store):
                 ).rowcount
 
         return await self._call(delete)
+
+    # --- bans ---------------------------------------------------------------------------------
+    async def add_ban(self, kind: BanKind, target: str, reason: str | None = None) -> Ban:
+        target = ban_target(kind, target)
+        check_ban_reason(reason)
+
+        def insert(conn: sqlite3.Connection) -> Ban:
+            with _transaction(conn):
+                name = target
+                if kind == "player":
+                    found = _player(conn, target)
+                    if found is None:
+                        raise UnknownPlayer(f"no player named {target!r}")
+                    name = found.name
+                if conn.execute(FIND_BAN, (kind, name)).fetchone():
+                    raise AlreadyBanned(f"{kind} {name} is banned already")
+                ban = Ban(kind, name, reason, time.time())
+                conn.execute(ADD_BAN, (ban.kind, ban.target, ban.reason, ban.created))
+                conn.execute(BUMP_BANS_VERSION)
+                return ban
+
+        return await self._call(insert)
+
+    async def remove_ban(self, kind: BanKind, target: str) -> None:
+        target = ban_target(kind, target)
+
+        def delete(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                if not conn.execute(REMOVE_BAN, (kind, target)).rowcount:
+                    raise NotBanned(f"{kind} {target} is not banned")
+                conn.execute(BUMP_BANS_VERSION)
+
+        await self._call(delete)
+
+    async def list_bans(self) -> list[Ban]:
+        return await self._call(lambda conn: [ban_of(row) for row in conn.execute(LIST_BANS)])
+
+    async def bans_version(self) -> int:
+        return await self._call(lambda conn: int(conn.execute(BANS_VERSION).fetchone()[0]))
 
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

@@ -98,6 +98,9 @@ conn.on("state", ({ state, retryAt }) => {
       timeoutMs: 0,
       actions: [{ label: "Use this page", run: () => conn.reconnect() }],
     });
+  } else if (state === "banned") {
+    statusBadge.textContent = "banned";
+    notify("This server has banned this account or your address.", "error", { timeoutMs: 0 });
   } else {
     const tick = () => {
       statusBadge.textContent = `offline · retry in ${Math.max(0, Math.ceil((retryAt - Date.now()) / 1000))} s`;

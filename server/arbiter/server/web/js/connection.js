@@ -20,6 +20,7 @@ const RESUME_KEY = "arbiter.resume_token";
 const TOKEN_KEY = "arbiter.token";
 const CLOSE_HANDSHAKE_FAILED = 4001;
 const CLOSE_REPLACED = 4003;
+const CLOSE_BANNED = 4010;
 const RETRY_DELAYS_MS = [300, 1000, 2000, 4000, 8000];
 const REQUEST_TIMEOUT_MS = 15000;
 
@@ -50,7 +51,7 @@ function storageSet(storage, key, value) {
 export class Connection {
   constructor(url) {
     this.url = url;
-    this.state = "connecting"; // connecting | open | waiting | replaced
+    this.state = "connecting"; // connecting | open | waiting | replaced | banned
     this.welcome = null;
     this._socket = null;
     this._nextId = 1;
@@ -180,6 +181,10 @@ export class Connection {
     }
     if (event.code === CLOSE_REPLACED) {
       this._setState("replaced");
+      return;
+    }
+    if (event.code === CLOSE_BANNED) {
+      this._setState("banned"); // coming back would be refused: no retries
       return;
     }
     if (event.code === CLOSE_HANDSHAKE_FAILED && this._attempt === 0) {
