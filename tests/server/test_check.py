@@ -306,7 +306,10 @@ def test_ends_that_agree_with_their_record(record: GameRecord) -> None:
         (stored(FIRST_WINS[:2], None, "resign"), ": a game ended by resign has 1-0 or 0-1; stored no result"),
         (stored(FIRST_WINS[:2], "1-0", None), ": ended without a reason (1-0)"),
         (stored(FIRST_WINS[:2], "1-0", "resign", ended=None), ": has no end time, yet an end: stored 1-0 by resign"),
-        (stored(FIRST_WINS[:2], "1-0", "cosmic_ray"), ": stored 1-0 by cosmic_ray: a reason Arbiter never writes (it knows "),
+        (
+            stored(FIRST_WINS[:2], "1-0", "cosmic_ray"),
+            ": stored 1-0 by cosmic_ray: a reason Arbiter never writes (it knows ",
+        ),
     ],
 )
 def test_ends_that_contradict_their_record(record: GameRecord, line: str) -> None:
