@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import random
 import signal
@@ -126,6 +127,18 @@ class SoakPlayer(BotClient):
         self.match_over.set()
 
 
+class CountWarnings(logging.Handler):
+    """The players' own log records, counted by message (and error code) instead of printed."""
+
+    def __init__(self, counts: Counter[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.counts = counts
+
+    def emit(self, record: logging.LogRecord) -> None:
+        code = getattr(record, "code", None)
+        self.counts[record.getMessage() + (f" ({code})" if code else "")] += 1
+
+
 @dataclass
 class SoakReport:
     matches: int
@@ -150,6 +163,7 @@ class SoakReport:
     rss_first_minute: int = 0
     rss_end: int = 0
     rss_samples: list[tuple[float, int]] = field(default_factory=list)
+    client_warnings: Counter[str] = field(default_factory=Counter)  # the players' log, by message
 
     @property
     def memory_growth(self) -> float:
@@ -282,6 +296,10 @@ async def register(path: Path, names: list[str]) -> dict[str, str]:
 
 async def soak(matches: int, minutes: float, folder: Path, *, seed: int = 1) -> SoakReport:
     report = SoakReport(matches, minutes)
+    players_log = logging.getLogger("arbiter.bots")
+    counter = CountWarnings(report.client_warnings)
+    players_log.addHandler(counter)
+    players_log.propagate = False
     db = folder / "soak.db"
     names = [f"p{i}" for i in range(2 * matches)] + [f"realbot{i}" for i in range(REAL_BOTS)]
     tokens = await register(db, names)
@@ -346,6 +364,7 @@ async def soak(matches: int, minutes: float, folder: Path, *, seed: int = 1) -> 
             server.kill()
             server.wait()
         server_log.close()
+    players_log.removeHandler(counter)
     report.server_errors = error_records(folder / "server.log")
     settle(report, db, ended)
     check = subprocess.run([ARBITER, "check", "--db", str(db)], capture_output=True, text=True)
@@ -436,6 +455,8 @@ def print_report(report: SoakReport) -> None:
     print(f"server RSS                {report.rss_first_minute / 2**20:>9.0f} MiB after 1 min, "
           f"{report.rss_end / 2**20:.0f} MiB at the end ({100 * report.memory_growth:+.1f}%), "
           f"median {statistics.median(samples) / 2**20 if samples else 0:.0f} MiB")  # fmt: skip
+    warned = ", ".join(f"{m}: {n}" for m, n in report.client_warnings.most_common(6))
+    print(f"players' warnings         {warned or 'none':>10}")
     failures = report.failures()
     print("verdict: " + ("PASS" if not failures else "FAIL: " + "; ".join(failures)))
 
