@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from arbiter.bots.timeman import TimeManager, moves_left
@@ -18,6 +18,8 @@ from arbiter.engine import create_game
     own_moves=st.integers(1, 120),
     bounded=st.booleans(),
 )
+# More moves to come than the time is spread over, each owed a long round trip: all of them are kept.
+@example(initial_ms=4988, increment_ms=0, move_limit_ms=None, latency=0.03125, own_moves=79, bounded=True)
 def test_moving_at_every_deadline_never_flags(
     initial_ms: int, increment_ms: int, move_limit_ms: int | None, latency: float, own_moves: int, bounded: bool
 ) -> None:

@@ -52,7 +52,9 @@ class TimeManager:
         """
         lag = self.lag_factor * max(0.0, latency)
         to_go = self.moves_to_go if moves_left is None else max(1, min(moves_left, self.moves_to_go))
-        usable = remaining_ms / 1000.0 - self.safety - lag * to_go
+        # Every move still to come pays its round trips, not only the ``to_go`` the time is spread over.
+        owed = to_go if moves_left is None else max(1, moves_left)
+        usable = remaining_ms / 1000.0 - self.safety - lag * owed
         if move_limit_ms is not None:
             usable = min(usable, move_limit_ms / 1000.0 - self.safety - lag)
         if usable <= self.min_budget:
