@@ -36,6 +36,9 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
+from arbiter.server.event_loop import LOOPS, default_loop
+from arbiter.server.event_loop import run as event_loop_run
+
 SIDE = 26
 GAME = {"game": "mnk", "params": {"m": SIDE, "n": SIDE, "k": SIDE}, "clock": {"initial_ms": 3_600_000}}
 MAX_FRAME = 16 * 1024
@@ -108,10 +111,13 @@ def cpu_seconds(pid: int) -> float:
 
 
 class ServerProcess:
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, loop: str = "asyncio") -> None:
         self.kind = kind
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--serve", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, __file__, "--serve", kind, "--loop", loop],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         line = self.process.stdout.readline()
         if not line.startswith("PORT "):
@@ -279,35 +285,45 @@ def main() -> None:
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 100, 1000], help="values of N")
     parser.add_argument("--repeat", type=int, default=1, help="runs per N and server (medians are reported)")
     parser.add_argument("--idle", type=int, default=1000, help="idle connections for the memory figure (0: skip)")
+    parser.add_argument(
+        "--loop",
+        choices=["both", *LOOPS],
+        default="both" if default_loop() == "uvloop" else "asyncio",
+        help="the servers' event loop (both: each figure on asyncio, then on uvloop)",
+    )
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve_arbiter() if args.serve == "arbiter" else serve_relay())
+        event_loop_run(serve_arbiter() if args.serve == "arbiter" else serve_relay(), args.loop)
         return
+    loops = ["asyncio", "uvloop"] if args.loop == "both" else [args.loop]
 
     print(f"server load: mnk {SIDE}x{SIDE}, moves in row-major order; a fresh server process per run; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
-    print(f"{'N':>5} {'server':>8} {'moves':>7} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'cpu µs/move':>11}")
+    print(f"{'N':>5} {'loop':>7} {'server':>8} {'moves':>7} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+          f"{'cpu µs/move':>11}")  # fmt: skip
     for matches in args.matches:
-        runs: dict[str, list[Run]] = {"relay": [], "arbiter": []}
-        for _ in range(args.repeat):
-            for kind in ("relay", "arbiter"):  # alternate, so drifting machine load hits both alike
-                server = ServerProcess(kind)
-                try:
-                    runs[kind].append(asyncio.run(load(server, matches)))
-                finally:
-                    server.stop()
-        medians = {}
-        for kind, results in runs.items():
-            rate = statistics.median(r.rate for r in results)
-            p50 = statistics.median(r.percentile(0.50) for r in results)
-            p99 = statistics.median(r.percentile(0.99) for r in results)
-            cpu = statistics.median(r.cpu_us_per_move for r in results)
-            medians[kind] = (rate, p50, p99, cpu)
-            print(f"{matches:>5} {kind:>8} {results[0].moves:>7} {rate:>9.0f} {p50:>7.2f} {p99:>7.2f} {cpu:>11.1f}")
-        (relay_rate, *_, relay_cpu), (rate, _, p99, cpu) = medians["relay"], medians["arbiter"]
-        print(f"{matches:>5}    ratio  throughput arbiter/relay {rate / relay_rate:.2f}x "
-              f"(target >= 0.7 at N >= 100); server CPU per move {cpu / relay_cpu:.2f}x the relay's; "
-              f"p99 {p99:.1f} ms")  # fmt: skip
+        for loop in loops:
+            runs: dict[str, list[Run]] = {"relay": [], "arbiter": []}
+            for _ in range(args.repeat):
+                for kind in ("relay", "arbiter"):  # alternate, so drifting machine load hits both alike
+                    server = ServerProcess(kind, loop)
+                    try:
+                        runs[kind].append(asyncio.run(load(server, matches)))
+                    finally:
+                        server.stop()
+            medians = {}
+            for kind, results in runs.items():
+                rate = statistics.median(r.rate for r in results)
+                p50 = statistics.median(r.percentile(0.50) for r in results)
+                p99 = statistics.median(r.percentile(0.99) for r in results)
+                cpu = statistics.median(r.cpu_us_per_move for r in results)
+                medians[kind] = (rate, p50, p99, cpu)
+                print(f"{matches:>5} {loop:>7} {kind:>8} {results[0].moves:>7} {rate:>9.0f} {p50:>7.2f} {p99:>7.2f} "
+                      f"{cpu:>11.1f}")  # fmt: skip
+            (relay_rate, *_, relay_cpu), (rate, _, p99, cpu) = medians["relay"], medians["arbiter"]
+            print(f"{matches:>5} {loop:>7}    ratio  throughput arbiter/relay {rate / relay_rate:.2f}x "
+                  f"(target >= 0.7 at N >= 100); server CPU per move {cpu / relay_cpu:.2f}x the relay's "
+                  f"(target <= 1.2); p99 {p99:.1f} ms")  # fmt: skip
     if args.idle:
         for kind in ("relay", "arbiter"):
             server = ServerProcess(kind)

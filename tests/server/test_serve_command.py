@@ -12,8 +12,8 @@ from wsclient import Client
 SERVE = [sys.executable, "-m", "arbiter.cli", "serve", "--port", "0", "--db", ":memory:"]
 
 
-async def start_server() -> tuple[asyncio.subprocess.Process, str]:
-    process = await asyncio.create_subprocess_exec(*SERVE, stderr=asyncio.subprocess.PIPE)
+async def start_server(*flags: str) -> tuple[asyncio.subprocess.Process, str]:
+    process = await asyncio.create_subprocess_exec(*SERVE, *flags, stderr=asyncio.subprocess.PIPE)
     async with asyncio.timeout(60):
         while True:
             line = (await process.stderr.readline()).decode()
@@ -22,9 +22,10 @@ async def start_server() -> tuple[asyncio.subprocess.Process, str]:
                 return process, line.split()[-1]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-async def test_serve_then_stop_cleanly(signum):
-    process, url = await start_server()
+@pytest.mark.parametrize(("signum", "loop"), [(signal.SIGTERM, "uvloop"), (signal.SIGINT, "asyncio")])
+async def test_serve_then_stop_cleanly(signum, loop):
+    """On either event loop (--loop): uvloop, the default where it is installed, and asyncio's own."""
+    process, url = await start_server("--loop", loop)
     try:
         client = await Client.connect(url)
         assert client.name.startswith("guest-")
@@ -44,3 +45,6 @@ async def test_bad_option_is_a_usage_error():
     process = await asyncio.create_subprocess_exec(*SERVE[:4], "--port", "70000", stderr=asyncio.subprocess.PIPE)
     _, err = await process.communicate()
     assert process.returncode == 2 and b"70000 is not in the range" in err
+    process = await asyncio.create_subprocess_exec(*SERVE[:4], "--loop", "trio", stderr=asyncio.subprocess.PIPE)
+    _, err = await process.communicate()
+    assert process.returncode == 2 and b"'trio' is not one of 'uvloop', 'asyncio'" in err

@@ -20,6 +20,8 @@ from arbiter.server.config import (
     parse_ladder_clock,
     parse_ladder_opening,
 )
+from arbiter.server.event_loop import LOOPS, LoopUnavailable, default_loop
+from arbiter.server.event_loop import run as run_on_loop
 from arbiter.server.store.base import StoreError
 from arbiter.server.store.factory import MEMORY, is_url, store_for
 
@@ -239,6 +241,13 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     help="Mark the browser's session cookies Secure: set it when people reach the server over https "
     "(TLS at a reverse proxy, docs/DEPLOY.md).",
 )
+@click.option(
+    "--loop",
+    type=click.Choice(LOOPS),
+    default=default_loop(),
+    show_default="uvloop if installed, else asyncio",
+    help="The event loop: uvloop (the optional dependency arbiter-server[uvloop]) or asyncio's own.",
+)
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
 @click.option(
     "--log-level",
@@ -280,6 +289,7 @@ def serve(
     node_id: str | None,
     registration: str,
     secure_cookies: bool,
+    loop: str,
     no_warm: bool,
     log_level: str,
 ) -> None:
@@ -365,8 +375,8 @@ def serve(
         )
 
     try:
-        asyncio.run(main())
-    except (StoreError, ClusterError) as error:
+        run_on_loop(main(), loop)
+    except (StoreError, ClusterError, LoopUnavailable) as error:
         fail(str(error))
     except OSError as error:
         fail(f"cannot listen on {host}:{port}: {error.strerror or error}")
