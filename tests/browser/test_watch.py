@@ -311,20 +311,20 @@ async def test_signing_in_with_a_token_and_out_again(new_page, arena: Arena) -> 
     assert (await page.inner_text("#me .who")).startswith("guest-") and await page.inner_text("#me .who") != guest
     assert await page.locator(".notice.error").count() == 0
 
-    await page.click(".account summary")
-    await page.fill('.account input[name="token"]', token)
-    await page.click('.account button[type="submit"]')
+    await page.click('a[data-nav="account"]')
+    await page.fill('#token-sign-in input[name="token"]', token)
+    await page.click('#token-sign-in button[type="submit"]')
     await page.wait_for_function("document.querySelector('#me .who').textContent === 'alice'")
+    await page.click('a[data-nav="lobby"]')
     await page.wait_for_selector('#people [data-player="alice"]:has-text("(you)")')
     await page.reload()  # the account is remembered
     await page.wait_for_function("document.querySelector('#me .who').textContent === 'alice'")
 
-    await page.click(".account summary")
-    await page.get_by_role("button", name="Sign out").click()
+    await page.click('a[data-nav="account"]')
+    await page.click("#sign-out")
     await page.wait_for_function("document.querySelector('#me .who').textContent.startsWith('guest-')")
 
-    await page.click(".account summary")
-    await page.fill('.account input[name="token"]', "not-a-token")
-    await page.click('.account button[type="submit"]')
+    await page.fill('#token-sign-in input[name="token"]', "not-a-token")
+    await page.click('#token-sign-in button[type="submit"]')
     await page.locator(".notice.error", has_text="refused your token").wait_for()
     await page.wait_for_function("document.querySelector('#me .who').textContent.startsWith('guest-')")

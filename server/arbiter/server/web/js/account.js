@@ -74,6 +74,7 @@ export function mountAccount(root, ctx) {
     }
     if (!alive) return;
     if (state.player) showSignedIn(state);
+    else if (ctx.conn.player && !ctx.conn.player.guest) showTokenAccount(ctx.conn.player);
     else showSignedOut(state);
   }
 
@@ -127,6 +128,7 @@ export function mountAccount(root, ctx) {
     const withToken = h(
       "form",
       {
+        id: "token-sign-in",
         onsubmit: (event) => {
           event.preventDefault();
           const token = event.target.elements.token.value.trim();
@@ -138,6 +140,17 @@ export function mountAccount(root, ctx) {
       h("button", { class: "small", type: "submit" }, "Sign in"),
     );
     fill(body, h("div", { class: "account-forms" }, signIn, signUp), withToken);
+  }
+
+  function showTokenAccount(player) {
+    // Signed in with a token (kept in this browser), not a password: no session, nothing to manage here.
+    fill(
+      body,
+      h("p", {}, "Signed in as ", h("a", { href: `#/player/${encodeURIComponent(player.name)}` }, player.name),
+        " with a token. ",
+        h("button", { id: "sign-out", onclick: () => { ctx.conn.setAccountToken(null); notify("Signed out.", "info"); } },
+          "Sign out")),
+    );
   }
 
   function showSignedIn(state) {
