@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from arbiter.engine import create_game
+from arbiter.engine import create_game, mnk
 from arbiter.engine import paper_soccer as soccer
 from arbiter.engine.base import PLY, REASON, STATUS, STATUS_ONGOING, TO_MOVE, Game, State
 from arbiter.engine.bench import kernel_playout_statistics
@@ -111,10 +111,13 @@ MNK_CASES = [
     ("tictactoe", {}),
     ("mnk", {"m": 7, "n": 4, "k": 4, "exact": True}),
     ("mnk", {"m": 26, "n": 26, "k": 6}),
+    ("mnk", {"m": 26, "n": 26, "k": 6, "exact": True}),
+    ("mnk", {"m": 2, "n": 9, "k": 4}),  # too thin for the masks to fit in the buffer
+    ("mnk", {"m": 9, "n": 1, "k": 3, "exact": True}),
 ]
 
 
-@settings(max_examples=80, derandomize=True, deadline=None)
+@settings(max_examples=150, derandomize=True, deadline=None)
 @given(case=st.sampled_from(MNK_CASES), seed=st.integers(0, 2**31), plies=st.integers(0, 30))
 def test_mnk_playout_is_the_reference_game_for_the_same_numbers(case: tuple[str, dict], seed: int, plies: int) -> None:
     game = create_game(*case)
@@ -163,3 +166,28 @@ def test_playout_statistics_count_results_and_plies() -> None:
     assert 5 * 2000 <= plies <= 9 * 2000  # a game of tic-tac-toe lasts 5 to 9 plies
     assert plies_squared >= plies**2 / 2000
     assert wins0 > wins1 > draws  # random tic-tac-toe: about 58.5 %, 28.8 %, 12.7 %
+
+
+def runs_of(line: list[int], stone: int) -> list[int]:
+    """Lengths of the maximal runs of ``stone`` along ``line``."""
+    runs, length = [], 0
+    for value in [*line, 0]:
+        if value == stone:
+            length += 1
+        elif length:
+            runs.append(length)
+            length = 0
+    return runs
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(
+    line=st.lists(st.integers(0, 2), min_size=1, max_size=26),
+    stone=st.integers(1, 2),
+    k=st.integers(1, 8),
+    exact=st.booleans(),
+)
+def test_line_mask_wins_finds_the_winning_runs(line: list[int], stone: int, k: int, exact: bool) -> None:
+    mask = sum(1 << (i + 32 * (value - 1)) for i, value in enumerate(line) if value)
+    expected = any(length == k or (length > k and not exact) for length in runs_of(line, stone))
+    assert mnk.line_mask_wins(mask, 32 * (stone - 1), k, exact) == expected
