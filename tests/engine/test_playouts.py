@@ -16,7 +16,7 @@ from arbiter.engine import paper_soccer as soccer
 from arbiter.engine.base import PLY, REASON, STATUS, STATUS_ONGOING, TO_MOVE, Game, State
 from arbiter.engine.bench import kernel_playout_statistics
 from arbiter.engine.fastrandom import below, seed_from_numpy
-from arbiter.engine.ops import playout
+from arbiter.engine.ops import playout, playout_span
 from arbiter.engine.reference import reference_state
 
 MASK64 = (1 << 64) - 1
@@ -191,3 +191,24 @@ def test_line_mask_wins_finds_the_winning_runs(line: list[int], stone: int, k: i
     mask = sum(1 << (i + 32 * (value - 1)) for i, value in enumerate(line) if value)
     expected = any(length == k or (length > k and not exact) for length in runs_of(line, stone))
     assert mnk.line_mask_wins(mask, 32 * (stone - 1), k, exact) == expected
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(
+    name=st.sampled_from(["gomoku", "gomoku10", "tictactoe", "paper_soccer", "vanishing", "qubic"]),
+    seed=st.integers(0, 2**31),
+    plies=st.integers(0, 20),
+)
+def test_a_playout_uses_only_its_span(name: str, seed: int, plies: int) -> None:
+    """Slots past ``playout_span`` are neither read nor written: garbage there changes nothing."""
+    game = create_game(name)
+    state, _ = random_start(game, random.Random(seed), plies)
+    span = playout_span(game.gid, game.param_array, len(state.s))
+    clean, dirty = state.s.copy(), state.s.copy()
+    dirty[span:] = -7
+    buffer = np.empty(max(game.max_actions, game.state_size), dtype=np.int64)
+    seeded_playout(game.gid, game.param_array, clean, buffer, seed)
+    seeded_playout(game.gid, game.param_array, dirty, buffer, seed)
+    assert np.array_equal(clean[:span], dirty[:span])
+    assert np.array_equal(clean[span:], state.s[span:])
+    assert (dirty[span:] == -7).all()

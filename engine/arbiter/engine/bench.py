@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .base import PLY, STATUS_ONGOING, Game
-from .ops import playout, playouts
+from .ops import playout, playout_span, playouts
 from .reference import reference_state
 
 DEFAULT_GAMES = ("tictactoe", "tictactoe4", "gomoku10", "gomoku", "vanishing", "ttt3d", "paper_soccer")
@@ -56,8 +56,9 @@ def playout_statistics(gid, p, s, count, state_buffer, action_buffer, seed):
     """
     np.random.seed(seed)
     totals = np.zeros(5, dtype=np.int64)
+    span = playout_span(gid, p, len(s))
     for _ in range(count):
-        state_buffer[:] = s
+        state_buffer[:span] = s[:span]
         totals[playout(gid, p, state_buffer, action_buffer) - 1] += 1
         plies = state_buffer[PLY] - s[PLY]
         totals[3] += plies

@@ -130,6 +130,12 @@ def undo(p, s):
     s[REASON] = REASON_NONE
 
 
+@njit(cache=True)
+def playout_span(p):
+    """State slots ``playout`` reads or writes: the header and the board, not the move stack."""
+    return HEADER + p[0] * p[1]
+
+
 @njit(cache=True, inline="always")
 def line_mask_wins(line, shift, k, exact):
     """Whether one player's half of a packed line mask (bits ``shift`` to ``shift + 31``) holds a win.

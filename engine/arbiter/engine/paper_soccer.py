@@ -256,6 +256,12 @@ OPEN_COUNT, NTH_OPEN = _open_step_tables()
 
 
 @njit(cache=True)
+def playout_span(p):
+    """State slots ``playout`` reads or writes: the header, the ball and the masks, not the step records."""
+    return CLOSED + point_count(p)
+
+
+@njit(cache=True)
 def playout(p, s, buffer):
     """Uniformly random legal steps on ``s`` itself (pass a copy) to the end; return the final status.
 
