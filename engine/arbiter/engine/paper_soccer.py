@@ -71,6 +71,7 @@ from .base import (
     ParamError,
     State,
 )
+from .fastrandom import below, seed_from_numpy
 from .zobrist import zobrist_table
 
 MAX_SIDE = 30
@@ -240,25 +241,76 @@ def undo(p, s):
     s[REASON] = REASON_NONE
 
 
+def _open_step_tables() -> tuple[np.ndarray, np.ndarray]:
+    """For every 8-bit mask of open steps: how many, and the i-th open direction at ``mask * 8 + i``."""
+    counts = np.zeros(256, dtype=np.int64)
+    nth = np.zeros(256 * 8, dtype=np.int64)
+    for mask in range(256):
+        directions = [d for d in range(8) if mask >> d & 1]
+        counts[mask] = len(directions)
+        nth[mask * 8 : mask * 8 + len(directions)] = directions
+    return counts, nth
+
+
+OPEN_COUNT, NTH_OPEN = _open_step_tables()
+
+
+@njit(cache=True)
+def playout_span(p):
+    """State slots ``playout`` reads or writes: the header, the ball and the masks, not the step records."""
+    return CLOSED + point_count(p)
+
+
 @njit(cache=True)
 def playout(p, s, buffer):
     """Uniformly random legal steps on ``s`` itself (pass a copy) to the end; return the final status.
 
-    ``buffer`` is unused: the legal steps are read straight from the ball's closed mask.
+    The same game ``play`` would give for the same choices, without its bookkeeping: a step is a
+    table lookup (the pick-th open direction of the ball's mask, so the same order as ``legal``),
+    two mask updates and the end checks, with the ball and the side to move in registers.
+    Afterwards ``s`` holds the drawn segments, the ball, ``TO_MOVE``, ``PLY``, ``STATUS`` and
+    ``REASON``; the hash and the step records are not kept (only the result matters to a
+    playout). ``buffer`` holds the eight step offsets.
     """
-    while s[STATUS] == STATUS_ONGOING:
-        open_steps = ~s[CLOSED + s[BALL]] & ALL_CLOSED
-        count = 0
-        for d in range(8):
-            count += (open_steps >> d) & 1
-        pick = np.random.randint(0, count)
-        for d in range(8):
-            if (open_steps >> d) & 1:
-                if pick == 0:
-                    play(p, s, d)
-                    break
-                pick -= 1
-    return s[STATUS]
+    if s[STATUS] != STATUS_ONGOING:
+        return s[STATUS]
+    columns = p[0] + 1
+    south_goal = (p[1] + 2) * columns  # first point of the south goal row; the north one ends at columns
+    for d in range(8):
+        buffer[d] = DY[d] * columns + DX[d]
+    closed = s[CLOSED:]
+    ball = s[BALL]
+    to_move = s[TO_MOVE]
+    steps = 0
+    rng = seed_from_numpy()
+    while True:
+        open_steps = ~closed[ball] & ALL_CLOSED
+        rng, pick = below(rng, OPEN_COUNT[open_steps])
+        d = NTH_OPEN[open_steps * 8 + pick]
+        target = ball + buffer[d]
+        bounce = closed[target] != 0
+        closed[ball] |= 1 << d
+        closed[target] |= 1 << ((d + 4) & 7)
+        ball = target
+        steps += 1
+        if target < columns:
+            status, reason = STATUS_WIN0, REASON_GOAL
+            break
+        if target >= south_goal:
+            status, reason = STATUS_WIN1, REASON_GOAL
+            break
+        if not bounce:
+            to_move = 1 - to_move
+        if closed[target] == ALL_CLOSED:
+            status = STATUS_DRAW if p[2] else 2 - to_move  # the other player wins: STATUS_WIN0 == 1
+            reason = REASON_STUCK
+            break
+    s[BALL] = ball
+    s[TO_MOVE] = to_move
+    s[PLY] += steps
+    s[STATUS] = status
+    s[REASON] = reason
+    return status
 
 
 # --- Python side ------------------------------------------------------------------------------
