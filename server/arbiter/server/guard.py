@@ -97,7 +97,7 @@ class Guard:
         if session.client is not None and not self.caps.guest_allowed(session.client.key):
             raise ProtocolError(
                 ErrorCode.TOO_MANY_GUESTS,
-                f"too many guests from your address (at most {self.caps.guests_per_address}); log in with a token",
+                f"too many guests from your address (at most {self.caps.guests_per_address}); sign in, or use a token",
             )
 
     def guest_welcomed(self, session: Session) -> None:
