@@ -1,8 +1,9 @@
 """The search's own board: stones plus every window's pattern, kept up to date move by move.
 
 Placing or lifting a stone touches only the windows through that cell (and, with exact five, the
-windows it borders), so the evaluation, the sets of fours and threes, the candidate moves near
-stones and the hash all change in O(k) work instead of a board rescan. Each window caches a
+windows it borders) and the line codes of the cells in line with it, so the evaluation, the sets
+of fours and threes, every cell's line shapes (shapes.py), the candidate moves near stones and
+the hash all change in O(k) work instead of a board rescan. Each window caches a
 *code* per player: -1 when it can no longer win for that player, else the player's stone count.
 
 Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so

@@ -2,7 +2,8 @@
 
 The source's design is the skeleton: one negamax function with alpha-beta cut-offs, candidate
 moves only near stones, the end of the game read from the last move (here: the sets of fours,
-which change only around the last stone), and the pattern score of a move as its ordering.
+which change only around the last stone), and the pattern score of a move as its ordering —
+here the cell's line shapes for both sides (shapes.py), as classical engines order moves.
 Around it: a transposition table with bound flags, principal-variation search, killer and
 history ordering, late-move reductions, forced-move extensions (a four must be blocked, so a
 node facing one has a single reply and costs no depth), and an exact static rule: a side to move
