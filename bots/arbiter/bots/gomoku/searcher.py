@@ -45,9 +45,7 @@ from .search import (
 from .vcf import MAX_FOURS, V_ABORTED, V_NODES, find_vcf, new_vcf_work
 
 MAX_DEPTH = 60
-# No new iteration after this share of the time: it would rarely finish. Against main's bot (0.45) at
-# 0.2 s a move, 0.65 scored 58.0% where 0.45 scored 47.5%, over the same 100 games (docs/STRENGTH.md).
-SOFT_TIME_SHARE = 0.65
+SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
 DEFENCE_TIME_SHARE = 0.3  # of the time, at most, for checking which moves refute the opponent's VCF
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
 # Against main's bot in-process at 0.2 s a move: 16/8 scored 32.5% (40 games), 16/16 52.5% (120).
