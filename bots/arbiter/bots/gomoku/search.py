@@ -164,10 +164,11 @@ def tt_move(w: np.ndarray, key: int) -> int:
 
 @njit(cache=True)
 def static_value(s, w, p):
-    """The score for ``p`` to move: window patterns plus both sides' cell shapes, the mover's weighing more.
+    """The score for ``p`` to move: window patterns plus both sides' cell shapes, each with its weight.
 
-    The windows count material (how many stones each live line holds); the shapes add what the
-    windows cannot see, such as a cell that would make a four and a three at once.
+    The windows count material (how many stones each live line holds, the mover's weighing more);
+    the shapes add what the windows cannot see, such as a cell that would make a four and a three
+    at once.
     """
     o = 1 - p
     windows = s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + o]
