@@ -48,8 +48,9 @@ MAX_DEPTH = 60
 SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
 DEFENCE_TIME_SHARE = 0.3  # of the time, at most, for checking which moves refute the opponent's VCF
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
-# Against main's bot in-process at 0.2 s a move: 16/8 scored 32.5% (40 games), 16/16 52.5% (120).
-SHAPE_MOVER, SHAPE_WAITER = 16, 16
+# Against main's bot in-process at 0.2 s a move: 16/8 scored 32.5% (40 games), 16/16 52.5% (120); at
+# 16/16 full strength on 20,000 nodes lost 2 of 20 games to level 1 (test_gomoku_strength), at 8/8 none.
+SHAPE_MOVER, SHAPE_WAITER = 8, 8
 ASPIRATION = 300  # half-width of the root's window around the last iteration's score...
 ASPIRATION_DEPTH = 4  # ... from this depth on; a score outside it is searched again with a full window
 
