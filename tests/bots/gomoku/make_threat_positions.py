@@ -30,7 +30,7 @@ SIZE = 10
 K = 5
 MAX_PLIES = 9  # five attacking fours at most
 WANTED = 50
-SEED = 20261125
+SEED = 7
 
 
 def child(position: Position, cell: int) -> Position:
