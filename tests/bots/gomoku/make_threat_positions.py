@@ -42,6 +42,7 @@ def child(position: Position, cell: int) -> Position:
 
 
 def classify(position: Position) -> dict | None:
+    """The position's label (see the module's docstring), or None when it is neither kind."""
     mover = position.to_move
     other = 3 - mover
     if position.winning_cells(mover) or position.winning_cells(other):
