@@ -3,12 +3,16 @@
     python benchmarks/gomoku_strength.py                          # the default list below
     python benchmarks/gomoku_strength.py --pairs 100 --game gomoku10 level=4:nodes=20000 level=1
     python benchmarks/gomoku_strength.py --time 0.2 level=4 level=3
+    python benchmarks/gomoku_strength.py --time 0.2 level=4 /work/main/.venv/bin/python:level=4
 
 A player is ``random`` or ``level=N`` with optional ``:depth=D``, ``:nodes=N``, ``:time=S``
-options (the gomoku bot's own). Every opening (three random stones, each beside the last ones, seeded) is
-played twice with the colours swapped (arbiter.bots.gomoku.arena). The first player of a pairing
-is the one measured: score = (wins + draws / 2) / games. Each move is thought with ``--time``
-seconds of budget; levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
+options (the gomoku bot's own), optionally after ``PYTHON:``: that player is the gomoku bot of
+another checkout, run by that interpreter in a child process (the previous version of the bot,
+from the virtualenv of a main worktree), answering the same requests as the bot here. Every
+opening (three random stones, each beside the last ones, seeded) is played twice with the
+colours swapped (arbiter.bots.gomoku.arena). The first player of a pairing is the one measured:
+score = (wins + draws / 2) / games. Each move is thought with ``--time`` seconds of budget;
+levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
 
 The default list is the issue's: full strength against random and against level 1 (the
 source's player) on 15×15 and 10×10, and each level against the one below on 15×15. Full
@@ -18,12 +22,19 @@ strength gets a node budget against the two weak players so the long series stay
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import statistics
+import subprocess
 import time
+from typing import Any
 
+from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
 from arbiter.bots.gomoku.arena import Contender, series
 from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
+from arbiter.engine import Game
+from arbiter.stack.series import elo_difference, wilson_interval, z_value
 
 FULL = f"level={len(LEVELS)}:nodes=20000"
 DEFAULT_SERIES = [
@@ -35,8 +46,52 @@ DEFAULT_SERIES = [
 ]
 
 
+# Run by the other checkout's interpreter: one JSON request a line in, one JSON result a line out.
+CHILD = """
+import json, sys
+from arbiter.bots.brain import ThinkRequest
+from arbiter.bots.gomoku.brain import GomokuBrain
+brain = GomokuBrain(int(sys.argv[1]), **json.loads(sys.argv[2]))
+brain.warm_up()
+for line in sys.stdin:
+    result = brain.think(ThinkRequest(**json.loads(line)))
+    print(json.dumps({"move": result.move, "info": result.info}), flush=True)
+"""
+
+
+class ChildBrain(Brain):
+    """The gomoku bot of another checkout, thinking in a child process of that checkout's Python."""
+
+    name = "gomoku"
+    takes_options = True
+
+    def __init__(self, python: str, level: int, options: dict[str, Any]) -> None:
+        super().__init__(level)
+        self.child = subprocess.Popen(
+            [python, "-c", CHILD, str(level), json.dumps(options)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd="/",
+        )
+
+    @classmethod
+    def plays(cls, game: Game) -> bool:
+        return GomokuBrain.plays(game)
+
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        assert self.child.stdin is not None and self.child.stdout is not None
+        self.child.stdin.write(json.dumps(dataclasses.asdict(request)) + "\n")
+        self.child.stdin.flush()
+        answer = json.loads(self.child.stdout.readline())
+        return ThinkResult(answer["move"], answer["info"])
+
+
 def make_player(spec: str, budget: float) -> Contender:
-    """A contender from a spec: random, or level=N[:depth=D][:nodes=N][:time=S]."""
+    """A contender from a spec: random, or [PYTHON:]level=N[:depth=D][:nodes=N][:time=S]."""
+    python = None
+    if ":level=" in spec and not spec.startswith("level="):
+        python, _, spec = spec.partition(":")
     if spec == "random":
         return Contender(spec, RandomBrain(), budget)
     head, *rest = spec.split(":")
@@ -46,16 +101,24 @@ def make_player(spec: str, budget: float) -> Contender:
     for part in rest:
         name, _, value = part.partition("=")
         options[name] = float(value) if name == "time" else int(value)
-    return Contender(spec, GomokuBrain(int(head.split("=", 1)[1]), **options), budget)
+    level = int(head.split("=", 1)[1])
+    if python:
+        return Contender(f"{python}:{spec}", ChildBrain(python, level, options), budget)
+    return Contender(spec, GomokuBrain(level, **options), budget)
 
 
 def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int) -> None:
     began = time.perf_counter()
     tally = series(game, make_player(a, budget), make_player(b, budget), pairs, seed=seed)
     think = statistics.mean(tally.think_seconds) if tally.think_seconds else 0.0
+    low, high = wilson_interval(tally.wins + tally.draws / 2, tally.games, z_value())
+    elo = ""
+    if low > 0 and high < 1 and 0 < tally.score < 1:
+        elo = f"Elo {elo_difference(tally.score):+.0f} [{elo_difference(low):+.0f}, {elo_difference(high):+.0f}]"
     print(
         f"{game:<9} {a:<22} vs {b:<22} {tally.games:>4} games  W{tally.wins:<4} D{tally.draws:<3} "
-        f"L{tally.losses:<4} score {tally.score:6.1%}  (wins first/second {tally.wins_as_first}/"
+        f"L{tally.losses:<4} score {tally.score:6.1%} [95% {low:.1%}-{high:.1%}] {elo} "
+        f"(wins first/second {tally.wins_as_first}/"
         f"{tally.wins_as_second}, {statistics.mean(tally.lengths):.0f} moves a game, "
         f"{think * 1000:.0f} ms a move, {time.perf_counter() - began:.0f} s)",
         flush=True,

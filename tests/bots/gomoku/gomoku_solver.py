@@ -90,14 +90,18 @@ class Position:
         return threat
 
 
-def forced_win(position: Position, attacker: int, plies: int, *, fours_only: bool = False) -> bool:
+def forced_win(
+    position: Position, attacker: int, plies: int, *, fours_only: bool = False, mover: int | None = None
+) -> bool:
     """Whether ``attacker`` (1 or 2) wins within ``plies`` plies from here, whoever is to move.
 
     Plies count every stone from now on, the winning one included: a win in one is 1 ply, a
-    move that leaves two winning cells is 3 plies. Exhaustive over every empty cell.
+    move that leaves two winning cells is 3 plies. Exhaustive over every empty cell. ``mover``
+    overrides the side to move (default: the one the stone counts say), to ask what a side
+    would win if it were its turn.
     """
     memo: Memo = {}
-    return _search(position, position.to_move, attacker, plies, fours_only, memo)
+    return _search(position, mover or position.to_move, attacker, plies, fours_only, memo)
 
 
 def _search(position: Position, mover: int, attacker: int, plies: int, fours_only: bool, memo: Memo) -> bool:

@@ -12,10 +12,7 @@ from arbiter.bots.gomoku.board import (
     FOURS,
     S_EVAL,
     S_HASH,
-    S_WIN,
     THREES,
-    W_ORDER,
-    WIN_STRIDE,
     Board,
     double_threat,
     four_moves,
@@ -23,7 +20,7 @@ from arbiter.bots.gomoku.board import (
 )
 from arbiter.bots.gomoku.geometry import G_WINDOWS, G_ZOB, NEAR_RADIUS, window_cells
 from arbiter.bots.gomoku.layout import region
-from arbiter.bots.gomoku.patterns import EVAL_MOVER, EVAL_WAITER, ORDER_BLOCK, ORDER_OWN, window_weights
+from arbiter.bots.gomoku.patterns import EVAL_MOVER, EVAL_WAITER, window_weights
 
 
 def recount(board: Board) -> dict:
@@ -71,19 +68,12 @@ def recount(board: Board) -> dict:
     for c, v in enumerate(stones):
         if v:
             key ^= int(zobrist[(v - 1) * board.cells + c])
-    orders = []
-    for row in codes:
-        own = [weights[ORDER_OWN, code] if code >= 0 else 0 for code in row]
-        spoil = [weights[ORDER_BLOCK, code] if code >= 0 else 0 for code in row]
-        orders.append([own[0] + spoil[1], own[1] + spoil[0]])
-    return {"codes": codes, "evals": evals, "sets": sets, "candidates": sorted(near), "hash": key, "orders": orders}
+    return {"codes": codes, "evals": evals, "sets": sets, "candidates": sorted(near), "hash": key}
 
 
 def assert_consistent(board: Board) -> None:
     expected = recount(board)
     assert board.window_codes().tolist() == expected["codes"]
-    records = region(board.s, S_WIN, int(board.g[G_WINDOWS]) * WIN_STRIDE).reshape(-1, WIN_STRIDE)
-    assert records[:, W_ORDER : W_ORDER + 2].tolist() == expected["orders"]
     assert board.s[S_EVAL : S_EVAL + 4].reshape(2, 2).tolist() == expected["evals"].tolist()
     for row in range(4):
         assert board.set_windows(row) == sorted(expected["sets"][row])

@@ -1,8 +1,9 @@
 """The search's own board: stones plus every window's pattern, kept up to date move by move.
 
 Placing or lifting a stone touches only the windows through that cell (and, with exact five, the
-windows it borders), so the evaluation, the sets of fours and threes, the candidate moves near
-stones and the hash all change in O(k) work instead of a board rescan. Each window caches a
+windows it borders) and the line codes of the cells in line with it, so the evaluation, the sets
+of fours and threes, every cell's line shapes (shapes.py), the candidate moves near stones and
+the hash all change in O(k) work instead of a board rescan. Each window caches a
 *code* per player: -1 when it can no longer win for that player, else the player's stone count.
 
 Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so
@@ -20,18 +21,24 @@ from .geometry import (
     G_CELLS,
     G_CEND,
     G_CEND_N,
+    G_COMBO,
+    G_COMBO0,
     G_CW_STRIDE,
     G_CWIN,
     G_CWIN_N,
     G_END_STRIDE,
     G_EXACT,
+    G_HALF,
     G_K,
+    G_LINE_CELLS,
+    G_LINE_CODE0,
     G_M,
     G_N,
     G_NEAR,
     G_NEAR_N,
     G_NEAR_STRIDE,
-    G_ORDER,
+    G_POW3,
+    G_SHAPE,
     G_WCELLS,
     G_WEIGHTS,
     G_WENDS,
@@ -41,6 +48,7 @@ from .geometry import (
 )
 from .layout import allocate, region
 from .patterns import EVAL_MOVER, EVAL_WAITER
+from .shapes import COMBOS, EVAL, SHAPES
 
 # Rows of the window sets: fours of player p are row FOURS + p, threes row THREES + p.
 FOURS = 0
@@ -62,19 +70,23 @@ S_SET_LEN = 8  # 4 slots, one per set row
     S_MARK,  # [cells]: scratch stamps for de-duplicating cells
     S_PARTNER,  # [cells]: scratch, used with the stamps
 ) = range(12, 22)
-S_HEADER = 22
+S_SHAPE_EVAL = 22  # 2 slots: per player, the EVAL combination value summed over the empty cells
+(
+    S_LINE_CODE,  # [2, 4, cells]: each cell's line code per player and direction (see shapes)
+    S_COMBO,  # [2, cells]: each cell's combination index per player: its four shapes
+) = range(24, 26)
+S_HEADER = 26
 # Fields of a window's record in the S_WIN region.
 W_COUNT = 0  # 2 fields: stones of player 0, of player 1
 W_CODE = 2  # 2 fields: -1 if dead for that player, else its stones
-W_ORDER = 4  # 2 fields: the window's share of a move's ordering score, for player 0 / 1 to move
-WIN_STRIDE = 8
+WIN_STRIDE = 4
 
 
 def new_tracks(g: np.ndarray) -> np.ndarray:
     """The empty board's tracks: every window live and empty for both players."""
     cells = int(g[G_CELLS])
     windows = int(g[G_WINDOWS])
-    return allocate(
+    s = allocate(
         S_HEADER,
         [
             (S_BOARD, cells, 0),
@@ -87,8 +99,17 @@ def new_tracks(g: np.ndarray) -> np.ndarray:
             (S_MOVES, cells, 0),
             (S_MARK, cells, 0),
             (S_PARTNER, cells, 0),
+            (S_LINE_CODE, 2 * 4 * cells, 0),
+            (S_COMBO, 2 * cells, 0),
         ],
     )
+    codes0 = region(g, G_LINE_CODE0, 4 * cells)
+    combo0 = region(g, G_COMBO0, cells)
+    region(s, S_LINE_CODE, 2 * 4 * cells)[:] = np.tile(codes0, 2)
+    region(s, S_COMBO, 2 * cells)[:] = np.tile(combo0, 2)
+    evals = region(g, G_COMBO, 3 * COMBOS)[EVAL * COMBOS : (EVAL + 1) * COMBOS]
+    s[S_SHAPE_EVAL : S_SHAPE_EVAL + 2] = int(evals[combo0].sum())
+    return s
 
 
 @njit(cache=True)
@@ -123,7 +144,6 @@ def _update(g, s, c, p, sign):
     exact = g[G_EXACT]
     windows = g[G_WINDOWS]
     weights = g[G_WEIGHTS]
-    order = g[G_ORDER]
     wends = g[G_WENDS]
     board = s[S_BOARD]
     win = s[S_WIN]
@@ -138,7 +158,6 @@ def _update(g, s, c, p, sign):
         else:
             w = g[g[G_CEND] + c * g[G_END_STRIDE] + i - through]
         at = win + WIN_STRIDE * w
-        changed = False
         for q in range(2):
             old = s[at + W_CODE + q]
             if i < through and q == p:
@@ -157,7 +176,6 @@ def _update(g, s, c, p, sign):
                         new = -1  # filling it would make an overline, which does not win
             if new == old:
                 continue
-            changed = True
             s[at + W_CODE + q] = new
             if old > 0:
                 s[S_EVAL + 2 * EVAL_MOVER + q] -= g[weights + EVAL_MOVER * (k + 1) + old]
@@ -173,11 +191,7 @@ def _update(g, s, c, p, sign):
                     _set_toggle(s, FOURS + q, w, windows, True)
                 elif new == k - 2:
                     _set_toggle(s, THREES + q, w, windows, True)
-        if changed:  # what a stone here is worth to each side to move (patterns.order_table)
-            code0 = s[at + W_CODE] + 1
-            code1 = s[at + W_CODE + 1] + 1
-            s[at + W_ORDER] = g[order + code0 * (k + 2) + code1]
-            s[at + W_ORDER + 1] = g[order + code1 * (k + 2) + code0]
+    _update_shapes(g, s, c, p, sign)
     near = g[G_NEAR] + c * g[G_NEAR_STRIDE]
     near_stones = s[S_NEAR]
     cand_pos = s[S_CAND_POS]
@@ -193,6 +207,46 @@ def _update(g, s, c, p, sign):
     if sign < 0 and s[near_stones + c] > 0:
         _candidate_toggle(s, c, True)
     s[S_HASH] ^= g[g[G_ZOB] + p * g[G_CELLS] + c]
+
+
+@njit(cache=True)
+def _update_shapes(g, s, c, p, sign):
+    """The line codes, shapes and combination values of the cells in line with c, after p's stone on c came or went.
+
+    Cell c is digit j of each cell t listed for it; its digit there is 1 (own) in p's code and
+    2 (blocked) in the opponent's. Only a changed shape touches t's combination index, and only
+    an empty cell's value counts in the evaluation sum (so c's own value leaves it or returns).
+    """
+    cells = g[G_CELLS]
+    span = 2 * g[G_HALF]
+    board = s[S_BOARD]
+    codes = s[S_LINE_CODE]
+    combos = s[S_COMBO]
+    shape = g[G_SHAPE]
+    evals = g[G_COMBO] + EVAL * COMBOS
+    for q in range(2):
+        s[S_SHAPE_EVAL + q] -= sign * g[evals + s[combos + q * cells + c]]
+    line = g[G_LINE_CELLS] + c * 4 * span
+    weight = 1
+    for d in range(4):
+        for j in range(span):
+            t = g[line + d * span + j]
+            if t < 0:
+                continue
+            step = sign * g[g[G_POW3] + j]
+            for q in range(2):
+                at = codes + (q * 4 + d) * cells + t
+                old = s[at]
+                new = old + (step if q == p else 2 * step)
+                s[at] = new
+                change = g[shape + new] - g[shape + old]
+                if change != 0:
+                    index = combos + q * cells + t
+                    before = s[index]
+                    s[index] = before + change * weight
+                    if s[board + t] == 0:
+                        s[S_SHAPE_EVAL + q] += g[evals + before + change * weight] - g[evals + before]
+        weight *= SHAPES
 
 
 @njit(cache=True)
@@ -394,6 +448,18 @@ class Board:
         """The windows in one set row (FOURS + p or THREES + p), sorted."""
         start = int(self.s[S_SETS]) + row * int(self.g[G_WINDOWS])
         return sorted(int(w) for w in self.s[start : start + int(self.s[S_SET_LEN + row])])
+
+    def line_codes(self) -> np.ndarray:
+        """[2, 4, cells]: each cell's line code per player and direction."""
+        return region(self.s, S_LINE_CODE, 2 * 4 * self.cells).reshape(2, 4, self.cells)
+
+    def combos(self) -> np.ndarray:
+        """[2, cells]: each cell's combination index per player."""
+        return region(self.s, S_COMBO, 2 * self.cells).reshape(2, self.cells)
+
+    def shape_evals(self) -> tuple[int, int]:
+        """Per player, the EVAL combination value summed over the empty cells."""
+        return int(self.s[S_SHAPE_EVAL]), int(self.s[S_SHAPE_EVAL + 1])
 
     def copy(self) -> Board:
         clone = Board.__new__(Board)

@@ -13,7 +13,8 @@ from functools import lru_cache
 import numpy as np
 
 from .layout import allocate, region
-from .patterns import order_table, window_weights
+from .patterns import window_weights
+from .shapes import BLOCKED, COMBOS, SHAPES, combo_tables, half_width, shape_table
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 NEAR_RADIUS = 2  # candidate moves: empty cells within this many steps of a stone along a line
@@ -33,10 +34,18 @@ G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS, G_CW_STRIDE, G_NEAR_STRIDE, G_END_ST
     G_NEAR,  # [cells, NEAR_STRIDE]: cells within NEAR_RADIUS steps along the four lines
     G_NEAR_N,  # [cells]
     G_ZOB,  # [2, cells]: hash key of a stone of each player on each cell
-    G_WEIGHTS,  # [4, k+1]: patterns.window_weights
-    G_ORDER,  # [k+2, k+2]: patterns.order_table, by the window's codes (+1) for the mover and the other
-) = range(9, 20)
-G_HEADER = 20
+    G_WEIGHTS,  # [2, k+1]: patterns.window_weights
+) = range(9, 19)
+G_HALF = 19  # cells seen on each side of a cell by the line shapes (shapes.half_width)
+(
+    G_LINE_CELLS,  # [cells, 4, 2·half]: the cell t whose line code has this cell as digit j, -1 off the board
+    G_POW3,  # [2·half]: 3^j
+    G_LINE_CODE0,  # [4, cells]: each cell's line codes on the empty board (the edge is blocked)
+    G_COMBO0,  # [cells]: each cell's combination index on the empty board
+    G_SHAPE,  # [3^(2·half)]: shapes.shape_table
+    G_COMBO,  # [3, COMBOS]: shapes.combo_tables
+) = range(20, 26)
+G_HEADER = 26
 
 
 @lru_cache(maxsize=16)
@@ -68,6 +77,21 @@ def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
         steps = [(dx * r, dy * r) for dx, dy in DIRECTIONS for r in range(-NEAR_RADIUS, NEAR_RADIUS + 1) if r]
         near.append([q for ox, oy in steps if (q := _cell(m, n, x + ox, y + oy)) >= 0])
 
+    half = half_width(k, exact)
+    span = 2 * half
+    offsets = [j - half if j < half else j + 1 - half for j in range(span)]
+    line_cells = np.full((cells, 4, span), -1, dtype=np.int64)
+    line_code0 = np.zeros((4, cells), dtype=np.int64)
+    for c in range(cells):
+        x, y = c % m, c // m
+        for d, (dx, dy) in enumerate(DIRECTIONS):
+            for j, offset in enumerate(offsets):
+                line_cells[c, d, j] = _cell(m, n, x - offset * dx, y - offset * dy)
+                if _cell(m, n, x + offset * dx, y + offset * dy) < 0:
+                    line_code0[d, c] += BLOCKED * 3**j
+    shapes = shape_table(k, exact)
+    combo0 = sum(shapes[line_code0[d]] * SHAPES**d for d in range(4))
+
     g = allocate(
         G_HEADER,
         [
@@ -80,10 +104,16 @@ def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
             (G_NEAR, cells * NEAR_STRIDE, -1),
             (G_NEAR_N, cells, 0),
             (G_ZOB, 2 * cells, 0),
-            (G_WEIGHTS, 4 * (k + 1), 0),
-            (G_ORDER, (k + 2) ** 2, 0),
+            (G_WEIGHTS, 2 * (k + 1), 0),
+            (G_LINE_CELLS, cells * 4 * span, -1),
+            (G_POW3, span, 0),
+            (G_LINE_CODE0, 4 * cells, 0),
+            (G_COMBO0, cells, 0),
+            (G_SHAPE, shapes.size, 0),
+            (G_COMBO, 3 * COMBOS, 0),
         ],
     )
+    g[G_HALF] = half
     g[[G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS]] = [m, n, k, int(exact), cells, windows]
     g[[G_CW_STRIDE, G_NEAR_STRIDE, G_END_STRIDE]] = [4 * k, NEAR_STRIDE, END_STRIDE]
     region(g, G_WCELLS, windows * k)[:] = np.array(window_cells, dtype=np.int64).ravel()
@@ -94,8 +124,13 @@ def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
     info = np.iinfo(np.int64)
     keys = np.random.default_rng(0x676F6D6F6B75).integers(info.min, info.max, size=2 * cells, dtype=np.int64)
     region(g, G_ZOB, 2 * cells)[:] = keys
-    region(g, G_WEIGHTS, 4 * (k + 1))[:] = window_weights(k).ravel()
-    region(g, G_ORDER, (k + 2) ** 2)[:] = order_table(k).ravel()
+    region(g, G_WEIGHTS, 2 * (k + 1))[:] = window_weights(k).ravel()
+    region(g, G_LINE_CELLS, cells * 4 * span)[:] = line_cells.ravel()
+    region(g, G_POW3, span)[:] = 3 ** np.arange(span, dtype=np.int64)
+    region(g, G_LINE_CODE0, 4 * cells)[:] = line_code0.ravel()
+    region(g, G_COMBO0, cells)[:] = combo0
+    region(g, G_SHAPE, shapes.size)[:] = shapes
+    region(g, G_COMBO, 3 * COMBOS)[:] = combo_tables().ravel()
     g.setflags(write=False)
     return g
 

@@ -19,40 +19,21 @@ from __future__ import annotations
 
 import numpy as np
 
-EVAL_MOVER, EVAL_WAITER, ORDER_OWN, ORDER_BLOCK = range(4)
+EVAL_MOVER, EVAL_WAITER = range(2)
 
 # By stones missing from k: 0 (never counted), 1 (four), 2 (three), 3 (two), 4 (one), 5+.
 _EVAL_MOVER = (0, 6000, 320, 24, 3, 1)
 _EVAL_WAITER = (0, 2500, 110, 16, 2, 1)
-# Ordering: the worth of putting a stone into a live window of one's own / of the opponent.
-_ORDER_OWN = (0, 10_000_000, 25_000, 900, 40, 2)
-_ORDER_BLOCK = (0, 1_000_000, 7_000, 300, 15, 1)
 
 
 def window_weights(k: int) -> np.ndarray:
-    """Rows EVAL_MOVER, EVAL_WAITER, ORDER_OWN, ORDER_BLOCK, indexed by stones in the window (0..k).
+    """Rows EVAL_MOVER, EVAL_WAITER, indexed by stones in the window (0..k).
 
     Empty windows and fives weigh 0: an empty window is nobody's pattern yet, and a five ends
     the game before any evaluation.
     """
-    table = np.zeros((4, k + 1), dtype=np.int64)
-    for row, by_missing in enumerate((_EVAL_MOVER, _EVAL_WAITER, _ORDER_OWN, _ORDER_BLOCK)):
+    table = np.zeros((2, k + 1), dtype=np.int64)
+    for row, by_missing in enumerate((_EVAL_MOVER, _EVAL_WAITER)):
         for stones in range(1, k):
             table[row, stones] = by_missing[min(k - stones, len(by_missing) - 1)]
-    return table
-
-
-def order_table(k: int) -> np.ndarray:
-    """[mover's code + 1, other's code + 1]: a window's share of the ordering score of a move in it.
-
-    A code is -1 for a window dead to that player, else its stones there; the share is what the
-    stone adds to the mover's window plus what it spoils of the other's.
-    """
-    weights = window_weights(k)
-    table = np.zeros((k + 2, k + 2), dtype=np.int64)
-    for mover in range(-1, k + 1):
-        for other in range(-1, k + 1):
-            own = weights[ORDER_OWN, mover] if mover >= 0 else 0
-            spoil = weights[ORDER_BLOCK, other] if other >= 0 else 0
-            table[mover + 1, other + 1] = own + spoil
     return table

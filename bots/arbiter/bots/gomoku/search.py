@@ -2,7 +2,8 @@
 
 The source's design is the skeleton: one negamax function with alpha-beta cut-offs, candidate
 moves only near stones, the end of the game read from the last move (here: the sets of fours,
-which change only around the last stone), and the pattern score of a move as its ordering.
+which change only around the last stone), and the pattern score of a move as its ordering —
+here the cell's line shapes for both sides (shapes.py), as classical engines order moves.
 Around it: a transposition table with bound flags, principal-variation search, killer and
 history ordering, late-move reductions, forced-move extensions (a four must be blocked, so a
 node facing one has a single reply and costs no depth), and an exact static rule: a side to move
@@ -25,27 +26,26 @@ from .board import (
     S_BOARD,
     S_CAND,
     S_CAND_N,
+    S_COMBO,
     S_EVAL,
     S_HASH,
     S_MARK,
     S_SET_LEN,
     S_SETS,
+    S_SHAPE_EVAL,
     S_STAMP,
     S_STONES,
-    S_WIN,
     THREES,
-    W_ORDER,
-    WIN_STRIDE,
     double_threat,
-    evaluate,
     four_moves,
     make,
     unmake,
     winning_cells,
 )
-from .geometry import G_CELLS, G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K, G_WCELLS, G_WINDOWS
+from .geometry import G_CELLS, G_COMBO, G_K, G_WCELLS, G_WINDOWS
 from .layout import allocate
 from .patterns import EVAL_MOVER, EVAL_WAITER
+from .shapes import COMBOS, ORDER_BLOCK, ORDER_OWN
 from .vcf import ARRAY, GEOMETRY
 
 WIN = 1_000_000_000
@@ -66,10 +66,12 @@ EMPTY, LOWER, UPPER, EXACT = range(4)
     C_DEADLINE_NS,  # time.perf_counter_ns() to stop at, 0: none
     C_TT_MASK,
     C_CELLS,
-) = range(9)
+    C_SHAPE_MOVER,  # sixteenths: weight of the mover's shape values in the evaluation
+    C_SHAPE_WAITER,  # sixteenths: weight of the other side's
+) = range(11)
 # Offset slots of w's regions.
-W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(9, 14)
-W_HEADER = 14
+W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(11, 16)
+W_HEADER = 16
 
 TACTICAL = 6_000  # ordering scores from here up: fours made, threes blocked; never pruned or reduced
 KILLER_BONUS = (4_000, 3_000)
@@ -157,6 +159,23 @@ def tt_move(w: np.ndarray, key: int) -> int:
     return ((int(w[slot + 1]) >> 32) & 0xFFFF) - 1
 
 
+# --- evaluation -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def static_value(s, w, p):
+    """The score for ``p`` to move: window patterns plus both sides' cell shapes, each with its weight.
+
+    The windows count material (how many stones each live line holds, the mover's weighing more);
+    the shapes add what the windows cannot see, such as a cell that would make a four and a three
+    at once.
+    """
+    o = 1 - p
+    windows = s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + o]
+    shapes = w[C_SHAPE_MOVER] * s[S_SHAPE_EVAL + p] - w[C_SHAPE_WAITER] * s[S_SHAPE_EVAL + o]
+    return windows + shapes // 16
+
+
 # --- move generation --------------------------------------------------------------------------
 
 
@@ -197,14 +216,13 @@ def generate(g, s, w, p, ply):
     k0 = w[w[W_KILLERS] + 2 * ply]
     k1 = w[w[W_KILLERS] + 2 * ply + 1]
     history = w[W_HISTORY] + p * cells
-    order = s[S_WIN] + W_ORDER + p
-    stride = g[G_CW_STRIDE]
+    own = s[S_COMBO] + p * cells
+    theirs = s[S_COMBO] + o * cells
+    make_value = g[G_COMBO] + ORDER_OWN * COMBOS
+    block_value = g[G_COMBO] + ORDER_BLOCK * COMBOS
     for i in range(count):
         c = w[moves + i]
-        score = 0
-        first = g[G_CWIN] + c * stride
-        for t in range(g[g[G_CWIN_N] + c]):
-            score += s[order + WIN_STRIDE * g[first + t]]
+        score = g[make_value + s[own + c]] + g[block_value + s[theirs + c]]
         if c == k0:
             score += KILLER_BONUS[0]
         elif c == k1:
@@ -240,7 +258,7 @@ def negamax(g, s, w, depth, alpha, beta, ply, p):
         if winning_cells(g, s, o, w, moves) >= 2:
             return -(WIN - ply - 2)
         if ply >= MAX_PLY - 2:
-            return evaluate(s, p)
+            return static_value(s, w, p)
         make(g, s, w[moves], p)  # the only reply: forced, so it costs no depth
         value = -negamax(g, s, w, depth, -beta, -alpha, ply + 1, o)
         unmake(g, s)
@@ -248,7 +266,7 @@ def negamax(g, s, w, depth, alpha, beta, ply, p):
     if s[S_SET_LEN + THREES + p] >= 2 and double_threat(g, s, p) >= 0:
         return WIN - ply - 3  # an open (or double) four now, a five after any reply
     if depth <= 0 or ply >= MAX_PLY - 2:
-        return s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + o]  # board.evaluate, inlined
+        return static_value(s, w, p)
 
     key = s[S_HASH]
     slot = w[W_TT] + 2 * (key & w[C_TT_MASK])
@@ -337,14 +355,13 @@ def negamax(g, s, w, depth, alpha, beta, ply, p):
 
 
 @njit(cache=True)
-def search_root(g, s, w, root, values, count, depth, p):
-    """Search each root move to ``depth`` (PVS, full window); returns the best index, -1 if aborted first.
+def search_root(g, s, w, root, values, count, depth, p, alpha, beta):
+    """Search each root move to ``depth`` (PVS) within (alpha, beta); returns the best index, -1 if aborted first.
 
-    ``values`` gets each finished move's value (exact for the best, a bound for the rest).
+    ``values`` gets each finished move's value (exact for the best when it lies inside the
+    window, a bound otherwise).
     """
     o = 1 - p
-    alpha = -INF
-    beta = INF
     best = -INF
     best_index = -1
     for i in range(count):
