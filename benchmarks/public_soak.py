@@ -323,11 +323,12 @@ async def soak(matches: int, minutes: float, folder: Path, *, seed: int = 1) -> 
     ]  # fmt: skip
     real = RealBots(url, [(n, tokens[n]) for n in names[2 * matches :]], folder)
     tasks: list[asyncio.Task[Any]] = []
+    runs: list[asyncio.Future[None]] = []
     try:
         await wait_listening(port, server)
         for name, token in real.tokens:
             real.start(name, token)
-        runs = [asyncio.ensure_future(p.run(stop_now=stopped_players)) for p in players]
+        runs += [asyncio.ensure_future(p.run(stop_now=stopped_players)) for p in players]
         for player in players:  # connect gradually: a thousand handshakes at once is not the test
             await asyncio.wait_for(player.connected.wait(), 60)
         began = time.monotonic()
@@ -358,7 +359,7 @@ async def soak(matches: int, minutes: float, folder: Path, *, seed: int = 1) -> 
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         stopped_players.set()
-        await asyncio.gather(*runs, return_exceptions=True) if "runs" in locals() else None
+        await asyncio.gather(*runs, return_exceptions=True)
         real.stop()
         if server.poll() is None:
             server.kill()

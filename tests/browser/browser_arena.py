@@ -1,11 +1,16 @@
 """What the browser tests share besides fixtures: the site under test, the arena with its bot, the
-way to wait for a bot to come online, and where screenshots go."""
+real random bot as a process and the way to wait for a bot to come online, and where screenshots go."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import shutil
+import signal
 import subprocess
+import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +51,25 @@ async def wait_online(server: RunningServer, name: str, process: subprocess.Pope
             if process.poll() is not None:
                 raise RuntimeError(f"the bot process exited with {process.returncode}")
             await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def random_bot(server: RunningServer, name: str, token: str) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """The real random bot as its own process (``arbiter bot random --token``), online while the block
+    runs (the account ``name`` the token belongs to), stopped with SIGTERM after."""
+    arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
+    command = [arbiter, "bot", "random", "--server", server.url, "--token", token, "--workers", "1",
+               "--log-level", "warning"]  # fmt: skip
+    process = subprocess.Popen(command)
+    try:
+        await wait_online(server, name, process)
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
+        except TimeoutError:
+            process.kill()
 
 
 def screenshot_path(name: str) -> Path:

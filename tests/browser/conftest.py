@@ -10,18 +10,14 @@ it with apt), with a fresh temporary profile per launch. Page errors fail the te
 
 from __future__ import annotations
 
-import asyncio
 import os
-import shutil
-import signal
-import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from browser_arena import Arena, Site, wait_online
+from browser_arena import Arena, Site, random_bot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # the server suite's protocol client
 
@@ -59,19 +55,8 @@ async def site(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Site]:
 async def arena(site: Site) -> AsyncIterator[Arena]:
     """The site with the real random bot online, run as its own process: ``arbiter bot random``."""
     token = await site.store.add_player(BOT_NAME, "bot")
-    arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
-    command = [arbiter, "bot", BOT_NAME, "--server", site.server.url, "--token", token, "--workers", "1",
-               "--log-level", "warning"]  # fmt: skip
-    process = subprocess.Popen(command)
-    try:
-        await wait_online(site.server, BOT_NAME, process)
+    async with random_bot(site.server, BOT_NAME, token):
         yield Arena(site.server, site.store, BOT_NAME)
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
-        except TimeoutError:
-            process.kill()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

@@ -5,15 +5,10 @@ shows no form."""
 
 from __future__ import annotations
 
-import asyncio
-import shutil
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from browser_arena import Site, wait_online
+from browser_arena import Site, random_bot
 from guest import play_mnk_to_end, start_game
 
 from arbiter.server import ServerConfig, run_server
@@ -46,11 +41,7 @@ async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site
     assert await page.evaluate("navigator.clipboard.readText()") == token
     await page.wait_for_selector('#my-bots tr[data-bot="ann-bot"]')
 
-    arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
-    process = subprocess.Popen([arbiter, "bot", "random", "--server", site.server.url, "--token", token,
-                                "--workers", "1", "--log-level", "warning"])  # fmt: skip
-    try:
-        await wait_online(site.server, "ann-bot", process)
+    async with random_bot(site.server, "ann-bot", token):
         await page.click('a[data-nav="lobby"]')
         owner = page.locator('#bots li[data-player="ann-bot"] .owner')
         await owner.wait_for()
@@ -70,12 +61,6 @@ async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site
         assert (await page.inner_text("#player-name")).startswith("ann-bot")
         await page.click(f'#player-games [data-match="{match}"] a[href*="replay"]')
         await page.wait_for_url(f"**/#/replay/{match}*")
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
-        except TimeoutError:
-            process.kill()
 
     # Signing out in the page makes it a guest again; signing in brings the account back.
     await page.click('a[data-nav="account"]')

@@ -3,30 +3,17 @@ with a message when none does."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-
-BENCHMARK = Path(__file__).parents[2] / "benchmarks" / "engine_playouts.py"
-
-
-def load_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_playouts", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+from benchmark_scripts import load_benchmark
 
 
 def test_without_a_compiler_the_c_columns_are_skipped(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    benchmark = load_benchmark()
+    benchmark = load_benchmark("engine_playouts")
     monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no cc, no gcc
     benchmark.compare_with_c(["gomoku", "paper_soccer"], 0.01, 1)
     assert capsys.readouterr().out.strip() == "no C compiler (cc or gcc) on PATH: C baseline skipped"
@@ -35,7 +22,7 @@ def test_without_a_compiler_the_c_columns_are_skipped(
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
 @pytest.mark.parametrize(("game", "fewest", "most"), [("gomoku", 9, 225), ("soccer", 1, 400)])
 def test_the_c_baseline_builds_and_plays_whole_games(tmp_path: Path, game: str, fewest: int, most: int) -> None:
-    benchmark = load_benchmark()
+    benchmark = load_benchmark("engine_playouts")
     built = benchmark.build_c_baseline(str(tmp_path))
     assert built is not None
     tally = benchmark.Tally()

@@ -55,7 +55,8 @@ _STATUS = {
     "unavailable": HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
-Action = Callable[[ServerConnection, Request], Awaitable[Response]]
+# An action gets the request and the account its session cookie is signed in as (None: none).
+Action = Callable[[ServerConnection, Request, Player | None], Awaitable[Response]]
 
 
 class AccountRoutes:
@@ -84,10 +85,9 @@ class AccountRoutes:
         routes.add("/account/bots/revoke", self._guarded("POST", self._revoke))
 
     # --- the actions ------------------------------------------------------------------------------
-    async def _account(self, connection: ServerConnection, request: Request) -> Response:
+    async def _account(self, connection: ServerConnection, request: Request, player: Player | None) -> Response:
         """Who this browser is signed in as, its CSRF token, and the person's bots."""
         cookie = _cookies(request).get(SESSION_COOKIE)
-        player = await self.accounts.session(cookie)
         body: dict[str, Any] = {"registration": "open" if self.accounts.registration_open else "closed"}
         if player is not None and cookie is not None:
             bots = await self.accounts.store.bots_of(player.name)
@@ -99,7 +99,7 @@ class AccountRoutes:
         response.headers["Set-Cookie"] = self._cookie(CSRF_COOKIE, token, SESSION_DAYS * 86400)
         return _no_store(response)
 
-    async def _sign_up(self, connection: ServerConnection, request: Request) -> Response:
+    async def _sign_up(self, connection: ServerConnection, request: Request, _: Player | None) -> Response:
         name, password = _basic_credentials(request)
         try:
             signed_in = await self.accounts.sign_up(name, password)
@@ -108,11 +108,11 @@ class AccountRoutes:
         log.info("account created", extra={"player": signed_in.player.name})
         return self._signed_in(connection, signed_in, HTTPStatus.CREATED)
 
-    async def _sign_in(self, connection: ServerConnection, request: Request) -> Response:
+    async def _sign_in(self, connection: ServerConnection, request: Request, _: Player | None) -> Response:
         name, password = _basic_credentials(request)
         return self._signed_in(connection, await self.accounts.sign_in(name, password), HTTPStatus.OK)
 
-    async def _sign_out(self, connection: ServerConnection, request: Request) -> Response:
+    async def _sign_out(self, connection: ServerConnection, request: Request, _: Player | None) -> Response:
         cookie = _cookies(request).get(SESSION_COOKIE)
         if cookie:
             await self.accounts.sign_out(cookie)
@@ -120,8 +120,8 @@ class AccountRoutes:
         response.headers["Set-Cookie"] = self._cookie(SESSION_COOKIE, "", 0)
         return _no_store(response)
 
-    async def _password(self, connection: ServerConnection, request: Request) -> Response:
-        player = await self._signed_in_player(request)
+    async def _password(self, connection: ServerConnection, request: Request, player: Player | None) -> Response:
+        player = _required(player)
         name, current = _basic_credentials(request)
         if name.lower() != player.name.lower():
             raise AccountError("bad_request", "the credentials must be those of the signed-in account")
@@ -129,8 +129,8 @@ class AccountRoutes:
         signed_in = await self.accounts.change_password(player.name, current, new)
         return self._signed_in(connection, signed_in, HTTPStatus.OK)
 
-    async def _new_bot(self, connection: ServerConnection, request: Request) -> Response:
-        owner = await self._signed_in_player(request)
+    async def _new_bot(self, connection: ServerConnection, request: Request, player: Player | None) -> Response:
+        owner = _required(player)
         name = _bot_name(request)
         try:
             token = await self.accounts.create_bot(owner, name)
@@ -139,14 +139,14 @@ class AccountRoutes:
         log.info("bot created", extra={"player": name, "owner": owner.name})
         return _no_store(json_response(connection, HTTPStatus.CREATED, {"bot": name, "token": token}))
 
-    async def _rotate(self, connection: ServerConnection, request: Request) -> Response:
-        owner = await self._signed_in_player(request)
+    async def _rotate(self, connection: ServerConnection, request: Request, player: Player | None) -> Response:
+        owner = _required(player)
         name = _bot_name(request)
         token = await self.accounts.rotate_token(owner, name)
         return _no_store(json_response(connection, HTTPStatus.OK, {"bot": name, "token": token}))
 
-    async def _revoke(self, connection: ServerConnection, request: Request) -> Response:
-        owner = await self._signed_in_player(request)
+    async def _revoke(self, connection: ServerConnection, request: Request, player: Player | None) -> Response:
+        owner = _required(player)
         name = _bot_name(request)
         await self.accounts.revoke_bot(owner, name)
         return _no_store(json_response(connection, HTTPStatus.OK, {"bot": name, "revoked": True}))
@@ -157,11 +157,13 @@ class AccountRoutes:
             try:
                 if request.method != method:
                     raise AccountError("method", f"use {method} here")
+                cookie = _cookies(request).get(SESSION_COOKIE)
+                player = await self.accounts.session(cookie)  # read once per request
                 if method == "POST":
-                    await self._check_forgery(request)
+                    _check_forgery(request, cookie if player is not None else None)
                 if attempt and self.allow_attempt is not None and not self.allow_attempt(connection, request):
                     raise AccountError("rate_limited", "too many attempts from your address; wait a minute")
-                return await action(connection, request)
+                return await action(connection, request, player)
             except AccountError as error:
                 return _refusal(connection, error)
             except UnknownPlayer as exc:
@@ -172,29 +174,6 @@ class AccountRoutes:
 
         return route
 
-    async def _check_forgery(self, request: Request) -> None:
-        site = request.headers.get("Sec-Fetch-Site")
-        if site is not None and site not in ("same-origin", "none"):
-            raise AccountError("csrf", f"a {site} request cannot change an account")
-        origin = request.headers.get("Origin")
-        if origin is not None and urlsplit(origin).netloc.lower() != request.headers.get("Host", "").lower():
-            raise AccountError("csrf", "the request comes from another site")
-        sent = request.headers.get(CSRF_HEADER, "")
-        cookies = _cookies(request)
-        session = cookies.get(SESSION_COOKIE)
-        if session and await self.accounts.session(session) is not None:
-            expected = csrf_of(session)
-        else:
-            expected = cookies.get(CSRF_COOKIE, "")
-        if not sent or not expected or not hmac.compare_digest(sent.encode(), expected.encode()):
-            raise AccountError("csrf", f"missing or wrong {CSRF_HEADER}; reload the page")
-
-    async def _signed_in_player(self, request: Request) -> Player:
-        player = await self.accounts.session(_cookies(request).get(SESSION_COOKIE))
-        if player is None:
-            raise AccountError("signed_out", "sign in first")
-        return player
-
     def _signed_in(self, connection: ServerConnection, signed_in: SignedIn, status: HTTPStatus) -> Response:
         body = {"player": _describe(signed_in.player), "csrf": signed_in.csrf}
         response = json_response(connection, status, body)
@@ -204,6 +183,26 @@ class AccountRoutes:
     def _cookie(self, name: str, value: str, max_age: int) -> str:
         secure = "; Secure" if self.secure_cookies else ""
         return f"{name}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict{secure}"
+
+
+def _check_forgery(request: Request, session: str | None) -> None:
+    """AccountError(csrf) unless a POST comes from this site's own page: ``session`` is the valid
+    session cookie it carries (its token is expected), or None (the double-submit cookie is)."""
+    site = request.headers.get("Sec-Fetch-Site")
+    if site is not None and site not in ("same-origin", "none"):
+        raise AccountError("csrf", f"a {site} request cannot change an account")
+    if not same_origin(request):
+        raise AccountError("csrf", "the request comes from another site")
+    sent = request.headers.get(CSRF_HEADER, "")
+    expected = csrf_of(session) if session is not None else _cookies(request).get(CSRF_COOKIE, "")
+    if not sent or not expected or not hmac.compare_digest(sent.encode(), expected.encode()):
+        raise AccountError("csrf", f"missing or wrong {CSRF_HEADER}; reload the page")
+
+
+def _required(player: Player | None) -> Player:
+    if player is None:
+        raise AccountError("signed_out", "sign in first")
+    return player
 
 
 def session_cookie(request: Request) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from board_walks import random_walk
 from gomoku_solver import Position
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -92,19 +93,10 @@ def test_tracks_match_a_recount_through_moves_and_undos(shape, data) -> None:
     m, n, k, exact = shape
     board = Board(m, n, k, exact)
     fresh = board.s.copy()
-    played = 0
-    for _ in range(data.draw(st.integers(1, 40), label="steps")):
-        empty = [c for c in range(board.cells) if board.stone(c) == 0]
-        if played and (not empty or data.draw(st.integers(0, 3), label="undo?") == 0):
-            board.undo()
-            played -= 1
-        elif empty:
-            board.play(data.draw(st.sampled_from(empty), label="cell"))
-            played += 1
+    for _ in random_walk(board, data, 40):
         assert_consistent(board)
-    while played:
+    while board.stones:
         board.undo()
-        played -= 1
     assert_consistent(board)
     assert board.window_codes().tolist() == Board(m, n, k, exact).window_codes().tolist()
     assert int(board.s[S_HASH]) == int(fresh[S_HASH])

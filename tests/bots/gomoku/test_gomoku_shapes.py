@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+from board_walks import random_walk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -144,15 +145,7 @@ shapes = st.tuples(st.integers(5, 9), st.integers(5, 9), st.integers(4, 6), st.b
 @given(shape=shapes, data=st.data())
 def test_incremental_shapes_match_a_recount_after_moves_and_undos(shape, data) -> None:
     board = Board(*shape)
-    played = 0
-    for _ in range(data.draw(st.integers(1, 30), label="steps")):
-        empty = [c for c in range(board.cells) if board.stone(c) == 0]
-        if played and (not empty or data.draw(st.integers(0, 3), label="undo?") == 0):
-            board.undo()
-            played -= 1
-        elif empty:
-            board.play(data.draw(st.sampled_from(empty), label="cell"))
-            played += 1
+    for _ in random_walk(board, data, 30):
         codes, combos, sums = recount(board)
         assert board.line_codes().tolist() == codes
         assert board.combos().tolist() == combos
