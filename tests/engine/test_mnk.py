@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
-from arbiter.engine.base import STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, STATUS_WIN1
+from arbiter.engine.base import STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, STATUS_WIN1, State
 from arbiter.engine.perft import divide, game_outcomes, perft
 from arbiter.engine.reference import reference_state
 
@@ -241,3 +242,48 @@ def test_encode_decode_state_replays_the_position() -> None:
 def test_a_preset_accepts_its_own_fixed_values_in_any_spelling() -> None:
     assert create_game("tictactoe", {"m": "3", "k": 3}).params["m"] == 3
     assert create_game("qubic", {"n": "4"}).params["n"] == 4
+
+
+WIRE_VALUES = st.one_of(
+    st.lists(st.integers(-2, 6), min_size=2, max_size=2),
+    st.lists(st.integers(-2, 6), max_size=3),
+    st.tuples(st.integers(0, 4), st.integers(0, 4)),
+    st.lists(st.one_of(st.booleans(), st.text(max_size=1), st.floats(0, 4), st.none()), min_size=2, max_size=2),
+    st.integers(),
+    st.none(),
+)
+
+
+def general_play_wire(state: State, wire: object) -> list[int]:
+    """The base class's path, for comparison."""
+    move = state.game.decode_move(wire)
+    state.play(move)
+    return state.game.encode_move(move)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    prefix=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 3)), max_size=14),
+    wires=st.lists(WIRE_VALUES, max_size=6),
+)
+def test_the_servers_lean_move_path_agrees_with_the_general_one(prefix: list, wires: list) -> None:
+    """MnkState.play_wire (the server's one call per move) answers as decode + play + encode would:
+    the same wire value back, or the same error with the state unchanged; undo works after it."""
+    game = create_game("mnk", {"m": 5, "n": 4, "k": 3})
+    lean, general = game.new_state(), game.new_state()
+    for cell in prefix:
+        for state in (lean, general):
+            with contextlib.suppress(IllegalMove):
+                state.play(cell)
+    for wire in wires:
+        outcomes = []
+        for state, play in ((lean, type(lean).play_wire), (general, general_play_wire)):
+            try:
+                outcomes.append(("ok", play(state, wire)))
+            except (IllegalMove, MoveFormatError) as error:
+                outcomes.append((type(error).__name__, None))
+        assert outcomes[0] == outcomes[1]
+        assert np.array_equal(lean.s, general.s)
+    while lean.ply:
+        lean.undo()
+    assert not lean.s.any()

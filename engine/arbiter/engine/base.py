@@ -281,6 +281,16 @@ class State(ABC):
             raise
         self._move_plies.append(start)
 
+    def play_wire(self, wire: Any) -> list[int]:
+        """Decode a move as it came over the wire, play it, and return its canonical wire value.
+
+        The server's one engine call per move received: MoveFormatError or IllegalMove leave the
+        state as it was. Games whose moves are single cells override it with a leaner path.
+        """
+        move = self.game.decode_move(wire)
+        self.play(move)
+        return self.game.encode_move(move)
+
     def _check_and_play_actions(self, actions: list[int]) -> None:
         (action,) = actions
         if not self.is_legal_action(action):

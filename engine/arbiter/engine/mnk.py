@@ -11,6 +11,7 @@ State array after the common header: ``board[m*n]`` (0 empty, 1 first player, 2 
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -273,8 +274,13 @@ class MnkGame(Game):
     def new_state(self) -> MnkState:
         return MnkState(self, np.zeros(self.state_size, dtype=np.int64))
 
+    @cached_property
+    def shape(self) -> tuple[int, int]:
+        """(columns, rows): the bounds of a cell."""
+        return self.params["m"], self.params["n"]
+
     def decode_move(self, value: Any) -> Move:
-        return decode_cell(value, (self.params["m"], self.params["n"]))
+        return decode_cell(value, self.shape)
 
     def move_to_text(self, move: Move) -> str:
         x, y = move
@@ -315,6 +321,21 @@ class MnkState(State):
 
     def _play_action_unchecked(self, action: int) -> None:
         play(self.game.param_array, self.s, action)
+
+    def play_wire(self, wire: Any) -> list[int]:
+        """A legal cell takes a few comparisons and the kernel; anything else goes the general way,
+        which raises the error that fits."""
+        if type(wire) is list and len(wire) == 2:
+            x, y = wire
+            m, n = self.game.shape
+            if type(x) is int and type(y) is int and 0 <= x < m and 0 <= y < n:
+                s = self.s
+                action = y * m + x
+                if s[STATUS] == STATUS_ONGOING and s[HEADER + action] == 0:
+                    self._move_plies.append(int(s[PLY]))
+                    play(self.game.param_array, s, action)
+                    return [x, y]
+        return super().play_wire(wire)
 
     def _undo_action(self) -> None:
         undo(self.game.param_array, self.s)

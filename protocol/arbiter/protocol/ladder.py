@@ -18,7 +18,7 @@ from .server_messages import register as register_server
 MAX_LADDER_MATCHES = 100  # ladder matches one player may ask to play at once (the server's max_matches also holds)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class LadderJoin(Request):
     TYPE: ClassVar[str] = "ladder_join"
     game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
@@ -28,7 +28,7 @@ class LadderJoin(Request):
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class LadderLeave(Request):
     TYPE: ClassVar[str] = "ladder_leave"
     game: str = field(metadata=spec(NAME, "the game whose queue to leave; matches in progress go on"))
@@ -37,14 +37,14 @@ class LadderLeave(Request):
 POOL_DOC = "a rating pool of the game, e.g. `gomoku[exact=true]/rapid` (see `ladder_join`); absent: its ladder's"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Leaderboard(Request):
     TYPE: ClassVar[str] = "leaderboard"
     game: str = field(metadata=spec(NAME, "a game name from welcome.games"))
     pool: str | None = field(default=None, metadata=spec(optional(IDENT), POOL_DOC))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Crosstable(Request):
     TYPE: ClassVar[str] = "crosstable"
     game: str = field(metadata=spec(NAME, "a game name from welcome.games"))

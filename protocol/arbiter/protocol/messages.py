@@ -1,10 +1,12 @@
 """The message schema: every client message as a typed value, checked field by field.
 
-``parse(raw)`` turns a decoded map into one of the frozen dataclasses below or raises a
+``parse(raw)`` turns a decoded map into one of the dataclasses below or raises a
 ``ProtocolError`` (unknown_type, missing_field, bad_field, unknown_field) that echoes the
 request's ``id``. Each class names its wire ``type`` and gives each field a checker in its
 metadata; the table ``CLIENT_MESSAGES`` maps types to classes and ``register`` adds more (the
 ladder adds its own). Checks are plain functions over plain values: no reflection per message.
+The classes are not frozen (nothing changes a request once parsed): a frozen ``__init__`` costs
+twice as much, and the server parses every move it receives.
 
 What the server sends is typed in ``server_messages``.
 """
@@ -203,7 +205,7 @@ def spec(check: Checker, doc: str = "") -> dict[str, Any]:
 
 
 # --- client messages --------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Request:
     """Every client message may carry ``id``; replies and errors echo it as ``re``."""
 
@@ -220,7 +222,7 @@ class Request:
         return out
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Hello(Request):
     TYPE: ClassVar[str] = "hello"
     protocol: int = field(metadata=spec(integer(0, INT32), "the protocol version the client speaks: 1"))
@@ -248,27 +250,27 @@ class Hello(Request):
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Ping(Request):
     TYPE: ClassVar[str] = "ping"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Lobby(Request):
     TYPE: ClassVar[str] = "lobby"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Subscribe(Request):
     TYPE: ClassVar[str] = "subscribe"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Unsubscribe(Request):
     TYPE: ClassVar[str] = "unsubscribe"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Challenge(Request):
     TYPE: ClassVar[str] = "challenge"
     to: str | None = field(
@@ -290,32 +292,32 @@ class Challenge(Request):
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Accept(Request):
     TYPE: ClassVar[str] = "accept"
     challenge: str = field(metadata=spec(IDENT, "the challenge or seek id"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Decline(Request):
     TYPE: ClassVar[str] = "decline"
     challenge: str = field(metadata=spec(IDENT, "the challenge id (direct challenges only)"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Cancel(Request):
     TYPE: ClassVar[str] = "cancel"
     challenge: str = field(metadata=spec(IDENT, "the challenger's own challenge or seek id"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class MatchRequest(Request):
     """A request about one match."""
 
     match: str = field(metadata=spec(IDENT, "the match id"))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class MakeMove(MatchRequest):
     TYPE: ClassVar[str] = "move"
     ply: int = field(metadata=spec(PLY, "the index of this move in the match (0 for the first move)"))
@@ -329,7 +331,7 @@ class MakeMove(MatchRequest):
 RESIGN_CAUSES = ("crash", "timeout", "illegal_move", "protocol_error", "drain")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Resign(MatchRequest):
     TYPE: ClassVar[str] = "resign"
     cause: str | None = field(
@@ -341,37 +343,37 @@ class Resign(MatchRequest):
     )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Abort(MatchRequest):
     TYPE: ClassVar[str] = "abort"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class OfferDraw(MatchRequest):
     TYPE: ClassVar[str] = "offer_draw"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class AcceptDraw(MatchRequest):
     TYPE: ClassVar[str] = "accept_draw"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class DeclineDraw(MatchRequest):
     TYPE: ClassVar[str] = "decline_draw"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Spectate(MatchRequest):
     TYPE: ClassVar[str] = "spectate"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Unspectate(MatchRequest):
     TYPE: ClassVar[str] = "unspectate"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Sync(MatchRequest):
     TYPE: ClassVar[str] = "sync"
 
@@ -412,10 +414,9 @@ for _cls in (
 
 def parse(raw: dict[str, Any]) -> Request:
     """A decoded map (from codec.decode) as its typed message, or ProtocolError echoing its id."""
-    re = request_id_of(raw)
     schema = _SCHEMAS.get(raw["type"])
     if schema is None:
-        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {raw['type']!r}", re=re)
+        raise ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {raw['type']!r}", re=request_id_of(raw))
     checks = schema.checks
     values: dict[str, Any] = {}
     for key, value in raw.items():
@@ -423,14 +424,18 @@ def parse(raw: dict[str, Any]) -> Request:
             continue
         check = checks.get(key)
         if check is None:
-            raise ProtocolError(ErrorCode.UNKNOWN_FIELD, f"{schema.cls.TYPE} has no field {key!r}", re=re)
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_FIELD, f"{schema.cls.TYPE} has no field {key!r}", re=request_id_of(raw)
+            )
         try:
             values[key] = check(value)
         except FieldError as error:
-            raise ProtocolError(ErrorCode.BAD_FIELD, f"{schema.cls.TYPE}.{key} {error}", re=re) from None
-    missing = schema.required.difference(values)
-    if missing:
-        raise ProtocolError(ErrorCode.MISSING_FIELD, f"{schema.cls.TYPE} needs {', '.join(sorted(missing))}", re=re)
+            raise ProtocolError(
+                ErrorCode.BAD_FIELD, f"{schema.cls.TYPE}.{key} {error}", re=request_id_of(raw)
+            ) from None
+    if not schema.required <= values.keys():
+        missing = ", ".join(sorted(schema.required.difference(values)))
+        raise ProtocolError(ErrorCode.MISSING_FIELD, f"{schema.cls.TYPE} needs {missing}", re=request_id_of(raw))
     return schema.cls(**values)
 
 

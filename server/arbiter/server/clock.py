@@ -82,12 +82,15 @@ class FischerClock:
         color = self.running
         if color is None:
             raise RuntimeError("no clock is running")
-        elapsed = self._used(now)
-        self.remaining[color] -= elapsed
-        self.remaining[color] += self.increment
-        self.running = None
+        elapsed = now - self.turn_started - self.lag  # _used(now), inline: every move comes here
+        if elapsed < 0.0:
+            elapsed = 0.0
+        remaining = self.remaining
+        remaining[color] = remaining[color] - elapsed + self.increment
+        self.running = next_color
         if next_color is not None:
-            self.start(next_color, now, next_lag)
+            self.turn_started = now
+            self.lag = next_lag
         return elapsed
 
     def _used(self, now: float) -> float:
@@ -102,10 +105,12 @@ class FischerClock:
 
     def remaining_ms(self, now: float) -> list[int]:
         """Both remaining times in whole milliseconds at ``now`` (the running one counting down)."""
-        out = [int(self.remaining[0] * 1000), int(self.remaining[1] * 1000)]
-        if self.running is not None:
-            left = self.remaining[self.running] - self._used(now)
-            out[self.running] = max(0, int(left * 1000))
+        remaining = self.remaining
+        out = [int(remaining[0] * 1000), int(remaining[1] * 1000)]
+        running = self.running
+        if running is not None:
+            left = int((remaining[running] - self._used(now)) * 1000)
+            out[running] = left if left > 0 else 0
         return out
 
 

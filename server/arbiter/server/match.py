@@ -143,18 +143,15 @@ class Match:
             self.flag(now)
             raise MatchError(ErrorCode.MATCH_OVER, "the move arrived after your time ran out")
         try:
-            move = self.game.decode_move(wire)
-        except MoveFormatError as error:
-            raise MatchError(ErrorCode.BAD_MOVE, str(error)) from None
-        try:
-            self.state.play(move)
+            encoded = self.state.play_wire(wire)
         except MoveFormatError as error:
             raise MatchError(ErrorCode.BAD_MOVE, str(error)) from None
         except IllegalMove as error:
             raise MatchError(ErrorCode.ILLEGAL_MOVE, str(error)) from None
-        over = self.state.is_terminal
-        elapsed = self.clock.press(now, None if over else self.state.to_move, self.lag[self.state.to_move])
-        encoded = self.game.encode_move(move)
+        state = self.state
+        over = state.is_terminal
+        mover = None if over else state.to_move
+        elapsed = self.clock.press(now, mover, 0.0 if mover is None else self.lag[mover])
         self.moves.append(encoded)
         elapsed_ms = int(elapsed * 1000)
         self.elapsed_ms.append(elapsed_ms)

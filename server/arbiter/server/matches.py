@@ -209,7 +209,7 @@ class Matches:
         if match.over or match_id not in self.live:
             return live
         now = self.now()
-        self._credit_lag(live)
+        self._credit_lag(live, 0, 1)
         match.start(now)
         live.announced = True
         for listener in self.live_listeners:
@@ -301,7 +301,7 @@ class Matches:
         color = live.color_of(session.player)
         if color is None:
             raise ProtocolError(ErrorCode.NOT_A_PLAYER, "only the match's players may move")
-        self._credit_lag(live)
+        self._credit_lag(live, 1 - color)  # moves alternate: the opponent's clock is the next to start
         try:
             played = live.match.play(color, msg.ply, msg.move, self.now())
         except MatchError as error:
@@ -318,12 +318,16 @@ class Matches:
             "clocks": played.clocks_ms,
             "elapsed_ms": played.elapsed_ms,
         }
-        live.infos.append(msg.info)
-        if msg.info is not None and "fallback" in msg.info:
-            self.metrics.fallbacks.labels(live.players[color].name, msg.info["fallback"]).inc()
-        # The analysis is for spectators; the opponent sees it after the game, in the record.
-        frames = (encode(moved),) if msg.info is None else (encode(moved), encode({**moved, "info": msg.info}))
-        record = MoveRecord(played.ply, played.move, played.elapsed_ms, msg.info)
+        info = msg.info
+        live.infos.append(info)
+        if info is None:
+            frames: tuple[bytes, ...] = (encode(moved),)
+        else:
+            if "fallback" in info:
+                self.metrics.fallbacks.labels(live.players[color].name, info["fallback"]).inc()
+            # The analysis is for spectators; the opponent sees it after the game, in the record.
+            frames = (encode(moved), encode({**moved, "info": info}))
+        record = MoveRecord(played.ply, played.move, played.elapsed_ms, info)
         if self.move_journal is None:
             live.broadcast(*frames)
         else:
@@ -551,12 +555,14 @@ class Matches:
         if deadline is not None:
             live.alarm.set(deadline)
 
-    def _credit_lag(self, live: LiveMatch) -> None:
-        """Each player's network allowance for its next turn: its round trip, up to the server's bound."""
+    def _credit_lag(self, live: LiveMatch, *colors: int) -> None:
+        """The network allowance of each of ``colors`` for its next turn: its round trip, up to the server's bound."""
         bound = self.config.max_lag_credit_ms / 1000
-        for color, player in enumerate(live.players):
-            rtt = player.session.latency if player.session is not None else 0.0
-            live.match.lag[color] = min(max(rtt, 0.0), bound)
+        lag = live.match.lag
+        for color in colors:
+            session = live.players[color].session
+            rtt = 0.0 if session is None else session.latency
+            lag[color] = bound if rtt > bound else rtt if rtt > 0.0 else 0.0
 
     def _on_flag(self, live: LiveMatch) -> None:
         if live.match.flag(self.now()) is not None:

@@ -148,7 +148,7 @@ class GameStart:
         return label(self.players[0], self.levels[0]), label(self.players[1], self.levels[1])
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: built on every move, and a frozen __init__ costs twice as much
 class MoveRecord:
     ply: int  # 0-based index of the move in the game
     move: Any  # the wire value
