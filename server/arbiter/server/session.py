@@ -29,6 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MatchRequest, Request, parse
+from arbiter.protocol.move_frames import decode_move_frame
 
 from .account_routes import same_origin, session_cookie
 from .client_address import ClientAddress
@@ -173,9 +174,12 @@ class Session:
         if verdict is not Verdict.ALLOW:
             self._over_limit(verdict)
             return None
-        request = None
+        request: Request | None = None
         try:
-            request = parse(decode(frame, max_bytes=self.max_frame_bytes))
+            if type(frame) is bytes and len(frame) <= self.max_frame_bytes:
+                request = decode_move_frame(frame)  # most frames are moves: checked in one C call
+            if request is None:
+                request = parse(decode(frame, max_bytes=self.max_frame_bytes))
             handler = self.hub.handlers.get(type(request))
             if handler is None:
                 raise ProtocolError(ErrorCode.ALREADY_GREETED, "hello was already accepted on this connection")

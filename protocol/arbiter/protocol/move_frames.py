@@ -1,0 +1,51 @@
+"""The common move frame decoded and checked in one C call: the server's fast path for ``move``.
+
+A server spends most of its time on ``move`` frames. ``codec.decode`` then ``messages.parse``
+check one in Python, field by field (about 3 µs); msgspec decodes the same frame straight into a
+typed struct whose constraints are the schema's (about 0.6 µs). It only ever accepts: any frame it
+does not take (another type, a bad field, a frame msgspec reads differently) gives None, and the
+caller goes the general way, which accepts it or answers with the precise error code. So this path
+can only make a valid move cheaper, never change what is valid; tests/protocol/test_move_frames.py
+checks that it agrees with the general path on generated frames, valid and not.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+from .codec import MAX_ARRAY_LEN
+from .messages import INT32, MAX_ID_LEN, FieldError, MakeMove, analysis
+
+_Int32 = Annotated[int, msgspec.Meta(ge=-INT32, le=INT32)]
+
+
+class _MoveFrame(msgspec.Struct, tag_field="type", tag="move", forbid_unknown_fields=True):
+    """MakeMove's fields with its checkers' bounds (messages.py: IDENT, PLY, wire_move, request_id)."""
+
+    match: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+    ply: Annotated[int, msgspec.Meta(ge=0, le=INT32)]
+    move: Annotated[list[_Int32 | Annotated[list[_Int32], msgspec.Meta(max_length=MAX_ARRAY_LEN)]],
+                    msgspec.Meta(max_length=MAX_ARRAY_LEN)]  # fmt: skip
+    id: int | Annotated[str, msgspec.Meta(max_length=MAX_ID_LEN)] | msgspec.UnsetType = msgspec.UNSET  # nil is refused
+    info: dict[str, Any] | None = None  # checked by messages.analysis, as parse does
+
+
+_decoder = msgspec.msgpack.Decoder(_MoveFrame)
+
+
+def decode_move_frame(frame: bytes) -> MakeMove | None:
+    """The frame as a MakeMove when it is a valid move; None for anything else (the general path decides)."""
+    try:
+        decoded = _decoder.decode(frame)
+    except (msgspec.MsgspecError, ValueError, TypeError, RecursionError):  # bad UTF-8 is a ValueError
+        return None
+    info = decoded.info
+    if info is not None:
+        try:
+            analysis(info)
+        except FieldError:
+            return None
+    rid = None if decoded.id is msgspec.UNSET else decoded.id
+    return MakeMove(id=rid, match=decoded.match, ply=decoded.ply, move=decoded.move, info=info)
