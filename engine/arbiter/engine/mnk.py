@@ -117,6 +117,18 @@ def play(p, s, cell):
 
 
 @njit(cache=True)
+def play_if_legal(p, s, cell):
+    """``play`` when ``cell`` is empty and the game goes on: the ply before it; else -1, nothing changed.
+
+    The server's move in one kernel call, instead of reading the status and the cell from Python."""
+    if s[STATUS] != STATUS_ONGOING or s[HEADER + cell] != 0:
+        return -1
+    ply = s[PLY]
+    play(p, s, cell)
+    return ply
+
+
+@njit(cache=True)
 def undo(p, s):
     """Take back the last stone."""
     size = p[0] * p[1]
@@ -329,11 +341,9 @@ class MnkState(State):
             x, y = wire
             m, n = self.game.shape
             if type(x) is int and type(y) is int and 0 <= x < m and 0 <= y < n:
-                s = self.s
-                action = y * m + x
-                if s[STATUS] == STATUS_ONGOING and s[HEADER + action] == 0:
-                    self._move_plies.append(int(s[PLY]))
-                    play(self.game.param_array, s, action)
+                ply = play_if_legal(self.game.param_array, self.s, y * m + x)
+                if ply >= 0:
+                    self._move_plies.append(ply)
                     return [x, y]
         return super().play_wire(wire)
 

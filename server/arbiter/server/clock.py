@@ -105,11 +105,11 @@ class FischerClock:
 
     def remaining_ms(self, now: float) -> list[int]:
         """Both remaining times in whole milliseconds at ``now`` (the running one counting down)."""
-        remaining = self.remaining
+        remaining, running = self.remaining, self.running
         out = [int(remaining[0] * 1000), int(remaining[1] * 1000)]
-        running = self.running
         if running is not None:
-            left = int((remaining[running] - self._used(now)) * 1000)
+            used = now - self.turn_started - self.lag  # _used(now), inline: every move comes here
+            left = int((remaining[running] - (used if used > 0.0 else 0.0)) * 1000)
             out[running] = left if left > 0 else 0
         return out
 
