@@ -45,6 +45,7 @@ from .web_routes import WebClient
 
 log = logging.getLogger("arbiter.server")
 SIGN_IN_ATTEMPTS_PER_MINUTE = 10  # per client address: sign-ins, sign-ups and password changes together
+GC_YOUNG_THRESHOLD = 20_000  # allocations between young collections (Python's default: 700)
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,10 @@ async def run_server(
     # of the collector's full passes, each of which would otherwise stall every match for ~100 ms.
     gc.collect()
     gc.freeze()
+    # Each move leaves a few small objects alive (its record, its wire value) and websockets makes
+    # some per frame: at the default threshold (700) the young collections cost about 1.5 µs a move
+    # (benchmarks/server_load.py), at 20,000 a tenth of that, for a few MiB more of young objects.
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
 
     websocket_server = await serve(
         handler,
