@@ -12,7 +12,9 @@ each new stone, so finding a win or a block costs about as much as the line chec
 anyway; on m,n,k boards the lines are bit masks, and a line's winning cells a few shifts and ands.
 Paper soccer reads the ball from its state. Any other game (vanishing tic-tac-toe, games added
 later) uses a generic version written only against ``ops``: it costs one scan of the legal
-actions per ply, fine for small boards.
+actions per ply, fine for small boards. Random picks come from ``arbiter.engine.fastrandom``: one
+seed from ``np.random`` per playout (so ``seed_random`` still makes a search reproducible), then a
+stream kept in a register.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from arbiter.engine.base import (
     TO_MOVE,
     Game,
 )
+from arbiter.engine.fastrandom import below, seed_from_numpy
 
 # Paper soccer step weights by how a step moves the ball along the field, for the attacker:
 # forwards, sideways, backwards. A bias, not a rule: backward steps still happen.
@@ -280,6 +283,7 @@ def mnk_light_playout(p, s, scratch):
         if stones[colour] >= k - 1:  # a winning cell needs k-1 own stones in its line
             _all_wins(masks, lines, threats, counts, runs, m, n, k, exact, colour)
     stone = s[TO_MOVE] + 1
+    rng = seed_from_numpy()
     while count > 0:
         colour = stone - 1
         if counts[colour] > 0 and (not exact or _first_win(board, threats, counts, m, n, k, exact, colour) >= 0):
@@ -291,7 +295,8 @@ def mnk_light_playout(p, s, scratch):
             y = cell // m
             code = (y << CODE_SHIFT) | (cell - y * m)
         else:
-            code = empties[np.random.randint(0, count)]
+            rng, pick = below(rng, count)
+            code = empties[pick]
         last = empties[count - 1]  # take the cell out of the empty list: swap with the last
         empties[where[code]] = last
         where[last] = where[code]
@@ -420,6 +425,7 @@ def cube_light_playout(p, s, scratch):
         if v != 0 and stones[v - 1] >= n - 1:
             _cube_threats(board, n, cell, v, threats, counts, size)
     stone = s[TO_MOVE] + 1
+    rng = seed_from_numpy()
     while count > 0:
         colour = stone - 1
         if _winning_cell(board, colour, threats, counts, size) >= 0:
@@ -428,7 +434,8 @@ def cube_light_playout(p, s, scratch):
             return stone
         cell = _winning_cell(board, 1 - colour, threats, counts, size)
         if cell < 0:
-            cell = empties[np.random.randint(0, count)]
+            rng, pick = below(rng, count)
+            cell = empties[pick]
         last = empties[count - 1]
         empties[where[cell]] = last
         where[last] = where[cell]
@@ -452,6 +459,7 @@ def soccer_light_playout(p, s, scratch):
     columns = p[0] + 1
     length = p[1]
     weights = scratch[:8]
+    rng = seed_from_numpy()
     while s[STATUS] == STATUS_ONGOING:
         player = s[TO_MOVE]
         ball = s[paper_soccer.BALL]
@@ -484,7 +492,7 @@ def soccer_light_playout(p, s, scratch):
         if total == 0:
             paper_soccer.play(p, s, fallback)  # every step loses: take one
             continue
-        pick = np.random.randint(0, total)
+        rng, pick = below(rng, total)
         for d in range(8):
             if pick < weights[d]:
                 paper_soccer.play(p, s, d)
@@ -521,6 +529,7 @@ def generic_light_playout(gid, p, s, scratch):
     mine = scratch[:size]
     theirs = scratch[size:]
     known_no_win = False
+    rng = seed_from_numpy()
     while s[STATUS] == STATUS_ONGOING:
         player = s[TO_MOVE]
         count = ops.legal(gid, p, s, mine)
@@ -530,7 +539,8 @@ def generic_light_playout(gid, p, s, scratch):
                 ops.play(gid, p, s, win)
                 return s[STATUS]
         known_no_win = False
-        pick = mine[np.random.randint(0, count)]
+        rng, pick = below(rng, count)
+        pick = mine[pick]
         ops.play(gid, p, s, pick)
         if s[STATUS] != STATUS_ONGOING or s[TO_MOVE] == player:
             continue
