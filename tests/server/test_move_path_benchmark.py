@@ -1,0 +1,11 @@
+"""benchmarks/move_path.py plays a whole match through a real hub: every move accepted and sent to both players."""
+
+from __future__ import annotations
+
+from benchmark_scripts import load_benchmark
+
+
+async def test_the_move_path_benchmark_plays_every_move_to_both_players() -> None:
+    benchmark = load_benchmark("move_path")
+    assert await benchmark.arbiter_run() > 0  # asserts inside that no move was refused
+    assert benchmark.relay_run() > 0
