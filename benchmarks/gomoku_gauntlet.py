@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import math
 import random
+import re
 import statistics
 import sys
 import time
@@ -57,6 +58,8 @@ from arbiter.engine import Game, IllegalMove, Move, create_game
 JUDGE_NODES = 5_000  # our bot's search when it judges an opening: ~30 ms, scores steady by then
 MAX_DRAWS = 50  # random openings drawn per opening kept before the balance is called too tight
 SETUP_SECONDS = 10.0  # START, RESTART and the warm-up search
+# An engine's report of the nodes it searched: "nodes 1234", "Node 305K" (Rapfi), "nodes=1.2M".
+NODES_REPORT = re.compile(r"\bnodes?\s*[=:]?\s*(\d+(?:\.\d+)?)([KM]?)\b", re.IGNORECASE)
 
 
 # --- openings ---------------------------------------------------------------------------------
@@ -128,8 +131,8 @@ class Engine:
         process.known = []
         self.process = process
 
-    async def move(self, moves: list[Any], limits: Limits) -> tuple[Any, dict[str, Any]]:
-        """The engine's move in the position ``moves``, with its analysis (depth, nodes… when it says)."""
+    async def move(self, moves: list[Any], limits: Limits) -> tuple[Any, int | None]:
+        """The engine's move in the position ``moves``, and the nodes it says it searched (or None)."""
         assert self.process is not None
         info = [
             f"INFO timeout_turn {max(1, min(round(limits.engine_seconds * 1000), MAX_MATCH_MS))}",
@@ -144,11 +147,20 @@ class Engine:
         line = await self.process.answer(deadline, expect="move", resend=commands[len(info) :])
         move = [int(part) for part in line.split(",")]
         self.process.known = [*moves, move]
-        return move, self.process.analysis()
+        return move, reported_nodes(self.process.messages)
 
     async def close(self) -> None:
         if self.process is not None:
             await self.process.close()
+
+
+def reported_nodes(messages: Sequence[str]) -> int | None:
+    """The node count in the last MESSAGE line that gives one, K and M read as thousands and millions."""
+    for message in reversed(messages):
+        found = NODES_REPORT.search(message)
+        if found:
+            return round(float(found[1]) * {"": 1, "K": 1e3, "M": 1e6}[found[2].upper()])
+    return None
 
 
 # --- games ------------------------------------------------------------------------------------
@@ -202,12 +214,12 @@ async def play_game(
                 return GameRecord(bot_first, 0.0, "bot time", state.ply)
         else:
             try:
-                move, analysis = await engine.move(moves, limits)
+                move, nodes = await engine.move(moves, limits)
             except GiveUp as error:
                 return GameRecord(bot_first, 1.0, error.cause, state.ply)
             tally.engine_seconds.append(time.monotonic() - began)
-            if "nodes" in analysis:
-                tally.engine_nodes.append(analysis["nodes"])
+            if nodes is not None:
+                tally.engine_nodes.append(nodes)
         try:
             state.play(game.decode_move(move))
         except ValueError as error:  # IllegalMove, or no cell of this board
@@ -223,13 +235,15 @@ async def play_game(
 async def run_gauntlet(
     game: Game, bot: Contender, engine: Engine, openings: list[list[Move]], limits: Limits, seed: int
 ) -> Gauntlet:
-    """Every opening twice, our bot first then second."""
+    """Every opening twice, our bot first then second (the running count on stderr after each pair)."""
     tally = Gauntlet()
     for index, opening in enumerate(openings):
         for bot_first in (True, False):
             game_seed = seed * 100_003 + index * 2 + int(not bot_first)
             record = await play_game(game, bot, engine, opening, bot_first, limits, game_seed, tally)
             tally.games.append(record)
+        wins, draws, losses = tally.count()
+        print(f"  pair {index + 1}/{len(openings)}: W{wins} D{draws} L{losses}", file=sys.stderr, flush=True)
     return tally
 
 

@@ -72,3 +72,10 @@ def test_the_even_point_is_read_off_the_curve_in_log_nodes() -> None:
     assert gauntlet.even_nodes([(10_000, 0.4), (1000, 0.6), (3000, 0.5)]) == 3000
     assert gauntlet.even_nodes([(1000, 0.8), (3000, 0.6)]) is None
     assert gauntlet.even_nodes([(1000, 0.6), (3000, 0.4), (10_000, 0.6)]) == pytest.approx(math.sqrt(3000 * 1000))
+
+
+def test_the_nodes_an_engine_reports_are_read_from_its_messages() -> None:
+    assert gauntlet.reported_nodes(["Speed 648K | Depth 16-32 | Eval -101 | Node 305K | Time 472ms"]) == 305_000
+    assert gauntlet.reported_nodes(["depth 4 nodes 223 score 10", "Bestline G8 H10"]) == 223
+    assert gauntlet.reported_nodes(["nodes=1.5M"]) == 1_500_000
+    assert gauntlet.reported_nodes(["Bestline G8 H10"]) is None
