@@ -105,13 +105,20 @@ class Engine:
         self.spawned = 0
 
     async def new_game(self) -> None:
+        """An empty board: RESTART, or a new process when the last one died or refused."""
         if self.process is not None and self.process.alive:
-            await self.process.send("RESTART")
-            if (await self.process.answer(time.monotonic() + SETUP_SECONDS, expect="ok")).upper() == "OK":
-                self.process.known = []
-                return
+            try:
+                await self.process.send("RESTART")
+                if (await self.process.answer(time.monotonic() + SETUP_SECONDS, expect="ok")).upper() == "OK":
+                    self.process.known = []
+                    return
+            except GiveUp:
+                pass
             await self.process.kill()
-        await self._spawn()
+        try:
+            await self._spawn()
+        except GiveUp as error:
+            raise SystemExit(f"the engine failed before a game: {error}") from None
 
     async def _spawn(self) -> None:
         process = await EngineProcess.spawn(self.argv)

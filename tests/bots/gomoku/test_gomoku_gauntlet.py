@@ -8,6 +8,7 @@ import asyncio
 import math
 import re
 import sys
+from pathlib import Path
 
 import pytest
 from benchmark_scripts import load_benchmark
@@ -21,6 +22,7 @@ pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]  # the opponent is 
 gauntlet = load_benchmark("gomoku_gauntlet")
 ENGINE = [sys.executable, "-m", "arbiter.cli", "pbrain", "gomoku", "--level", "2"]
 BOT = "level=3:nodes=300"  # quick, and bounded by nodes rather than the clock
+FAULTY = Path(__file__).resolve().parents[1] / "pbrain_engines" / "threat_engine.py"
 
 
 def test_games_alternate_colours_over_balanced_openings() -> None:
@@ -42,6 +44,34 @@ def test_games_alternate_colours_over_balanced_openings() -> None:
     assert all(record.ending == "five" and record.plies > 3 for record in tally.games)
     assert engine.spawned == 1  # one engine, RESTARTed between games
     assert re.search(r" 4 games  W\d+\s+D\d+\s+L\d+\s+score .*\[95% \d+\.\d%-\d+\.\d%\]", gauntlet.report("x", tally))
+
+
+@pytest.mark.parametrize(
+    ("fault", "ending"),
+    [
+        ("--hang-at", "timeout"),
+        ("--crash-at", "crash"),
+        ("--occupied-at", "illegal_move"),
+        ("--garbage-at", "protocol_error"),
+    ],
+)
+def test_an_engine_that_fails_forfeits_and_is_replaced(fault: str, ending: str) -> None:
+    game = create_game("gomoku")
+    engine = gauntlet.Engine([sys.executable, str(FAULTY), fault, "2"], game, [])
+    limits = gauntlet.Limits(bot_seconds=2.0, engine_seconds=0.2, grace=0.3)
+    openings = gauntlet.balanced_openings(game, 1, seed=5, balance=300)
+
+    async def run() -> object:
+        try:
+            bot = Contender("bot", GomokuBrain(3, nodes=300), 2.0)
+            return await gauntlet.run_gauntlet(game, bot, engine, openings, limits, seed=5)
+        finally:
+            await engine.close()
+
+    tally = asyncio.run(run())
+    assert [(record.result, record.ending) for record in tally.games] == [(1.0, ending)] * 2
+    assert f"engine {2 if ending == 'timeout' else 0}" in gauntlet.report("x", tally)
+    assert engine.spawned == (2 if ending in ("timeout", "crash") else 1)  # a dead engine is replaced
 
 
 def test_the_script_prints_the_score_its_interval_and_the_even_point(capsys: pytest.CaptureFixture[str]) -> None:
