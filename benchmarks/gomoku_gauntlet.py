@@ -185,6 +185,7 @@ class Gauntlet:
 
     games: list[GameRecord] = field(default_factory=list)
     bot_seconds: list[float] = field(default_factory=list)
+    bot_nodes: list[int] = field(default_factory=list)
     engine_seconds: list[float] = field(default_factory=list)
     engine_nodes: list[int] = field(default_factory=list)
 
@@ -214,9 +215,12 @@ async def play_game(
         if state.to_move == bot_side:
             request = ThinkRequest(f"gauntlet-{seed}", game.name, dict(game.params), moves, bot.budget,
                                    seed=seed * 2 + bot_side, options=bot.options)  # fmt: skip
-            move = bot.brain.think(request).move
+            result = bot.brain.think(request)
+            move = result.move
             took = time.monotonic() - began
             tally.bot_seconds.append(took)
+            if "nodes" in result.info:
+                tally.bot_nodes.append(result.info["nodes"])
             if took > limits.bot_seconds + limits.grace:
                 return GameRecord(bot_first, 0.0, "bot time", state.ply)
         else:
@@ -274,7 +278,11 @@ def report(label: str, tally: Gauntlet) -> str:
     w1, d1, l1 = tally.count(True)
     w2, d2, l2 = tally.count(False)
     endings = Counter(record.ending for record in tally.games)
-    nodes = f", engine {statistics.mean(tally.engine_nodes):,.0f} nodes a move" if tally.engine_nodes else ""
+    nodes = "".join(
+        f", {side} {statistics.mean(counts):,.0f} nodes a move"
+        for side, counts in (("bot", tally.bot_nodes), ("engine", tally.engine_nodes))
+        if counts
+    )
     return (
         f"{label:<14} {len(tally.games):>4} games  {score_text(*tally.count())}  "
         f"(first W/D/L {w1}/{d1}/{l1}, second {w2}/{d2}/{l2}; "
