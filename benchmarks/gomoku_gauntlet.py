@@ -1,0 +1,358 @@
+"""Gomoku gauntlet: our bot against an outside Gomocup (pbrain) engine, from balanced openings, both colours.
+
+    python benchmarks/gomoku_gauntlet.py --pairs 50 --time 0.5 -- /work/engines/pbrain-rapfi
+    python benchmarks/gomoku_gauntlet.py --pairs 20 --node-limits 1000,3000,10000,30000 -- ENGINE [ARGS…]
+    python benchmarks/gomoku_gauntlet.py --bot level=3 --pairs 2 -- arbiter pbrain gomoku --level 2
+
+The engine is any executable speaking the Gomocup protocol, written after ``--``. Our side is a
+player spec of benchmarks/gomoku_strength.py (``level=N[:depth=D][:nodes=N][:time=S]``, or a
+previous version ``PYTHON:level=N``), given ``--time`` seconds a move. The engine gets INFO
+timeout_turn of ``--engine-time`` (default ``--time``), no match clock, and the rule of the game
+(INFO rule 0: free style on ``gomoku``); with ``--node-limits a,b,c`` it is also held to that
+many nodes a move by INFO MAX_NODE (the Yixin-Board extension that Rapfi and Yixin honour; an
+engine without it ignores the line and plays to its time), one series per limit, and the node
+limit at which we are even is read off the score curve (linear in log nodes between the two
+limits where the score crosses 50%).
+
+Openings: three random stones, each beside the last (arbiter.bots.gomoku.arena.random_opening,
+seeded by ``--seed``), kept only when our bot, searching ``JUDGE_NODES`` nodes, scores the position
+within ``--balance`` centipawns of even; each is played twice, our bot taking the first player's
+side first, then the second's. A side that takes longer than its time a move plus ``--grace``
+loses on time; an engine that crashes, hangs or answers an illegal move forfeits the game.
+
+The engine is spoken to over pipes by the pbrain bridge's own process layer
+(arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
+plays it on a server, without the server in between: a node limit is not something a server
+match carries, and the gauntlet wants the engine's own answer time, not a websocket's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import random
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gomoku_strength import make_player
+from strength_report import score_interval, score_text
+
+from arbiter.bots.brain import ThinkRequest
+from arbiter.bots.bridge.engines import MAX_MATCH_MS, position_commands, rule_of
+from arbiter.bots.bridge.process import EngineProcess
+from arbiter.bots.client.deciding import GiveUp
+from arbiter.bots.gomoku.arena import Contender, random_opening
+from arbiter.bots.gomoku.brain import GomokuBrain
+from arbiter.engine import Game, IllegalMove, Move, create_game
+
+JUDGE_NODES = 5_000  # our bot's search when it judges an opening: ~30 ms, scores steady by then
+MAX_DRAWS = 50  # random openings drawn per opening kept before the balance is called too tight
+SETUP_SECONDS = 10.0  # START, RESTART and the warm-up search
+# An engine's report of the nodes it searched: "nodes 1234", "Node 305K" (Rapfi), "nodes=1.2M".
+NODES_REPORT = re.compile(r"\bnodes?\s*[=:]?\s*(\d+(?:\.\d+)?)([KM]?)\b", re.IGNORECASE)
+
+
+# --- openings ---------------------------------------------------------------------------------
+def balanced_openings(game: Game, count: int, seed: int, balance: int) -> list[list[Move]]:
+    """``count`` distinct three-stone openings whose score (side to move) lies within ``balance``."""
+    judge = GomokuBrain(nodes=JUDGE_NODES)
+    rng = random.Random(seed)
+    kept: list[list[Move]] = []
+    for _ in range(count * MAX_DRAWS):
+        opening = random_opening(game, 3, rng)
+        if opening in kept:
+            continue
+        moves = [game.encode_move(move) for move in opening]
+        score = judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"]
+        if abs(score) <= balance:
+            kept.append(opening)
+            if len(kept) == count:
+                return kept
+    raise SystemExit(f"only {len(kept)} of {count} openings within {balance} cp: widen --balance")
+
+
+# --- the engine -------------------------------------------------------------------------------
+@dataclass
+class Limits:
+    """What each side gets a move: seconds (ours, the engine's), the grace past them, the engine's nodes."""
+
+    bot_seconds: float
+    engine_seconds: float
+    grace: float
+    engine_nodes: int = 0  # 0: no INFO MAX_NODE
+
+
+class Engine:
+    """One pbrain engine process for the whole gauntlet: STARTed and warmed once, RESTARTed per game,
+    replaced when it died (a crash, or a kill after a timeout)."""
+
+    def __init__(self, argv: Sequence[str], game: Game, setup: Sequence[str]) -> None:
+        self.argv = list(argv)
+        self.game = game
+        self.setup = list(setup)  # INFO lines sent once after START
+        self.process: EngineProcess | None = None
+        self.about = ""
+        self.spawned = 0
+
+    async def new_game(self) -> None:
+        """An empty board: RESTART, or a new process when the last one died or refused."""
+        if self.process is not None and self.process.alive:
+            try:
+                await self.process.send("RESTART")
+                if (await self.process.answer(time.monotonic() + SETUP_SECONDS, expect="ok")).upper() == "OK":
+                    self.process.known = []
+                    return
+            except GiveUp:
+                pass
+            await self.process.kill()
+        try:
+            await self._spawn()
+        except GiveUp as error:
+            raise SystemExit(f"the engine failed before a game: {error}") from None
+
+    async def _spawn(self) -> None:
+        process = await EngineProcess.spawn(self.argv)
+        self.spawned += 1
+        deadline = time.monotonic() + SETUP_SECONDS
+        await process.send("ABOUT")
+        self.about = await process.answer(deadline, expect="line")
+        m, n = self.game.params["m"], self.game.params["n"]
+        await process.send(f"START {m}" if m == n else f"RECTSTART {m},{n}")
+        if (await process.answer(deadline, expect="ok")).upper() != "OK":
+            raise SystemExit(f"{self.argv[0]} refuses a {m}x{n} board")
+        # One short search before any game: hash tables allocated, code paged in.
+        await process.send(*self.setup, "INFO timeout_turn 200", f"INFO rule {rule_of(self.game.params)}", "BEGIN")
+        await process.answer(time.monotonic() + SETUP_SECONDS, expect="move")
+        await process.send("RESTART")
+        await process.answer(time.monotonic() + SETUP_SECONDS, expect="ok")
+        process.known = []
+        self.process = process
+
+    async def move(self, moves: list[Any], limits: Limits) -> tuple[Any, int | None]:
+        """The engine's move in the position ``moves``, and the nodes it says it searched (or None)."""
+        assert self.process is not None
+        info = [
+            f"INFO timeout_turn {max(1, min(round(limits.engine_seconds * 1000), MAX_MATCH_MS))}",
+            "INFO timeout_match 0",
+            f"INFO rule {rule_of(self.game.params)}",
+        ]
+        if limits.engine_nodes:
+            info.append(f"INFO MAX_NODE {limits.engine_nodes}")
+        commands = [*info, *position_commands(self.process.known, moves)]
+        deadline = time.monotonic() + limits.engine_seconds + limits.grace
+        await self.process.send(*commands)
+        line = await self.process.answer(deadline, expect="move", resend=commands[len(info) :])
+        move = [int(part) for part in line.split(",")]
+        self.process.known = [*moves, move]
+        return move, reported_nodes(self.process.messages)
+
+    async def close(self) -> None:
+        if self.process is not None:
+            await self.process.close()
+
+
+def reported_nodes(messages: Sequence[str]) -> int | None:
+    """The node count in the last MESSAGE line that gives one, K and M read as thousands and millions."""
+    for message in reversed(messages):
+        found = NODES_REPORT.search(message)
+        if found:
+            return round(float(found[1]) * {"": 1, "K": 1e3, "M": 1e6}[found[2].upper()])
+    return None
+
+
+# --- games ------------------------------------------------------------------------------------
+@dataclass
+class GameRecord:
+    bot_first: bool
+    result: float  # our points: 1, 0.5 or 0
+    ending: str  # "five", "full board", "bot time", or the engine's failure (timeout, crash, illegal_move…)
+    plies: int
+
+
+@dataclass
+class Gauntlet:
+    """One series: its games in order, our think times, the engine's reported analyses."""
+
+    games: list[GameRecord] = field(default_factory=list)
+    bot_seconds: list[float] = field(default_factory=list)
+    bot_nodes: list[int] = field(default_factory=list)
+    engine_seconds: list[float] = field(default_factory=list)
+    engine_nodes: list[int] = field(default_factory=list)
+
+    def count(self, bot_first: bool | None = None) -> tuple[int, int, int]:
+        """W, D, L (ours), over all games or those where we moved first (True) or second (False)."""
+        chosen = [g.result for g in self.games if bot_first is None or g.bot_first == bot_first]
+        return chosen.count(1.0), chosen.count(0.5), chosen.count(0.0)
+
+    @property
+    def score(self) -> float:
+        return score_interval(*self.count())[0]
+
+
+async def play_game(
+    game: Game, bot: Contender, engine: Engine, opening: list[Move], bot_first: bool, limits: Limits, seed: int,
+    tally: Gauntlet,
+) -> GameRecord:  # fmt: skip
+    """One game from ``opening``; the engine answers by its process, our bot in this one."""
+    await engine.new_game()
+    state = game.new_state()
+    for move in opening:
+        state.play(move)
+    bot_side = 0 if bot_first else 1
+    while not state.is_terminal:
+        moves = [game.encode_move(m) for m in state.moves()]
+        began = time.monotonic()
+        if state.to_move == bot_side:
+            request = ThinkRequest(f"gauntlet-{seed}", game.name, dict(game.params), moves, bot.budget,
+                                   seed=seed * 2 + bot_side, options=bot.options)  # fmt: skip
+            result = bot.brain.think(request)
+            move = result.move
+            took = time.monotonic() - began
+            tally.bot_seconds.append(took)
+            if "nodes" in result.info:
+                tally.bot_nodes.append(result.info["nodes"])
+            if took > limits.bot_seconds + limits.grace:
+                return GameRecord(bot_first, 0.0, "bot time", state.ply)
+        else:
+            try:
+                move, nodes = await engine.move(moves, limits)
+            except GiveUp as error:
+                return GameRecord(bot_first, 1.0, error.cause, state.ply)
+            tally.engine_seconds.append(time.monotonic() - began)
+            if nodes is not None:
+                tally.engine_nodes.append(nodes)
+        try:
+            state.play(game.decode_move(move))
+        except ValueError as error:  # IllegalMove, or no cell of this board
+            if state.to_move == bot_side:
+                raise IllegalMove(f"our bot played {move}: {error}") from None
+            return GameRecord(bot_first, 1.0, "illegal_move", state.ply)
+    outcome = state.outcome
+    if outcome is None or outcome.winner is None:
+        return GameRecord(bot_first, 0.5, "full board", state.ply)
+    return GameRecord(bot_first, 1.0 if outcome.winner == bot_side else 0.0, "five", state.ply)
+
+
+async def run_gauntlet(
+    game: Game, bot: Contender, engine: Engine, openings: list[list[Move]], limits: Limits, seed: int
+) -> Gauntlet:
+    """Every opening twice, our bot first then second (the running count on stderr after each pair)."""
+    tally = Gauntlet()
+    for index, opening in enumerate(openings):
+        for bot_first in (True, False):
+            game_seed = seed * 100_003 + index * 2 + int(not bot_first)
+            record = await play_game(game, bot, engine, opening, bot_first, limits, game_seed, tally)
+            tally.games.append(record)
+        wins, draws, losses = tally.count()
+        print(f"  pair {index + 1}/{len(openings)}: W{wins} D{draws} L{losses}", file=sys.stderr, flush=True)
+    return tally
+
+
+# --- the score curve --------------------------------------------------------------------------
+def even_nodes(curve: Sequence[tuple[int, float]]) -> float | None:
+    """The node limit at which our score crosses 50%, linear in log(nodes) between the two limits
+    around the first crossing (the curve sorted by nodes); None when it never crosses."""
+    points = sorted(curve)
+    for index, (n1, s1) in enumerate(points):
+        if s1 == 0.5:
+            return float(n1)
+        if index and (points[index - 1][1] - 0.5) * (s1 - 0.5) < 0:
+            n0, s0 = points[index - 1]
+            fraction = (s0 - 0.5) / (s0 - s1)
+            return math.exp(math.log(n0) + fraction * (math.log(n1) - math.log(n0)))
+    return None
+
+
+def report(label: str, tally: Gauntlet) -> str:
+    """One line: the score with its interval, by colour, how games ended, time used."""
+    w1, d1, l1 = tally.count(True)
+    w2, d2, l2 = tally.count(False)
+    endings = Counter(record.ending for record in tally.games)
+    nodes = "".join(
+        f", {side} {statistics.mean(counts):,.0f} nodes a move"
+        for side, counts in (("bot", tally.bot_nodes), ("engine", tally.engine_nodes))
+        if counts
+    )
+    return (
+        f"{label:<14} {len(tally.games):>4} games  {score_text(*tally.count())}  "
+        f"(first W/D/L {w1}/{d1}/{l1}, second {w2}/{d2}/{l2}; "
+        f"losses on time: bot {endings['bot time']}, engine {endings['timeout']}; "
+        f"endings {dict(sorted(endings.items()))}; "
+        f"{statistics.mean(record.plies for record in tally.games):.0f} plies a game; "
+        f"bot {statistics.mean(tally.bot_seconds or [0]) * 1000:.0f} ms a move (max "
+        f"{max(tally.bot_seconds or [0]) * 1000:.0f}), engine {statistics.mean(tally.engine_seconds or [0]) * 1000:.0f}"
+        f" ms (max {max(tally.engine_seconds or [0]) * 1000:.0f}){nodes})"
+    )
+
+
+async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
+    game = create_game(args.game)
+    bot = make_player(args.bot, args.time)
+    if isinstance(bot.brain, GomokuBrain):
+        bot.brain.warm_up()
+    began = time.perf_counter()
+    openings = balanced_openings(game, args.pairs, args.seed, args.balance)
+    print(f"{len(openings)} openings within {args.balance} cp ({time.perf_counter() - began:.0f} s)", flush=True)
+    setup = [f"INFO max_memory {args.engine_memory}", *(f"INFO {line}" for line in args.engine_info)]
+    engine = Engine(engine_argv, game, setup)
+    try:
+        await engine.new_game()
+        print(f"engine: {' '.join(engine_argv)} ({engine.about})", flush=True)
+        engine_time = args.engine_time if args.engine_time is not None else args.time
+        node_limits = [int(part) for part in args.node_limits.split(",")] if args.node_limits else [0]
+        curve = []
+        for nodes in node_limits:
+            began = time.perf_counter()
+            limits = Limits(args.time, engine_time, args.grace, nodes)
+            tally = await run_gauntlet(game, bot, engine, openings, limits, args.seed)
+            label = f"{nodes:,} nodes" if nodes else f"{engine_time:g} s a move"
+            print(f"{report(label, tally)} {time.perf_counter() - began:.0f} s", flush=True)
+            curve.append((nodes, tally.score))
+        if args.node_limits:
+            even = even_nodes(curve)
+            if even is None:
+                side = "above" if curve[0][1] > 0.5 else "below"
+                print(f"even: not within {node_limits[0]:,}-{node_limits[-1]:,} nodes (score {side} 50% throughout)")
+            else:
+                print(f"even at about {even:,.0f} nodes a move")
+    finally:
+        await engine.close()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if "--" not in arguments:
+        raise SystemExit("write the engine's command after --, e.g. -- /path/to/pbrain-engine")
+    split = arguments.index("--")
+    engine_argv = arguments[split + 1 :]
+    if not engine_argv:
+        raise SystemExit("no engine command after --")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", default="level=4", help="our player (a gomoku_strength.py spec)")
+    parser.add_argument("--game", default="gomoku", help="a five-in-a-row game: gomoku, gomoku10, …")
+    parser.add_argument("--pairs", type=int, default=50, help="openings, each played with both colours")
+    parser.add_argument("--time", type=float, default=0.5, help="our seconds a move")
+    parser.add_argument("--engine-time", type=float, help="the engine's seconds a move (default: --time)")
+    parser.add_argument("--grace", type=float, default=0.1, help="seconds past the time a move before it is lost")
+    parser.add_argument("--node-limits", help="a,b,c: one series per INFO MAX_NODE limit, and where we are even")
+    parser.add_argument("--balance", type=int, default=300, help="largest opening score kept (centipawns)")
+    parser.add_argument("--engine-memory", type=int, default=0, help="INFO max_memory in bytes (0: no limit)")
+    parser.add_argument("--engine-info", action="append", default=[], metavar="'KEY VALUE'",
+                        help="an INFO line sent once to the engine, e.g. 'THREAD_NUM 1' (repeatable)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(arguments[:split])
+    asyncio.run(gauntlet(args, engine_argv))
+
+
+if __name__ == "__main__":
+    main()
