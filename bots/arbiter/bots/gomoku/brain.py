@@ -7,7 +7,7 @@ level  player
 =====  =====================================================================================
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
-3      the full search (VCF and VCT at the root, 20 best quiet moves at non-PV nodes), 5,000 nodes
+3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
 4      full strength: the same search deepened under the clock (the default)
 =====  =====================================================================================
 
@@ -40,6 +40,9 @@ VCF_NODES_PER_SECOND = 200_000  # root threat-search budget, scaled by the time 
 VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
 VCT_NODES_PER_SECOND = 50_000  # root VCT budget (own win, opponent's threat): about a tenth of its speed
 VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
+# Below this many seconds for the move there is no root VCT: at 0.2 s it cost more search than it
+# found (docs/STRENGTH.md G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without).
+VCT_MIN_SECONDS = 0.5
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 
 
@@ -94,7 +97,7 @@ class Settings:
             node_limit=self.nodes,
             time_limit=seconds,
             root_vcf=vcf_budget if self.root_vcf else 0,
-            root_vct=vct_budget if self.root_vcf else 0,
+            root_vct=vct_budget if self.root_vcf and seconds >= VCT_MIN_SECONDS else 0,
             width=self.width,
         )
 
