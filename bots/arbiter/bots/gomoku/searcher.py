@@ -149,15 +149,18 @@ class Searcher:
             return SearchResult(int(cells[0]), score, reason="block", pv=[int(cells[0])])
         return None
 
-    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int]:
+    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int, bool]:
         """Root moves, seeded order among equals; only refutations of the opponent's VCF or VCT if it has one.
+
+        Returns the moves, the threat-search nodes spent, and whether a single move left is proved
+        the only one (not so when the checks against a VCT ran out of budget before the last).
 
         A refutation must touch the threat: it takes a cell of the opponent's winning line, spoils
         a window where the opponent could make a four (or, against a VCT, takes a cell where the
         opponent would make a four or an open three), or makes a four itself (gaining the move) or,
-        against a VCT, an open three.
-        Those candidates are checked one by one, within a node budget and the clock; if none holds,
-        every move stays (the position is lost to best play; the search picks the toughest move).
+        against a VCT, an open three. Those candidates are checked one by one, within a node budget
+        and the clock; if none holds, every move stays (the position is lost to best play; the
+        search picks the toughest move).
         """
         g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
         count = int(root_moves(g, s, w, p, self._buffer))
@@ -165,7 +168,7 @@ class Searcher:
         scores = [int(x) for x in region(w, W_SCORES, count)]
         moves = _shuffle_ties(moves, scores, seed)
         if not config.root_vcf:
-            return moves, 0
+            return moves, 0, True
         o = 1 - p
         threat = find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf)
         nodes = int(v[V_NODES])
@@ -175,7 +178,7 @@ class Searcher:
             nodes += int(self.vct_work[T_NODES])
             by_threes = True
         if threat is None:
-            return moves, nodes
+            return moves, nodes, True
         buffer = self._buffer
         touching = set(threat)
         for side in (p, o):
@@ -185,35 +188,45 @@ class Searcher:
             scratch = np.zeros(2 * self.board.cells, dtype=np.int64)
             for side in (p, o):  # the opponent's key cells, and our own threats (a three it must answer)
                 touching.update(int(c) for c in scratch[: threat_moves(g, s, side, scratch, 0, self.board.cells)])
-        budget = DEFENCE_BUDGET_SHARE * (config.root_vcf + config.root_vct)
+        # Against a VCT the checks share the VCT's budget (each check's own VCF included).
+        budget = DEFENCE_BUDGET_SHARE * config.root_vct + nodes if by_threes else DEFENCE_BUDGET_SHARE * config.root_vcf
+        candidates = [c for c in moves if c in touching]
         safe = []
-        for c in (c for c in moves if c in touching):
+        complete = True
+        for c in candidates:
             if nodes > budget or (deadline and time.perf_counter_ns() > deadline):
+                complete = not by_threes
                 break
             make(g, s, c, p)
             # A search cut short by its budget proves nothing: such a move does not count as safe.
-            refuted = self._refutes(config, o, by_threes)
+            refuted = self._refutes(config, o, by_threes, max(budget - nodes, 1))
             nodes += int(v[V_NODES]) + (int(self.vct_work[T_NODES]) if by_threes else 0)
             unmake(g, s)
             if refuted:
                 safe.append(c)
-        return (safe or moves), nodes
+        return (safe or moves), nodes, complete
 
-    def _refutes(self, config: SearchConfig, o: int, by_threes: bool) -> bool:
-        """Whether ``o``, to move, is proved to have no VCF (and, ``by_threes``, no VCT) here."""
+    def _refutes(self, config: SearchConfig, o: int, by_threes: bool, nodes: int) -> bool:
+        """Whether ``o``, to move, is proved to have no VCF (and, ``by_threes``, no VCT within ``nodes``)."""
         g, s, v, t = self.board.g, self.board.s, self.vcf_work, self.vct_work
         t[T_NODES] = 0
-        if find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf) is not None or v[V_ABORTED]:
+        vcf_limit = min(config.root_vcf, nodes) if by_threes else config.root_vcf
+        if find_vcf(g, s, v, o, config.vcf_fours, vcf_limit) is not None or v[V_ABORTED]:
             return False
         if not by_threes:
             return True
-        return find_vct(g, s, t, o, config.vct_depth, config.root_vct) is None and not t[T_ABORTED]
+        nodes -= int(v[V_NODES])
+        return (
+            nodes > 0
+            and find_vct(g, s, t, o, config.vct_depth, min(config.root_vct, nodes)) is None
+            and not t[T_ABORTED]
+        )
 
     def _search(self, config: SearchConfig, seed: int, p: int, start: int, deadline: int) -> SearchResult:
         g, s, w = self.board.g, self.board.s, self.work
         defence_deadline = start + int(DEFENCE_TIME_SHARE * (deadline - start)) if deadline else 0
-        moves, vcf_nodes = self._root_moves(config, seed, p, defence_deadline)
-        if len(moves) == 1:
+        moves, vcf_nodes, proved = self._root_moves(config, seed, p, defence_deadline)
+        if len(moves) == 1 and proved:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
         w[[C_NODES, C_ABORTED, C_SELDEPTH]] = 0
