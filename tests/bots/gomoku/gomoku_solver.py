@@ -10,7 +10,11 @@ ply limit. The only game knowledge it uses is what the rules force within one mo
 
 In ``fours_only`` mode the attacker may only play moves that threaten to complete a line next
 move: that is the definition of a VCF (victory by continuous fours), so the solver then proves
-exactly the claim "wins by continuous fours within n moves" against every defence.
+exactly the claim "wins by continuous fours within n moves" against every defence. In
+``threats`` mode the attacker may also play a move after which one more stone in line with it
+would leave two completing cells (an open three, or a three beside a four), and may always block
+a line the defender could complete (the only move that does not lose): a VCT, victory by
+continuous threats, still against every defence.
 """
 
 from __future__ import annotations
@@ -79,11 +83,38 @@ class Position:
         near = {q for c, v in enumerate(self.board) if v == stone for q in self.line_cells(c)}
         return sorted(c for c in near if self.board[c] == 0 and self.completes(c, stone))
 
+    def threatens_two(self, cell: int, stone: int) -> bool:
+        """Whether ``stone`` on ``cell`` makes a four, or a threat to make two completing cells at once
+        with one more stone in line with ``cell`` (an open three, say).
+
+        Called only when ``stone`` has no completing cell yet, so a completing cell made by the two
+        new stones lies in line with one of them.
+        """
+        lines = self.line_cells(cell)
+        if sum(self.board[c] == stone for c in lines) < 2:
+            return False  # a four, or an open four one stone later, needs two more stones in line
+        if self.threatens(cell, stone):
+            return True
+        self.board[cell] = stone
+        found = False
+        for d in lines:
+            if self.board[d] == 0:
+                self.board[d] = stone
+                near = set(lines).union(self.line_cells(d))
+                found = sum(self.board[e] == 0 and self.completes(e, stone) for e in near) >= 2
+                self.board[d] = 0
+                if found:
+                    break
+        self.board[cell] = 0
+        return found
+
     def threatens(self, cell: int, stone: int) -> bool:
         """Whether ``stone`` on ``cell`` makes a four: a cell that would then complete a line.
 
         Called only when ``stone`` has no winning cell yet, so a new one lies in line with ``cell``.
         """
+        if sum(self.board[c] == stone for c in self.line_cells(cell)) < self.k - 2:
+            return False  # a four needs k - 2 more stones in line
         self.board[cell] = stone
         threat = any(self.board[c] == 0 and self.completes(c, stone) for c in self.line_cells(cell))
         self.board[cell] = 0
@@ -91,7 +122,13 @@ class Position:
 
 
 def forced_win(
-    position: Position, attacker: int, plies: int, *, fours_only: bool = False, mover: int | None = None
+    position: Position,
+    attacker: int,
+    plies: int,
+    *,
+    fours_only: bool = False,
+    threats: bool = False,
+    mover: int | None = None,
 ) -> bool:
     """Whether ``attacker`` (1 or 2) wins within ``plies`` plies from here, whoever is to move.
 
@@ -101,10 +138,11 @@ def forced_win(
     would win if it were its turn.
     """
     memo: Memo = {}
-    return _search(position, mover or position.to_move, attacker, plies, fours_only, memo)
+    mode = "fours" if fours_only else "threats" if threats else ""
+    return _search(position, mover or position.to_move, attacker, plies, mode, memo)
 
 
-def _search(position: Position, mover: int, attacker: int, plies: int, fours_only: bool, memo: Memo) -> bool:
+def _search(position: Position, mover: int, attacker: int, plies: int, mode: str, memo: Memo) -> bool:
     if plies <= 0:
         return False
     key = (tuple(position.board), plies)
@@ -120,12 +158,16 @@ def _search(position: Position, mover: int, attacker: int, plies: int, fours_onl
         result = other == attacker and plies >= 2
     else:
         moves = theirs or position.empty()
-        if mover == attacker and fours_only:
+        if mover == attacker and mode == "fours":
             moves = [c for c in moves if position.threatens(c, mover)]
+        elif mover == attacker and mode == "threats" and not theirs:
+            # a three needs five plies to win (three, reply, open four, reply, five); a four needs three
+            threat = position.threatens_two if plies >= 5 else position.threatens
+            moves = [c for c in moves if threat(c, mover)]
         outcomes = []
         for c in moves:
             position.board[c] = mover
-            outcomes.append(_search(position, other, attacker, plies - 1, fours_only, memo))
+            outcomes.append(_search(position, other, attacker, plies - 1, mode, memo))
             position.board[c] = 0
             if outcomes[-1] == (mover == attacker):
                 break  # one winning move for the attacker, or one saving move for the defender, decides
@@ -134,11 +176,13 @@ def _search(position: Position, mover: int, attacker: int, plies: int, fours_onl
     return result
 
 
-def shortest_forced_win(position: Position, attacker: int, max_plies: int, *, fours_only: bool = False) -> int | None:
+def shortest_forced_win(
+    position: Position, attacker: int, max_plies: int, *, fours_only: bool = False, threats: bool = False
+) -> int | None:
     """The fewest plies within which ``attacker`` forces a win (odd for the attacker to move), or None."""
     step = 2 if position.to_move == attacker else 1
     start = 1 if position.to_move == attacker else 2
     for plies in range(start, max_plies + 1, step):
-        if forced_win(position, attacker, plies, fours_only=fours_only):
+        if forced_win(position, attacker, plies, fours_only=fours_only, threats=threats):
             return plies
     return None

@@ -7,7 +7,7 @@ level  player
 =====  =====================================================================================
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
-3      the full search (VCF at the root, the 20 best quiet moves at non-PV nodes), 5,000 nodes
+3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
 4      full strength: the same search deepened under the clock (the default)
 =====  =====================================================================================
 
@@ -38,6 +38,11 @@ TIME_SHARE = 0.85  # of the budget: the rest covers replaying the moves and answ
 TIME_MARGIN = 0.005  # seconds kept back from every budget
 VCF_NODES_PER_SECOND = 200_000  # root threat-search budget, scaled by the time for the move
 VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
+VCT_NODES_PER_SECOND = 50_000  # root VCT budget (own win, opponent's threat): about a tenth of its speed
+VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
+# Below this many seconds for the move there is no root VCT: at 0.2 s it cost more search than it
+# found (docs/STRENGTH.md G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without).
+VCT_MIN_SECONDS = 0.5
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 
 
@@ -83,13 +88,16 @@ class Settings:
     def config(self, seconds: float) -> SearchConfig:
         """The search limits for a move with ``seconds`` to think."""
         vcf_budget = int(min(max(seconds * VCF_NODES_PER_SECOND, VCF_NODES_MIN), VCF_NODES_MAX))
+        vct_budget = int(min(max(seconds * VCT_NODES_PER_SECOND, VCT_NODES_MIN), VCT_NODES_MAX))
         if self.nodes:
             vcf_budget = min(vcf_budget, max(self.nodes // 4, VCF_NODES_MIN))
+            vct_budget = min(vct_budget, max(self.nodes // 8, VCT_NODES_MIN))
         return SearchConfig(
             max_depth=self.depth,
             node_limit=self.nodes,
             time_limit=seconds,
             root_vcf=vcf_budget if self.root_vcf else 0,
+            root_vct=vct_budget if self.root_vcf and seconds >= VCT_MIN_SECONDS else 0,
             width=self.width,
         )
 
@@ -172,5 +180,5 @@ class GomokuBrain(Brain):
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)
         searcher.set_position([40, 41, 31, 32, 49])
-        searcher.think(SearchConfig(max_depth=3, root_vcf=500))
+        searcher.think(SearchConfig(max_depth=3, root_vcf=500, root_vct=200))
         self._searchers.clear()

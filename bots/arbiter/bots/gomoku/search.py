@@ -29,24 +29,21 @@ from .board import (
     S_COMBO,
     S_EVAL,
     S_HASH,
-    S_MARK,
     S_SET_LEN,
-    S_SETS,
     S_SHAPE_EVAL,
-    S_STAMP,
     S_STONES,
     THREES,
     double_threat,
-    four_moves,
     make,
     unmake,
     winning_cells,
 )
-from .geometry import G_CELLS, G_COMBO, G_K, G_WCELLS, G_WINDOWS
+from .geometry import G_CELLS, G_COMBO
 from .layout import allocate
 from .patterns import EVAL_MOVER, EVAL_WAITER
 from .shapes import COMBOS, ORDER_BLOCK, ORDER_OWN
 from .vcf import ARRAY, GEOMETRY
+from .vct import defences
 
 WIN = 1_000_000_000
 MATE_BOUND = WIN - 100_000  # scores beyond this are wins (or losses) in a known number of plies
@@ -188,26 +185,12 @@ def generate(g, s, w, p, ply):
     list is then restricted to those, and marked so the caller does not prune it further.
     """
     o = 1 - p
-    k = g[G_K]
     cells = w[C_CELLS]
     moves = w[W_MOVES] + ply * cells
     scores = w[W_SCORES] + ply * cells
-    board = s[S_BOARD]
     restricted = s[S_SET_LEN + THREES + o] >= 2 and double_threat(g, s, o) >= 0
     if restricted:
-        count = four_moves(g, s, p, w, moves)
-        stamp = s[S_STAMP]
-        mark = s[S_MARK]
-        windows = g[G_WINDOWS]
-        lists = s[S_SETS] + (THREES + o) * windows
-        for i in range(s[S_SET_LEN + THREES + o]):
-            first = g[G_WCELLS] + s[lists + i] * k
-            for j in range(k):
-                c = g[first + j]
-                if s[board + c] == 0 and s[mark + c] != stamp:
-                    s[mark + c] = stamp
-                    w[moves + count] = c
-                    count += 1
+        count = defences(g, s, o, w, moves)
     else:
         count = s[S_CAND_N]
         cand = s[S_CAND]

@@ -1,13 +1,12 @@
 """One decision: forced moves, threat search, then iterative deepening under the clock.
 
 The order of questions is the order of urgency: a five wins at once; an opponent's four must be
-blocked; a forced win by continuous fours is played without searching; if the opponent has such
-a win, only the moves that take it away stay on the list; the rest is the alpha-beta search,
-deepened one ply at a time until the clock (or a depth or node limit) says stop.
-
-A wider threat search, VCT (threes as well as fours), was tried at the root and dropped: at
-0.15 s a move it cost more search than it found (27.5% against this searcher at equal time with
-VCT defence, 47.5% with VCT attack only, 40 games each).
+blocked; a forced win by continuous fours (VCF), then by fours and open threes (VCT), is played
+without searching; if the opponent has such a win, only the moves that take it away stay on the
+list; the rest is the alpha-beta search, deepened one ply at a time until the clock (or a depth
+or node limit) says stop. Each threat search has its own node budget and its own table, kept
+for the whole match. The brain turns the VCT off below half a second a move, where it measured
+as costing more search than it found (docs/STRENGTH.md, G31-G33).
 """
 
 from __future__ import annotations
@@ -43,6 +42,7 @@ from .search import (
     tt_move,
 )
 from .vcf import MAX_FOURS, V_ABORTED, V_NODES, find_vcf, new_vcf_work
+from .vct import MAX_VCT_DEPTH, T_ABORTED, T_NODES, defences, find_vct, new_vct_work, threat_moves
 
 MAX_DEPTH = 60
 SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
@@ -65,6 +65,8 @@ class SearchConfig:
     width: int = 0  # moves searched at non-PV nodes beyond the tactical ones; 0 = all
     root_vcf: int = 0  # node budget of each VCF search at the root (own win, opponent's threat); 0 = none
     vcf_fours: int = MAX_FOURS
+    root_vct: int = 0  # node budget of each VCT search at the root (own win, opponent's threat); 0 = none
+    vct_depth: int = MAX_VCT_DEPTH
     soft_time_share: float = SOFT_TIME_SHARE  # 1.0: deepen until the deadline cuts an iteration short
     shape_mover: int = SHAPE_MOVER  # sixteenths: weight of the mover's cell shapes in the evaluation
     shape_waiter: int = SHAPE_WAITER  # ... and of the other side's
@@ -81,7 +83,7 @@ class SearchResult:
     nodes: int = 0
     vcf_nodes: int = 0
     elapsed: float = 0.0
-    reason: str = "search"  # centre, five, block, vcf, only, search
+    reason: str = "search"  # centre, five, block, vcf, vct, only, search
     pv: list[int] = field(default_factory=list)
 
     @property
@@ -102,6 +104,7 @@ class Searcher:
         self.board = Board(m, n, k, exact)
         self.work = new_work(self.board.cells, tt_bits)
         self.vcf_work = new_vcf_work(self.board.cells)
+        self.vct_work = new_vct_work(self.board.cells)
         self._buffer = np.zeros(self.board.cells, dtype=np.int64)
         self._generation = 0
 
@@ -115,11 +118,18 @@ class Searcher:
         deadline = start + int(config.time_limit * 1e9) if config.time_limit else 0
         p = self.board.to_move
         result = self._immediate(p)
+        g, s = self.board.g, self.board.s
         if result is None and config.root_vcf:
-            line = find_vcf(self.board.g, self.board.s, self.vcf_work, p, config.vcf_fours, config.root_vcf)
+            line = find_vcf(g, s, self.vcf_work, p, config.vcf_fours, config.root_vcf)
             if line is not None:
                 result = SearchResult(line[0], WIN - len(line), reason="vcf", pv=line)
                 result.vcf_nodes = int(self.vcf_work[V_NODES])
+        if result is None and config.root_vct:
+            line = find_vct(g, s, self.vct_work, p, config.vct_depth, config.root_vct)
+            if line is not None:
+                # The line is one branch of the proof, so its length is the plies to the win along it.
+                result = SearchResult(line[0], WIN - len(line), reason="vct", pv=line)
+                result.vcf_nodes = int(self.vct_work[T_NODES])
         if result is None:
             result = self._search(config, seed, p, start, deadline)
         result.elapsed = (time.perf_counter_ns() - start) / 1e9
@@ -139,13 +149,18 @@ class Searcher:
             return SearchResult(int(cells[0]), score, reason="block", pv=[int(cells[0])])
         return None
 
-    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int]:
-        """Root moves, seeded order among equals; only refutations of the opponent's VCF if it has one.
+    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int, bool]:
+        """Root moves, seeded order among equals; only refutations of the opponent's VCF or VCT if it has one.
+
+        Returns the moves, the threat-search nodes spent, and whether a single move left is proved
+        the only one (not so when the checks against a VCT ran out of budget before the last).
 
         A refutation must touch the threat: it takes a cell of the opponent's winning line, spoils
-        a window where the opponent could make a four, or makes a four itself (gaining the move).
-        Those candidates are checked one by one, within a node budget and the clock; if none holds,
-        every move stays (the position is lost to best play; the search picks the toughest move).
+        a window where the opponent could make a four (or, against a VCT, takes a cell where the
+        opponent would make a four or an open three), or makes a four itself (gaining the move) or,
+        against a VCT, an open three. Those candidates are checked one by one, within a node budget
+        and the clock; if none holds, every move stays (the position is lost to best play; the
+        search picks the toughest move).
         """
         g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
         count = int(root_moves(g, s, w, p, self._buffer))
@@ -153,33 +168,65 @@ class Searcher:
         scores = [int(x) for x in region(w, W_SCORES, count)]
         moves = _shuffle_ties(moves, scores, seed)
         if not config.root_vcf:
-            return moves, 0
-        threat = find_vcf(g, s, v, 1 - p, config.vcf_fours, config.root_vcf)
-        vcf_nodes = int(v[V_NODES])
+            return moves, 0, True
+        o = 1 - p
+        threat = find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf)
+        nodes = int(v[V_NODES])
+        by_threes = False
+        if threat is None and config.root_vct:
+            threat = find_vct(g, s, self.vct_work, o, config.vct_depth, config.root_vct)
+            nodes += int(self.vct_work[T_NODES])
+            by_threes = True
         if threat is None:
-            return moves, vcf_nodes
+            return moves, nodes, True
+        buffer = self._buffer
         touching = set(threat)
-        for side in (p, 1 - p):
-            touching.update(int(c) for c in self._buffer[: four_moves(g, s, side, self._buffer, 0)])
-        budget = DEFENCE_BUDGET_SHARE * config.root_vcf
+        for side in (p, o):
+            touching.update(int(c) for c in buffer[: four_moves(g, s, side, buffer, 0)])
+        if by_threes:
+            touching.update(int(c) for c in buffer[: defences(g, s, o, buffer, 0)])
+            scratch = np.zeros(2 * self.board.cells, dtype=np.int64)
+            for side in (p, o):  # the opponent's key cells, and our own threats (a three it must answer)
+                touching.update(int(c) for c in scratch[: threat_moves(g, s, side, scratch, 0, self.board.cells)])
+        # Against a VCT the checks share the VCT's budget (each check's own VCF included).
+        budget = DEFENCE_BUDGET_SHARE * config.root_vct + nodes if by_threes else DEFENCE_BUDGET_SHARE * config.root_vcf
+        candidates = [c for c in moves if c in touching]
         safe = []
-        for c in (c for c in moves if c in touching):
-            if vcf_nodes > budget or (deadline and time.perf_counter_ns() > deadline):
+        complete = True
+        for c in candidates:
+            if nodes > budget or (deadline and time.perf_counter_ns() > deadline):
+                complete = not by_threes
                 break
             make(g, s, c, p)
             # A search cut short by its budget proves nothing: such a move does not count as safe.
-            refuted = find_vcf(g, s, v, 1 - p, config.vcf_fours, config.root_vcf) is None and not v[V_ABORTED]
-            vcf_nodes += int(v[V_NODES])
+            refuted = self._refutes(config, o, by_threes, max(budget - nodes, 1))
+            nodes += int(v[V_NODES]) + (int(self.vct_work[T_NODES]) if by_threes else 0)
             unmake(g, s)
             if refuted:
                 safe.append(c)
-        return (safe or moves), vcf_nodes
+        return (safe or moves), nodes, complete
+
+    def _refutes(self, config: SearchConfig, o: int, by_threes: bool, nodes: int) -> bool:
+        """Whether ``o``, to move, is proved to have no VCF (and, ``by_threes``, no VCT within ``nodes``)."""
+        g, s, v, t = self.board.g, self.board.s, self.vcf_work, self.vct_work
+        t[T_NODES] = 0
+        vcf_limit = min(config.root_vcf, nodes) if by_threes else config.root_vcf
+        if find_vcf(g, s, v, o, config.vcf_fours, vcf_limit) is not None or v[V_ABORTED]:
+            return False
+        if not by_threes:
+            return True
+        nodes -= int(v[V_NODES])
+        return (
+            nodes > 0
+            and find_vct(g, s, t, o, config.vct_depth, min(config.root_vct, nodes)) is None
+            and not t[T_ABORTED]
+        )
 
     def _search(self, config: SearchConfig, seed: int, p: int, start: int, deadline: int) -> SearchResult:
         g, s, w = self.board.g, self.board.s, self.work
         defence_deadline = start + int(DEFENCE_TIME_SHARE * (deadline - start)) if deadline else 0
-        moves, vcf_nodes = self._root_moves(config, seed, p, defence_deadline)
-        if len(moves) == 1:
+        moves, vcf_nodes, proved = self._root_moves(config, seed, p, defence_deadline)
+        if len(moves) == 1 and proved:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
         w[[C_NODES, C_ABORTED, C_SELDEPTH]] = 0
