@@ -46,6 +46,27 @@ def can_score(state: PaperSoccerState) -> bool:
     return any(winner == state.to_move for _, winner in ending)
 
 
+def shortest_goal(state: PaperSoccerState, limit: int) -> int:
+    """The fewest steps of a turn that scores for the side to move, 0 if none takes at most ``limit``."""
+    mover = state.to_move
+    layer = [state]
+    seen: set[int] = set()  # a breadth-first walk: a position met again is no nearer the goal
+    for steps in range(1, limit + 1):
+        following = []
+        for position in layer:
+            for step in position.legal_actions().tolist():
+                child = position.copy()
+                child.play_action(step)
+                if child.is_terminal:
+                    if child.outcome.winner == mover:
+                        return steps
+                elif child.to_move == mover and child.key() not in seen:
+                    seen.add(child.key())
+                    following.append(child)
+        layer = following
+    return 0
+
+
 def turn_value(state: PaperSoccerState, depth: int, ply: int, dist: np.ndarray) -> int:
     """The alpha-beta's score, by plain minimax over distinct turns: a goal this turn wins, turns that
     end the game otherwise are worth their result, and at the horizon a turn is judged by the

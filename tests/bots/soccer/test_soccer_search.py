@@ -11,11 +11,11 @@ import functools
 import time
 
 import pytest
-from soccer_reference import can_score, random_position, turn_value
+from soccer_reference import can_score, distinct_turns, random_position, shortest_goal, turn_value
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.soccer.brain import SoccerBrain
-from arbiter.bots.soccer.search import MATE_BOUND, WIN, TurnSearch, search_root
+from arbiter.bots.soccer.search import LOST_GOAL_LIMIT, MATE_BOUND, WIN, TurnSearch, search_root
 from arbiter.bots.soccer.turns import (
     FALLBACK_LOSS,
     FALLBACK_NONE,
@@ -144,6 +144,24 @@ def test_the_stuck_rule_decides_whether_getting_stuck_is_the_way_out(moves: str)
     child, info = bot_turn(lose)
     assert not child.is_terminal, "stuck loses at once under stuck=lose: any other turn lasts longer"
     assert info["proven"] == "loss"
+
+
+@pytest.mark.parametrize("moves", STUCK_OR_LOSE)
+def test_a_lost_position_leaves_the_goal_hardest_to_find(moves: str) -> None:
+    """Every turn lets the opponent score: the one chosen makes the opponent's shortest goal the longest."""
+    state = replay({"width": 6, "length": 8, "stuck": "lose"}, moves)
+    child, info = bot_turn(state)
+    assert info["proven"] == "loss" and info["reason"] == "lost"
+
+    passing, _ = distinct_turns(state)
+    hardest = 0
+    for steps in passing.values():
+        after = state.copy()
+        after.play(steps)
+        goal = shortest_goal(after, LOST_GOAL_LIMIT)
+        assert goal > 0, "the position is lost: every turn lets the opponent score"
+        hardest = max(hardest, goal)
+    assert shortest_goal(child, LOST_GOAL_LIMIT) == hardest > 1
 
 
 POSITIONS_COMPARED = 4  # the plain minimax walks every turn in Python: a few seconds a position

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from soccer_reference import distinct_turns, random_position
+from soccer_reference import distinct_turns, random_position, shortest_goal
 
 from arbiter.bots.soccer.search import TurnSearch
 from arbiter.bots.soccer.turns import (
@@ -24,6 +24,7 @@ from arbiter.bots.soccer.turns import (
     U_STEP,
     can_score,
     generate_turns,
+    goal_steps,
     turn_steps,
 )
 from arbiter.engine import create_game
@@ -151,3 +152,29 @@ def test_a_walk_cut_short_keeps_legal_distinct_turns() -> None:
         for i in range(count):
             played(state, turn_steps(capped.tree, 0, int(capped.turns[0, U_NODE, i]), int(capped.turns[0, U_STEP, i])))
     assert cut >= 5 and capped.ctl[C_TRUNCATED] == cut
+
+
+@pytest.mark.parametrize("params", FIELDS, ids=lambda p: "x".join(str(v) for v in p.values()))
+def test_goal_steps_is_the_shortest_scoring_turn(params: dict) -> None:
+    search = TurnSearch(create_game("paper_soccer", params), tt_bits=10)
+    goals = 0
+    for seed in range(200, 260):
+        state = random_position(params, 4 + seed % 12, seed)
+        if state.is_terminal:
+            continue
+        s = state.s.copy()
+        steps = goal_steps(search.p, s, 6, 1 << 30, search.walk)
+        assert (s == state.s).all(), "the look must leave the position as it found it"
+        assert steps == shortest_goal(state, 6), seed
+        goals += steps > 1
+    assert goals >= 5, "the positions must include goals that take bounces"
+
+
+def test_goal_steps_gives_up_at_its_cap() -> None:
+    search = TurnSearch(create_game("paper_soccer", FIELDS[0]), tt_bits=10)
+    for seed in range(200, 260):
+        state = random_position(FIELDS[0], 4 + seed % 12, seed)
+        if not state.is_terminal and shortest_goal(state, 6) > 2:
+            assert goal_steps(search.p, state.s.copy(), 6, 2, search.walk) == -1
+            return
+    raise AssertionError("no position with a goal of three steps or more")

@@ -225,6 +225,63 @@ def can_score(p, s, visited, walk, ctl):
 
 
 @njit(cache=True)
+def goal_steps(p, s, limit, cap, walk):
+    """The fewest steps of a turn by which the side to move (turn complete, game on) scores; ``s`` unchanged.
+
+    0 when no turn of at most ``limit`` steps scores, -1 when the walk gave up after ``cap`` steps
+    without deciding. An iterative deepening over the bounce steps, with no visited set, so that
+    the first goal found is one of the shortest: a lost position is defended best by leaving the
+    goal that is hardest to find, and a long chain of bounces is easy to miss.
+    """
+    mover = s[TO_MOVE]
+    order = STEP_ORDER[mover]
+    steps = 0
+    for bound in range(1, limit + 1):
+        depth = 0
+        walk[0, 0] = 0
+        found = False
+        gave_up = False
+        cut = False  # some bounce was not followed for the bound: a deeper bound may find more
+        while True:
+            tried = walk[0, depth]
+            if tried == 8:
+                if depth == 0:
+                    break
+                undo(p, s)
+                depth -= 1
+                continue
+            walk[0, depth] = tried + 1
+            d = order[tried]
+            if (s[CLOSED + s[BALL]] >> d) & 1:
+                continue
+            play(p, s, d)
+            steps += 1
+            status = s[STATUS]
+            if status == STATUS_WIN0 + mover:
+                found = True
+            elif steps >= cap:
+                gave_up = True
+            elif status == STATUS_ONGOING and s[TO_MOVE] == mover:
+                if depth + 1 < bound:
+                    depth += 1
+                    walk[0, depth] = 0
+                    continue
+                cut = True
+            undo(p, s)
+            if found or gave_up:
+                break
+        for _ in range(depth):
+            undo(p, s)
+        if found:
+            return bound
+        if gave_up:
+            return -1
+        if not cut:
+            return 0
+    return 0
+
+
+@njit(cache=True)
 def play_turn(p, s, tree, ply, node, last, walk):
     """Play the turn that ends with step ``last`` from tree node ``node`` of ``tree[ply]``; return its length."""
     length = 0
