@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Its sibling scripts. Appended, not prepended: a test process that imports this keeps its own modules first.
+sys.path.append(str(Path(__file__).resolve().parent))
 
 from gomoku_strength import make_player
 from strength_report import score_interval, score_text
