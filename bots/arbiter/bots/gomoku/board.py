@@ -322,14 +322,19 @@ def four_moves(g, s, p, out, base):
 
     Leaves the cells stamped with s[S_STAMP], so a caller can extend the list without repeats.
     """
+    s[S_STAMP] += 1
+    return add_three_cells(g, s, p, out, base, 0)
+
+
+@njit(cache=True)
+def add_three_cells(g, s, p, out, base, count):
+    """Append to out[base + count:] the empty cells of ``p``'s threes not yet stamped with s[S_STAMP]
+    (stamping them); returns the new count. Those are the cells where ``p`` makes a four."""
     k = g[G_K]
-    windows = g[G_WINDOWS]
-    lists = s[S_SETS] + (THREES + p) * windows
+    lists = s[S_SETS] + (THREES + p) * g[G_WINDOWS]
     board = s[S_BOARD]
     mark = s[S_MARK]
-    s[S_STAMP] += 1
     stamp = s[S_STAMP]
-    count = 0
     for i in range(s[S_SET_LEN + THREES + p]):
         cells = g[G_WCELLS] + s[lists + i] * k
         for j in range(k):

@@ -20,23 +20,20 @@ from numba import njit, types
 
 from .board import (
     FOURS,
-    S_BOARD,
     S_CAND,
     S_CAND_N,
     S_COMBO,
     S_HASH,
-    S_MARK,
     S_SET_LEN,
-    S_SETS,
-    S_STAMP,
     THREES,
+    add_three_cells,
     double_threat,
     four_moves,
     make,
     unmake,
     winning_cells,
 )
-from .geometry import G_CELLS, G_COMBO, G_K, G_WCELLS, G_WINDOWS
+from .geometry import G_CELLS, G_COMBO
 from .layout import allocate
 from .shapes import COMBOS, FLEX3, ORDER_BLOCK, ORDER_OWN, SHAPES
 from .vcf import ARRAY, GEOMETRY
@@ -120,20 +117,7 @@ def threat_moves(g, s, p, out, base, score_base):
 def defences(g, s, p, out, base):
     """The defender's replies to ``p``'s open three: its own fours, and every empty cell of p's threes."""
     count = four_moves(g, s, 1 - p, out, base)  # stamps its cells, so the threes' cells add no repeats
-    k = g[G_K]
-    lists = s[S_SETS] + (THREES + p) * g[G_WINDOWS]
-    board = s[S_BOARD]
-    mark = s[S_MARK]
-    stamp = s[S_STAMP]
-    for i in range(s[S_SET_LEN + THREES + p]):
-        first = g[G_WCELLS] + s[lists + i] * k
-        for j in range(k):
-            c = g[first + j]
-            if s[board + c] == 0 and s[mark + c] != stamp:
-                s[mark + c] = stamp
-                out[base + count] = c
-                count += 1
-    return count
+    return add_three_cells(g, s, p, out, base, count)
 
 
 @njit(cache=True)
