@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import time
 
 import pytest
 
@@ -38,8 +39,8 @@ def test_unknown_log_level_is_refused() -> None:
 def test_metrics_render_counters_histogram_and_labels() -> None:
     metrics = ServerMetrics()
     metrics.connections.inc()
-    metrics.move_accepted(0.003)
-    metrics.move_accepted(0.2)
+    metrics.moves.accepted(0.003, time.monotonic())
+    metrics.moves.accepted(0.2, time.monotonic())
     metrics.errors.labels("illegal_move").inc()
     metrics.ladder_queue.labels("gomoku").set(4)
     text = metrics.render().decode()

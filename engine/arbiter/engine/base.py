@@ -305,35 +305,35 @@ class State(ABC):
         while self.ply > start:
             self._undo_action()
 
-    # --- reading the position -----------------------------------------------------------------
+    # --- reading the position (``item`` gives a Python int in half the time of ``int(s[i])``) -----
     @property
     def ply(self) -> int:
-        return int(self.s[PLY])
+        return self.s.item(PLY)
 
     @property
     def to_move(self) -> int:
         """0 for the first player, 1 for the second."""
-        return int(self.s[TO_MOVE])
+        return self.s.item(TO_MOVE)
 
     @property
     def status(self) -> int:
-        return int(self.s[STATUS])
+        return self.s.item(STATUS)
 
     @property
     def is_terminal(self) -> bool:
-        return int(self.s[STATUS]) != STATUS_ONGOING
+        return self.s.item(STATUS) != STATUS_ONGOING
 
     @property
     def outcome(self) -> Outcome | None:
-        status = int(self.s[STATUS])
+        status = self.s.item(STATUS)
         if status == STATUS_ONGOING:
             return None
         winner = {STATUS_WIN0: 0, STATUS_WIN1: 1, STATUS_DRAW: None}[status]
-        return Outcome(winner, REASON_NAMES[int(self.s[REASON])])
+        return Outcome(winner, REASON_NAMES[self.s.item(REASON)])
 
     def key(self) -> int:
         """Zobrist key of the position (equal positions, equal keys)."""
-        return int(self.s[HASH])
+        return self.s.item(HASH)
 
     def copy(self) -> State:
         clone = type(self)(self.game, self.s.copy())

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import msgpack
+import msgspec
 
 from .errors import ErrorCode, ProtocolError
 
@@ -20,12 +21,14 @@ MAX_ARRAY_LEN = 1024  # a paper-soccer turn is the longest array a client sends 
 MAX_MAP_LEN = 64
 MAX_STR_LEN = 4096
 
-_packer = msgpack.Packer(use_bin_type=True)
+# msgspec's encoder writes the same bytes as msgpack's packer (use_bin_type, the smallest int and
+# string forms, float64) in about a third of the time, and the server encodes every frame it sends.
+_encoder = msgspec.msgpack.Encoder()
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
     """The message as one msgpack frame (the caller builds only plain maps, lists, ints and strings)."""
-    return _packer.pack(message)
+    return _encoder.encode(message)
 
 
 def decode(

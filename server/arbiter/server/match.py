@@ -134,35 +134,39 @@ class Match:
         or illegal move. A move that arrives after the mover's flag fell ends the match on time
         instead and raises MatchError(match_over): check ``over`` afterwards.
         """
-        self._require_live()
-        if color != self.state.to_move:
+        # Every move received comes here: locals, no nested calls where an inline test will do.
+        if self.result is not None:
+            self._require_live()
+        state, clock, moves = self.state, self.clock, self.moves
+        if color != state.to_move:
             raise MatchError(ErrorCode.NOT_YOUR_TURN, "it is the opponent's turn")
-        if ply != len(self.moves):
-            raise MatchError(ErrorCode.STALE_PLY, f"the next move has ply {len(self.moves)}, not {ply}")
-        if self.clock.flagged(now):
+        if ply != len(moves):
+            raise MatchError(ErrorCode.STALE_PLY, f"the next move has ply {len(moves)}, not {ply}")
+        if clock.flagged(now):
             self.flag(now)
             raise MatchError(ErrorCode.MATCH_OVER, "the move arrived after your time ran out")
         try:
-            encoded = self.state.play_wire(wire)
+            encoded = state.play_wire(wire)
         except MoveFormatError as error:
             raise MatchError(ErrorCode.BAD_MOVE, str(error)) from None
         except IllegalMove as error:
             raise MatchError(ErrorCode.ILLEGAL_MOVE, str(error)) from None
-        state = self.state
-        over = state.is_terminal
-        mover = None if over else state.to_move
-        elapsed = self.clock.press(now, mover, 0.0 if mover is None else self.lag[mover])
-        self.moves.append(encoded)
+        if state.is_terminal:
+            outcome = state.outcome
+            assert outcome is not None
+            self.result = Result(outcome.winner, outcome.result, outcome.reason)
+            elapsed = clock.press(now, None)
+        else:
+            mover = state.to_move
+            elapsed = clock.press(now, mover, self.lag[mover])
+        moves.append(encoded)
         elapsed_ms = int(elapsed * 1000)
         self.elapsed_ms.append(elapsed_ms)
         self.moves_by[color] += 1
         if self.draw_offer is not None and self.draw_offer != color:
             self.draw_offer = None  # moving instead of accepting declines the opponent's offer
-        if over:
-            outcome = self.state.outcome
-            assert outcome is not None
-            self.result = Result(outcome.winner, outcome.result, outcome.reason)
-        return MovePlayed(ply, encoded, color, self.clock.remaining_ms(now), elapsed_ms)
+        remaining = clock.remaining  # the next turn starts now: both clocks stand as they are
+        return MovePlayed(ply, encoded, color, [int(remaining[0] * 1000), int(remaining[1] * 1000)], elapsed_ms)
 
     # --- endings other than the rules -------------------------------------------------------------
     def flag(self, now: float) -> Result | None:

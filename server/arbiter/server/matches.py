@@ -32,6 +32,7 @@ from arbiter.protocol.messages import (
     Sync,
     Unspectate,
 )
+from arbiter.protocol.move_frames import MoveFrame
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, RefusedMove, Store, StoreError
 
 from .clock import Alarm, ClockSpec
@@ -131,6 +132,8 @@ class Matches:
         self.metrics = metrics
         self.lobby = lobby
         self.now = now
+        self._move_meter = metrics.moves  # counted on every move: one lookup fewer
+        self._max_lag_credit = config.max_lag_credit_ms / 1000
         self.live: dict[str, LiveMatch] = {}
         self._ended: OrderedDict[str, None] = OrderedDict()
         self._finishing: set[asyncio.Task[None]] = set()
@@ -209,7 +212,8 @@ class Matches:
         if match.over or match_id not in self.live:
             return live
         now = self.now()
-        self._credit_lag(live, 0, 1)
+        self._credit_lag(live, 0)
+        self._credit_lag(live, 1)
         match.start(now)
         live.announced = True
         for listener in self.live_listeners:
@@ -294,24 +298,26 @@ class Matches:
         )
 
     # --- requests from clients ---------------------------------------------------------------------
-    def on_move(self, session: Session, msg: MakeMove) -> None:
+    def on_move(self, session: Session, msg: MakeMove | MoveFrame) -> None:
+        # The server's hottest path (benchmarks/move_path.py): locals, and nothing built that is not sent or kept.
         live = self.live.get(msg.match)
         if live is None or not live.announced:
             raise self._missing(msg.match)
         color = live.color_of(session.player)
         if color is None:
             raise ProtocolError(ErrorCode.NOT_A_PLAYER, "only the match's players may move")
+        match = live.match
         self._credit_lag(live, 1 - color)  # moves alternate: the opponent's clock is the next to start
         try:
-            played = live.match.play(color, msg.ply, msg.move, self.now())
+            played = match.play(color, msg.ply, msg.move, session.received_at)
         except MatchError as error:
             self._record_refusal(live, color, msg.move, error.code.value)
-            if live.match.over:  # the move came after the flag fell: the match ended on time
+            if match.over:  # the move came after the flag fell: the match ended on time
                 self.end(live)
             raise
         moved = {
             "type": "moved",
-            "match": live.match.id,
+            "match": match.id,
             "ply": played.ply,
             "move": played.move,
             "by": color,
@@ -332,8 +338,9 @@ class Matches:
             live.broadcast(*frames)
         else:
             self.move_journal(live, record, lambda: self._announce(live, frames))
-        self.metrics.move_accepted(self.now() - session.received_at)
-        if log.isEnabledFor(logging.DEBUG):  # the hot path: nothing built for a record nobody keeps
+        now = self.now()
+        self._move_meter.accepted(now - session.received_at, now)
+        if log.isEnabledFor(logging.DEBUG):  # nothing built for a record nobody keeps
             log.debug(
                 "move",
                 extra={
@@ -345,10 +352,10 @@ class Matches:
                 },
             )
         try:
-            self.store.record_move(live.match.id, record)
+            self.store.record_move(match.id, record)
         except Exception:  # the store must never block play; its own error handling reports the failure
             log.exception("store failed to queue a move", extra={"match": live.id})
-        if not live.match.over:
+        if match.result is None:
             self._arm(live)
         elif self.move_journal is None:
             self.end(live)  # (journaled: once the last move is announced, so `moved` comes before `end`)
@@ -551,18 +558,16 @@ class Matches:
 
     # --- helpers --------------------------------------------------------------------------------------
     def _arm(self, live: LiveMatch) -> None:
-        deadline = live.match.deadline()
+        deadline = live.match.clock.deadline()
         if deadline is not None:
             live.alarm.set(deadline)
 
-    def _credit_lag(self, live: LiveMatch, *colors: int) -> None:
-        """The network allowance of each of ``colors`` for its next turn: its round trip, up to the server's bound."""
-        bound = self.config.max_lag_credit_ms / 1000
-        lag = live.match.lag
-        for color in colors:
-            session = live.players[color].session
-            rtt = 0.0 if session is None else session.latency
-            lag[color] = bound if rtt > bound else rtt if rtt > 0.0 else 0.0
+    def _credit_lag(self, live: LiveMatch, color: int) -> None:
+        """The network allowance of ``color`` for its next turn: its round trip, up to the server's bound."""
+        session = live.players[color].session
+        rtt = 0.0 if session is None else session.latency
+        bound = self._max_lag_credit
+        live.match.lag[color] = bound if rtt > bound else rtt if rtt > 0.0 else 0.0
 
     def _on_flag(self, live: LiveMatch) -> None:
         if live.match.flag(self.now()) is not None:

@@ -66,10 +66,6 @@ class ServerMetrics:
         self.moves = MoveMeter(window_s)
         r.register(self.moves)
 
-    def move_accepted(self, latency_s: float) -> None:
-        """Count one move and its latency."""
-        self.moves.accepted(latency_s, time.monotonic())
-
     def render(self) -> bytes:
         """The whole registry in the Prometheus text exposition format."""
         return generate_latest(self.registry)

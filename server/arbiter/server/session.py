@@ -28,8 +28,8 @@ from websockets.exceptions import ConnectionClosed
 
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
-from arbiter.protocol.messages import Hello, MatchRequest, Request, parse
-from arbiter.protocol.move_frames import decode_move_frame
+from arbiter.protocol.messages import Hello, MakeMove, MatchRequest, Request, parse
+from arbiter.protocol.move_frames import MoveFrame, decode_move_frame
 
 from .account_routes import same_origin, session_cookie
 from .client_address import ClientAddress
@@ -47,6 +47,8 @@ REFUSAL_CLOSE_CODES = {ErrorCode.BANNED: CloseCode.BANNED}
 # A request's handler: done when it returns None, or a coroutine the session awaits (slow requests).
 # It refuses a request by raising ProtocolError before changing anything.
 Handler = Callable[["Session", Any], Awaitable[None] | None]
+# What a frame becomes: a parsed request, or a move straight from the fast path (move_frames.py).
+Incoming = Request | MoveFrame
 
 
 class Transport(Protocol):
@@ -106,7 +108,7 @@ class Session:
         self.received_at = hub.now()  # when the frame being handled arrived (the move-latency metric)
         self.bucket = TokenBucket(config.rate_per_s, config.rate_burst, config.flood_tolerance, self.received_at)
         # Slow requests and those queued behind them: (request, start, done); ``start`` calls the handler.
-        self._lane: deque[tuple[Request, Callable[[], Awaitable[None] | None], asyncio.Future[None]]] = deque()
+        self._lane: deque[tuple[Incoming, Callable[[], Awaitable[None] | None], asyncio.Future[None]]] = deque()
         self._lane_task: asyncio.Task[None] | None = None
 
     # --- output --------------------------------------------------------------------------------------
@@ -137,9 +139,9 @@ class Session:
         """A newer connection took over this session's player."""
         self.close(CloseCode.REPLACED, "the same player connected again")
 
-    def _error(self, error: ProtocolError, request: Request | None = None) -> None:
+    def _error(self, error: ProtocolError, request: Incoming | None = None) -> None:
         if error.re is None and request is not None:
-            error.re = request.id
+            error.re = request.request_id if type(request) is MoveFrame else request.id
         # A client's mistakes are its own business (debug); the server failing to serve is not.
         level = logging.WARNING if error.code in SERVER_SIDE_CODES else logging.DEBUG
         if log.isEnabledFor(level):
@@ -174,16 +176,18 @@ class Session:
         if verdict is not Verdict.ALLOW:
             self._over_limit(verdict)
             return None
-        request: Request | None = None
+        request: Incoming | None = None
         try:
             if type(frame) is bytes and len(frame) <= self.max_frame_bytes:
                 request = decode_move_frame(frame)  # most frames are moves: checked in one C call
             if request is None:
                 request = parse(decode(frame, max_bytes=self.max_frame_bytes))
-            handler = self.hub.handlers.get(type(request))
+                handler = self.hub.handlers.get(type(request))
+            else:
+                handler = self.hub.handlers.get(MakeMove)  # a MoveFrame has MakeMove's fields
             if handler is None:
                 raise ProtocolError(ErrorCode.ALREADY_GREETED, "hello was already accepted on this connection")
-            if self._lane and not isinstance(request, MatchRequest):
+            if self._lane and not isinstance(request, (MatchRequest, MoveFrame)):
                 return self._wait_in_lane(request, lambda: handler(self, request))
             pending = handler(self, request)
         except ProtocolError as error:
@@ -197,7 +201,7 @@ class Session:
             return None
         return self._wait_in_lane(request, lambda: pending)
 
-    def _wait_in_lane(self, request: Request, start: Callable[[], Awaitable[None] | None]) -> Awaitable[None] | None:
+    def _wait_in_lane(self, request: Incoming, start: Callable[[], Awaitable[None] | None]) -> Awaitable[None] | None:
         if len(self._lane) >= MAX_WAITING:
             self._error(ProtocolError(ErrorCode.RATE_LIMITED, "too many requests waiting for the server"), request)
             return None
