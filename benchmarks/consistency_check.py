@@ -1,6 +1,6 @@
 """`arbiter check` on a large store: games checked per second against just reading them, and memory.
 
-    python benchmarks/store_check.py [--games 100000] [--repeat 3]
+    python benchmarks/consistency_check.py [--games 100000] [--repeat 3]
 
 Fills a fresh SQLite file with ``games`` rated tic-tac-toe games (random legal moves, eight players,
 each end rated by the server's rule, as a server stores them), then, ``repeat`` times each and
