@@ -321,9 +321,12 @@ def main() -> None:
                 print(f"{matches:>5} {loop:>7} {kind:>8} {results[0].moves:>7} {rate:>9.0f} {p50:>7.2f} {p99:>7.2f} "
                       f"{cpu:>11.1f}")  # fmt: skip
             (relay_rate, *_, relay_cpu), (rate, _, p99, cpu) = medians["relay"], medians["arbiter"]
+            # Each arbiter run came right after a relay run: their ratio shares the machine's load of the moment.
+            paired = zip(runs["relay"], runs["arbiter"], strict=True)
+            pairs = sorted(a.cpu_us_per_move / r.cpu_us_per_move for r, a in paired)
             print(f"{matches:>5} {loop:>7}    ratio  throughput arbiter/relay {rate / relay_rate:.2f}x "
                   f"(target >= 0.7 at N >= 100); server CPU per move {cpu / relay_cpu:.2f}x the relay's "
-                  f"(target <= 1.2); p99 {p99:.1f} ms")  # fmt: skip
+                  f"(target <= 1.2; run by run {', '.join(f'{x:.2f}' for x in pairs)}); p99 {p99:.1f} ms")  # fmt: skip
     if args.idle:
         for kind in ("relay", "arbiter"):
             server = ServerProcess(kind)
