@@ -8,6 +8,7 @@ across searches, never changes an answer.
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 from gomoku_solver import Position, forced_win
@@ -16,7 +17,8 @@ from hypothesis import strategies as st
 
 from arbiter.bots.gomoku.board import Board
 from arbiter.bots.gomoku.geometry import DIRECTIONS
-from arbiter.bots.gomoku.vct import defences, find_vct, new_vct_work, threat_moves
+from arbiter.bots.gomoku.vcf import MAX_FOURS, V_ABORTED, V_NODES, find_vcf, new_vcf_work
+from arbiter.bots.gomoku.vct import MAX_VCT_DEPTH, T_ABORTED, T_NODES, defences, find_vct, new_vct_work, threat_moves
 
 SIZE, K = 9, 5
 
@@ -144,3 +146,49 @@ def test_every_win_claimed_is_proved_and_the_table_never_changes_an_answer(seed:
 def _tracks(cells: list[int]) -> tuple[np.ndarray, np.ndarray]:
     board = Board.from_moves(SIZE, SIZE, K, False, cells)
     return board.g, board.s
+
+
+def test_a_deadline_stops_both_threat_searches() -> None:
+    """A node budget is no time limit on a loaded machine, so both searches also read the clock:
+    one started after its deadline stops at its first node, and a deadline far off changes no answer (the line
+    found may differ: a search leaves the board's candidate lists in another order)."""
+    rng = random.Random(3)
+    checked = 0
+    while checked < 20:
+        cells = random_walk(rng, rng.randrange(8, 30))
+        if cells is None:
+            continue
+        g, s = _tracks(cells)
+        far = time.perf_counter_ns() + 60 * 10**9
+        for attacker in (0, 1):
+            t = new_vct_work(SIZE * SIZE)
+            late = find_vct(g, s, t, attacker, MAX_VCT_DEPTH, 0, deadline_ns=1)
+            assert late is None and t[T_ABORTED] == 1 and t[T_NODES] == 1
+            unbounded = find_vct(g, s, new_vct_work(SIZE * SIZE), attacker, 3, 20_000)
+            timed = find_vct(g, s, new_vct_work(SIZE * SIZE), attacker, 3, 20_000, deadline_ns=far)
+            assert (timed is None) == (unbounded is None)
+            v = new_vcf_work(SIZE * SIZE)
+            late = find_vcf(g, s, v, attacker, MAX_FOURS, 0, deadline_ns=1)
+            assert late is None and v[V_ABORTED] == 1 and v[V_NODES] == 1
+            unbounded = find_vcf(g, s, new_vcf_work(SIZE * SIZE), attacker, MAX_FOURS, 0)
+            timed = find_vcf(g, s, new_vcf_work(SIZE * SIZE), attacker, MAX_FOURS, 0, deadline_ns=far)
+            assert (timed is None) == (unbounded is None)
+        checked += 1
+
+
+def test_a_long_threat_search_ends_at_its_deadline() -> None:
+    """A VCT with no node budget that would run for 200,000 nodes and more stops within a few ms of its deadline."""
+    rng = random.Random(5)
+    cells = None
+    for _ in range(30):  # the 30th walk of this seed: 30 stones where the first player's VCT search is long
+        cells = random_walk(rng, 30)
+    assert cells is not None
+    g, s = _tracks(cells)
+    t = new_vct_work(SIZE * SIZE)
+    find_vct(g, s, t, 0, MAX_VCT_DEPTH, 200_000)
+    assert t[T_ABORTED] == 1, "the position's search should outlast the node budget"
+    t = new_vct_work(SIZE * SIZE)
+    began = time.perf_counter_ns()
+    find_vct(g, s, t, 0, MAX_VCT_DEPTH, 0, deadline_ns=began + 20_000_000)
+    took_ms = (time.perf_counter_ns() - began) / 1e6
+    assert t[T_ABORTED] == 1 and 20 <= took_ms < 20 + 250  # a clock reading every 512 nodes; a busy machine may lag

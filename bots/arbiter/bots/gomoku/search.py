@@ -16,10 +16,8 @@ and a node limit every 1024 nodes and unwinds at once when either is passed.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
-from numba import njit, objmode, types
+from numba import njit, types
 
 from .board import (
     FOURS,
@@ -38,6 +36,7 @@ from .board import (
     unmake,
     winning_cells,
 )
+from .clock import now_ns
 from .geometry import G_CELLS, G_COMBO
 from .layout import allocate
 from .patterns import EVAL_MOVER, EVAL_WAITER
@@ -96,16 +95,9 @@ def new_work(cells: int, tt_bits: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _now_ns():
-    with objmode(t="int64"):
-        t = time.perf_counter_ns()
-    return t
-
-
-@njit(cache=True)
 def _check_limits(w):
     out_of_nodes = w[C_NODE_LIMIT] > 0 and w[C_NODES] >= w[C_NODE_LIMIT]
-    if out_of_nodes or (w[C_DEADLINE_NS] > 0 and _now_ns() >= w[C_DEADLINE_NS]):
+    if out_of_nodes or (w[C_DEADLINE_NS] > 0 and now_ns() >= w[C_DEADLINE_NS]):
         w[C_ABORTED] = 1
 
 

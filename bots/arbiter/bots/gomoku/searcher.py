@@ -46,7 +46,7 @@ from .vct import MAX_VCT_DEPTH, T_ABORTED, T_NODES, defences, find_vct, new_vct_
 
 MAX_DEPTH = 60
 SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
-DEFENCE_TIME_SHARE = 0.3  # of the time, at most, for checking which moves refute the opponent's VCF
+THREAT_TIME_SHARE = 0.3  # of the time, at most, for the root's threat searches (own wins, the opponent's, refutations)
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
 # Against main's bot in-process at 0.2 s a move: 16/8 scored 32.5% (40 games), 16/16 52.5% (120); at
 # 16/16 full strength on 20,000 nodes lost 2 of 20 games to level 1 (test_gomoku_strength), at 8/8 none.
@@ -116,22 +116,24 @@ class Searcher:
         """The move for the side to move in the current position."""
         start = time.perf_counter_ns()
         deadline = start + int(config.time_limit * 1e9) if config.time_limit else 0
+        # Node budgets bound the threat searches on an idle machine, this deadline on a loaded one.
+        threat_deadline = start + int(THREAT_TIME_SHARE * (deadline - start)) if deadline else 0
         p = self.board.to_move
         result = self._immediate(p)
         g, s = self.board.g, self.board.s
         if result is None and config.root_vcf:
-            line = find_vcf(g, s, self.vcf_work, p, config.vcf_fours, config.root_vcf)
+            line = find_vcf(g, s, self.vcf_work, p, config.vcf_fours, config.root_vcf, threat_deadline)
             if line is not None:
                 result = SearchResult(line[0], WIN - len(line), reason="vcf", pv=line)
                 result.vcf_nodes = int(self.vcf_work[V_NODES])
         if result is None and config.root_vct:
-            line = find_vct(g, s, self.vct_work, p, config.vct_depth, config.root_vct)
+            line = find_vct(g, s, self.vct_work, p, config.vct_depth, config.root_vct, threat_deadline)
             if line is not None:
                 # The line is one branch of the proof, so its length is the plies to the win along it.
                 result = SearchResult(line[0], WIN - len(line), reason="vct", pv=line)
                 result.vcf_nodes = int(self.vct_work[T_NODES])
         if result is None:
-            result = self._search(config, seed, p, start, deadline)
+            result = self._search(config, seed, p, start, deadline, threat_deadline)
         result.elapsed = (time.perf_counter_ns() - start) / 1e9
         return result
 
@@ -170,11 +172,11 @@ class Searcher:
         if not config.root_vcf:
             return moves, 0, True
         o = 1 - p
-        threat = find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf)
+        threat = find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf, deadline)
         nodes = int(v[V_NODES])
         by_threes = False
         if threat is None and config.root_vct:
-            threat = find_vct(g, s, self.vct_work, o, config.vct_depth, config.root_vct)
+            threat = find_vct(g, s, self.vct_work, o, config.vct_depth, config.root_vct, deadline)
             nodes += int(self.vct_work[T_NODES])
             by_threes = True
         if threat is None:
@@ -199,33 +201,34 @@ class Searcher:
                 break
             make(g, s, c, p)
             # A search cut short by its budget proves nothing: such a move does not count as safe.
-            refuted = self._refutes(config, o, by_threes, max(budget - nodes, 1))
+            refuted = self._refutes(config, o, by_threes, max(budget - nodes, 1), deadline)
             nodes += int(v[V_NODES]) + (int(self.vct_work[T_NODES]) if by_threes else 0)
             unmake(g, s)
             if refuted:
                 safe.append(c)
         return (safe or moves), nodes, complete
 
-    def _refutes(self, config: SearchConfig, o: int, by_threes: bool, nodes: int) -> bool:
-        """Whether ``o``, to move, is proved to have no VCF (and, ``by_threes``, no VCT within ``nodes``)."""
+    def _refutes(self, config: SearchConfig, o: int, by_threes: bool, nodes: int, deadline: int) -> bool:
+        """Whether ``o``, to move, is proved by ``deadline`` to have no VCF (nor, ``by_threes``, a VCT in ``nodes``)."""
         g, s, v, t = self.board.g, self.board.s, self.vcf_work, self.vct_work
         t[T_NODES] = 0
         vcf_limit = min(config.root_vcf, nodes) if by_threes else config.root_vcf
-        if find_vcf(g, s, v, o, config.vcf_fours, vcf_limit) is not None or v[V_ABORTED]:
+        if find_vcf(g, s, v, o, config.vcf_fours, vcf_limit, deadline) is not None or v[V_ABORTED]:
             return False
         if not by_threes:
             return True
         nodes -= int(v[V_NODES])
         return (
             nodes > 0
-            and find_vct(g, s, t, o, config.vct_depth, min(config.root_vct, nodes)) is None
+            and find_vct(g, s, t, o, config.vct_depth, min(config.root_vct, nodes), deadline) is None
             and not t[T_ABORTED]
         )
 
-    def _search(self, config: SearchConfig, seed: int, p: int, start: int, deadline: int) -> SearchResult:
+    def _search(
+        self, config: SearchConfig, seed: int, p: int, start: int, deadline: int, threat_deadline: int
+    ) -> SearchResult:
         g, s, w = self.board.g, self.board.s, self.work
-        defence_deadline = start + int(DEFENCE_TIME_SHARE * (deadline - start)) if deadline else 0
-        moves, vcf_nodes, proved = self._root_moves(config, seed, p, defence_deadline)
+        moves, vcf_nodes, proved = self._root_moves(config, seed, p, threat_deadline)
         if len(moves) == 1 and proved:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F

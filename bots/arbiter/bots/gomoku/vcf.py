@@ -28,6 +28,7 @@ from .board import (
     unmake,
     winning_cells,
 )
+from .clock import now_ns
 from .geometry import G_CW_STRIDE, G_CWIN, G_CWIN_N, G_K
 from .layout import allocate
 
@@ -37,15 +38,16 @@ FAIL_TABLE_BITS = 16
 SIDE_KEYS = np.array([0x2545F4914F6CDD1D, 0x5851F42D4C957F2D], dtype=np.int64)
 
 # Scalar slots of v.
-V_NODES, V_NODE_LIMIT, V_ABORTED, V_LINE_LEN, V_CELLS = range(5)
+V_NODES, V_NODE_LIMIT, V_ABORTED, V_LINE_LEN, V_CELLS, V_DEADLINE_NS = range(6)  # deadline: now_ns() scale, 0 none
 # Offset slots of v's regions.
 (
     V_MOVES,  # [MAX_VCF_PLIES + 2, cells]: move lists per ply
     V_LINE,  # [MAX_VCF_PLIES + 2]: the winning line found, attacker first
     V_FAIL_KEYS,  # [2^FAIL_TABLE_BITS]: positions (attacker to move) known to hold no VCF...
     V_FAIL_FOURS,  # ...within this many fours
-) = range(5, 9)
-V_HEADER = 9
+) = range(6, 10)
+V_HEADER = 10
+CLOCK_EVERY = 512  # nodes between two readings of the clock, from the first node on (a power of two: a mask test)
 
 ARRAY = types.Array(types.int64, 1, "C")
 GEOMETRY = types.Array(types.int64, 1, "C", readonly=True)
@@ -82,7 +84,9 @@ def makes_four(g, s, c, p):
 def vcf(g, s, v, p, fours, ply):
     """1 if ``p``, to move, wins by at most ``fours`` continuous fours, else 0. Sets the line on success."""
     v[V_NODES] += 1
-    if v[V_NODE_LIMIT] > 0 and v[V_NODES] > v[V_NODE_LIMIT]:
+    if (v[V_NODE_LIMIT] > 0 and v[V_NODES] > v[V_NODE_LIMIT]) or (
+        v[V_NODES] & (CLOCK_EVERY - 1) == 1 and v[V_DEADLINE_NS] > 0 and now_ns() >= v[V_DEADLINE_NS]
+    ):
         v[V_ABORTED] = 1
         return 0
     cells = v[V_CELLS]
@@ -135,14 +139,18 @@ def vcf(g, s, v, p, fours, ply):
     return 0
 
 
-def find_vcf(g: np.ndarray, s: np.ndarray, v: np.ndarray, p: int, fours: int, node_limit: int) -> list[int] | None:
+def find_vcf(
+    g: np.ndarray, s: np.ndarray, v: np.ndarray, p: int, fours: int, node_limit: int, deadline_ns: int = 0
+) -> list[int] | None:
     """The winning line (attacker, defender, ..., the five) if ``p`` to move has a VCF, else None.
 
     Deepened one four at a time, so the line found is a shortest one; the table of failed
-    positions makes the repeated shallow passes cheap.
+    positions makes the repeated shallow passes cheap. Stops (``v[V_ABORTED]``) after
+    ``node_limit`` nodes or at ``deadline_ns`` (``now_ns()`` scale), 0 meaning none.
     """
     v[[V_NODES, V_ABORTED, V_LINE_LEN]] = 0
     v[V_NODE_LIMIT] = node_limit
+    v[V_DEADLINE_NS] = deadline_ns
     for depth in range(1, min(fours, MAX_FOURS) + 1):
         if vcf(g, s, v, p, depth, 0):
             start = int(v[V_LINE])

@@ -33,10 +33,11 @@ from .board import (
     unmake,
     winning_cells,
 )
+from .clock import now_ns
 from .geometry import G_CELLS, G_COMBO
 from .layout import allocate
 from .shapes import COMBOS, FLEX3, ORDER_BLOCK, ORDER_OWN, SHAPES
-from .vcf import ARRAY, GEOMETRY
+from .vcf import ARRAY, CLOCK_EVERY, GEOMETRY
 
 MAX_VCT_DEPTH = 12  # attacker moves along one line
 MAX_VCT_PLIES = 4 * MAX_VCT_DEPTH + 8  # the defender's counter-fours and their blocks come on top
@@ -45,7 +46,7 @@ NO_WIN = 1 << 20  # the win depth of an entry that proved no win
 ATTACKER_KEYS = np.array([0x1D8E4E27C47D124F, 0x6C62272E07BB0142], dtype=np.int64)
 
 # Scalar slots of t.
-T_NODES, T_NODE_LIMIT, T_ABORTED, T_CELLS, T_LINE_LEN = range(5)
+T_NODES, T_NODE_LIMIT, T_ABORTED, T_CELLS, T_LINE_LEN, T_DEADLINE_NS = range(6)  # deadline: now_ns() scale, 0 none
 # Offset slots of t's regions.
 (
     T_MOVES,  # [MAX_VCT_PLIES, cells]: move lists per ply
@@ -55,8 +56,8 @@ T_NODES, T_NODE_LIMIT, T_ABORTED, T_CELLS, T_LINE_LEN = range(5)
     T_WIN_DEPTH,  # ... least depth a win was proved at, NO_WIN if none
     T_WIN_MOVE,  # ... the attacker's move that wins then
     T_FAIL_DEPTH,  # ... greatest depth within which no win was found, -1 if none
-) = range(5, 12)
-T_HEADER = 12
+) = range(6, 13)
+T_HEADER = 13
 
 
 def new_vct_work(cells: int) -> np.ndarray:
@@ -148,7 +149,9 @@ def vct(g, s, t, p, depth, ply, defending):
     defender's last reply, and so on.
     """
     t[T_NODES] += 1
-    if t[T_NODE_LIMIT] > 0 and t[T_NODES] > t[T_NODE_LIMIT]:
+    if (t[T_NODE_LIMIT] > 0 and t[T_NODES] > t[T_NODE_LIMIT]) or (
+        t[T_NODES] & (CLOCK_EVERY - 1) == 1 and t[T_DEADLINE_NS] > 0 and now_ns() >= t[T_DEADLINE_NS]
+    ):
         t[T_ABORTED] = 1
         return 0
     if ply >= MAX_VCT_PLIES - 1:
@@ -223,15 +226,19 @@ def vct(g, s, t, p, depth, ply, defending):
     return 0
 
 
-def find_vct(g: np.ndarray, s: np.ndarray, t: np.ndarray, p: int, depth: int, node_limit: int) -> list[int] | None:
+def find_vct(
+    g: np.ndarray, s: np.ndarray, t: np.ndarray, p: int, depth: int, node_limit: int, deadline_ns: int = 0
+) -> list[int] | None:
     """A winning line (attacker's move first) if ``p`` to move wins by threats, else None.
 
     Deepened one attacker move at a time, so a short win is found before a long one; the
     table makes the repeated shallow passes cheap. Only the first move is sure to be the
-    attacker's best; the rest is one branch of the proof.
+    attacker's best; the rest is one branch of the proof. Stops (``t[T_ABORTED]``) after
+    ``node_limit`` nodes or at ``deadline_ns`` (``now_ns()`` scale), 0 meaning none.
     """
     t[[T_NODES, T_ABORTED, T_LINE_LEN]] = 0
     t[T_NODE_LIMIT] = node_limit
+    t[T_DEADLINE_NS] = deadline_ns
     for d in range(1, min(depth, MAX_VCT_DEPTH) + 1):
         if vct(g, s, t, p, d, 0, 0):
             start = int(t[T_LINE])
