@@ -7,5 +7,6 @@ from benchmark_scripts import load_benchmark
 
 async def test_the_move_path_benchmark_plays_every_move_to_both_players() -> None:
     benchmark = load_benchmark("move_path")
-    assert await benchmark.arbiter_run() > 0  # asserts inside that no move was refused
-    assert benchmark.relay_run() > 0
+    for matches in (1, 3):  # one match, and several played at once, a move of each in turn
+        assert await benchmark.arbiter_run(matches) > 0  # asserts inside that no move was refused
+        assert benchmark.relay_run(matches) > 0
