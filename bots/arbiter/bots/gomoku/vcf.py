@@ -38,14 +38,15 @@ SIDE_KEYS = np.array([0x2545F4914F6CDD1D, 0x5851F42D4C957F2D], dtype=np.int64)
 
 # Scalar slots of v.
 V_NODES, V_NODE_LIMIT, V_ABORTED, V_LINE_LEN, V_CELLS = range(5)
+V_STOP = 5  # set from another thread to stop a search at its next node; no search clears it
 # Offset slots of v's regions.
 (
     V_MOVES,  # [MAX_VCF_PLIES + 2, cells]: move lists per ply
     V_LINE,  # [MAX_VCF_PLIES + 2]: the winning line found, attacker first
     V_FAIL_KEYS,  # [2^FAIL_TABLE_BITS]: positions (attacker to move) known to hold no VCF...
     V_FAIL_FOURS,  # ...within this many fours
-) = range(5, 9)
-V_HEADER = 9
+) = range(6, 10)
+V_HEADER = 10
 
 ARRAY = types.Array(types.int64, 1, "C")
 GEOMETRY = types.Array(types.int64, 1, "C", readonly=True)
@@ -78,11 +79,11 @@ def makes_four(g, s, c, p):
     return False
 
 
-@njit(types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64), cache=True)
+@njit(types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def vcf(g, s, v, p, fours, ply):
     """1 if ``p``, to move, wins by at most ``fours`` continuous fours, else 0. Sets the line on success."""
     v[V_NODES] += 1
-    if v[V_NODE_LIMIT] > 0 and v[V_NODES] > v[V_NODE_LIMIT]:
+    if (v[V_NODE_LIMIT] > 0 and v[V_NODES] > v[V_NODE_LIMIT]) or v[V_STOP]:
         v[V_ABORTED] = 1
         return 0
     cells = v[V_CELLS]
