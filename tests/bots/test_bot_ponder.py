@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import signal
 import threading
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from bot_process import BotProcess
 from wsclient import Client, play_move
 
 from arbiter.bots.brain import Brain, ThinkRequest
@@ -134,3 +138,23 @@ async def test_a_ponder_that_kills_its_worker_costs_the_match_nothing(server: Ru
     # first (so within the move's deadline, not always within its budget).
     check_in_time(records, "deadline")
     assert pool.ponders == 3 and pool._workers[0].restarts >= 2 and not bot.fallbacks  # the last: after the end
+
+
+@pytest.mark.parametrize(("flags", "ponders"), [([], True), (["--no-ponder"], False)], ids=["default", "no-ponder"])
+async def test_arbiter_bot_ponders_unless_told_not_to(
+    server: RunningServer, tmp_path: Path, flags: list[str], ponders: bool
+) -> None:
+    log = tmp_path / "games.jsonl"
+    bot = await BotProcess.start(server, tmp_path, "thinker", *flags, "--game-log", str(log), brain="gomoku",
+                                 games="gomoku")  # fmt: skip
+    try:
+        await bot.logged('"connected"')
+        human = await connect_tester(server)
+        await play(human, [await challenge(human)], 3)
+        bot.process.send_signal(signal.SIGTERM)  # the record is written by the time it exits
+        assert await bot.exit_code() == 0
+        infos = check_in_time([json.loads(line) for line in log.read_text().splitlines()])
+        assert any("ponder_stop_ms" in info for info in infos) is ponders, infos
+        await human.close()
+    finally:
+        bot.kill()
