@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
+from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.perfect import PerfectBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.bots.timeman import TimeManager
@@ -437,3 +438,16 @@ def test_the_flags_are_documented() -> None:
         "--json",
     ):
         assert flag in outcome.output
+
+
+@pytest.mark.parametrize("ponder", [True, False])
+async def test_a_side_ponders_only_when_told(tmp_path: Path, ponder: bool) -> None:
+    log = tmp_path / "games.jsonl"
+    clock = {"initial_ms": 3_000, "increment_ms": 200, "move_limit_ms": None}
+    config = SeriesConfig(SeriesPlayer(GomokuBrain, ponder=ponder), SeriesPlayer(GomokuBrain, 1), "gomoku", 2, clock,
+                          game_log=log)  # fmt: skip
+    result = await run_series(config)
+    infos = [d["info"] for line in log.read_text().splitlines() for d in json.loads(line)["decisions"]]
+    assert any("ponder_stop_ms" in info for info in infos) is ponder  # A's worker stopped a ponder for a think
+    assert result.as_json()["a"]["ponder"] is ponder and result.as_json()["b"]["ponder"] is False
+    assert ("(ponder)" in config.a.label) is ponder

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -163,3 +164,19 @@ class Brain(ABC):
 
     def forget(self, match_id: str) -> None:  # noqa: B027 - an optional hook for brains with memory
         """Drop per-match memory once a match is over."""
+
+    def ponder(self, request: ThinkRequest, stop: threading.Event) -> None:  # noqa: B027 - optional
+        """Think on the opponent's time: ``request.position()`` has the opponent to move (our move is
+        the last of ``request.moves``). Runs in a thread of the worker until it is done or ``stop`` is
+        set, and must leave the brain ready for the next ``think`` of the match, which may profit from
+        it. The worker sets ``stop`` and calls ``stop_ponder`` when anything else comes for it, and
+        waits for this to return before going on. The default does nothing."""
+
+    def stop_ponder(self) -> None:  # noqa: B027 - optional, with ponder
+        """Make a running ``ponder`` return at once (called from another thread, after its ``stop``
+        is set: a search that only looks at the event now and then is interrupted here)."""
+
+    @classmethod
+    def can_ponder(cls) -> bool:
+        """Whether this brain implements ``ponder`` (the runtime sends it nothing to ponder otherwise)."""
+        return cls.ponder is not Brain.ponder

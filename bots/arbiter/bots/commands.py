@@ -153,6 +153,12 @@ def winning_move() -> None:
     metavar="SECONDS",
     help="On SIGTERM or Ctrl-C, how long live matches may go on before they are resigned.",
 )
+@click.option(
+    "--ponder/--no-ponder",
+    default=True,
+    show_default=True,
+    help="Think on the opponent's time while playing a single match (bots that can: gomoku at full strength).",
+)
 @click.option("--game-log", type=click.Path(dir_okay=False), help="Append each finished game to this JSON-lines file.")
 @click.option(
     "--health-file",
@@ -186,6 +192,7 @@ def bot(
     min_initial_ms: int,
     max_initial_ms: int | None,
     drain_timeout: float,
+    ponder: bool,
     game_log: str | None,
     health_file: str | None,
     log_level: str,
@@ -251,6 +258,7 @@ def bot(
         game_log=None if game_log is None else Path(game_log),
         health_file=None if health_file is None else Path(health_file),
         drain_timeout=drain_timeout,
+        ponder=ponder,
     )
     brain_options = parse_options(options, "--option")
     limits = {"depth": depth, "time": time, "nodes": nodes}

@@ -20,6 +20,13 @@ Why these choices:
   loop and a busy worker never deadlocks against a parent that is writing to it.
 - **Affinity.** A match's requests go to the worker that thought about it before, so a brain can
   keep a search tree between moves (``Brain.forget`` drops it when the match ends).
+- **Pondering.** While the pool holds one match only, ``ponder`` lets the match's idle worker think
+  on the opponent's time (``Brain.ponder``) in a thread of its own; the worker's main thread keeps
+  reading its pipe, and anything that comes (the next think, a forget, another match's work) first
+  stops the ponder and waits for its thread. A brain's search kernels must release the GIL
+  (numba's ``nogil``) so that the main thread can run while they do. A ponder's error is logged and
+  changes nothing; a think that meets a worker killed by its ponder is sent again to its
+  replacement, once.
 
 The numba cache: kernels are compiled where ``NUMBA_CACHE_DIR`` points (or next to the sources when
 unset). It must be set before Python starts, since numba fixes a kernel's cache location when the
@@ -32,10 +39,12 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
+import logging
 import multiprocessing
 import os
 import signal
 import tempfile
+import threading
 import time
 import traceback
 from collections import deque
@@ -46,6 +55,8 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from .brain import Brain, ThinkRequest, ThinkResult
+
+log = logging.getLogger("arbiter.bots")
 
 # The contexts that can start a worker (multiprocessing.get_context names them by start method).
 Context = (
@@ -109,6 +120,7 @@ class _Job:
     timeout: float | None
     queued_at: float = field(default_factory=time.monotonic)
     sent_at: float = 0.0
+    after_ponder: bool = False  # sent to a worker that was pondering: sent again if that worker dies
 
 
 @dataclass
@@ -122,6 +134,7 @@ class _Worker:
     ready: asyncio.Future[None] = field(init=False)  # set by each launch, before anything reads it
     queue: deque[_Job | str] = field(default_factory=deque)  # a str is a match id to forget
     current: _Job | None = None
+    pondering: bool = False  # a ponder was the last thing sent to it
     timer: asyncio.TimerHandle | None = None
     alive: bool = False
     dead_for_good: bool = False
@@ -170,6 +183,7 @@ class BrainPool:
         self._closed = False
         self.parent_warm_seconds = 0.0
         self._parent_brain: Brain | None = None  # warm, in this process: fallback moves
+        self.ponders = 0  # ponders sent to workers
 
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -297,6 +311,23 @@ class BrainPool:
             raise PoolError("start the pool first")
         return self._parent_brain.fallback_move(request)
 
+    def ponder(self, request: ThinkRequest) -> bool:
+        """Let the match's worker think about ``request`` (the opponent to move) until its next message.
+
+        Sent only when the brain ponders, the pool holds no other match (a ponder would take a core
+        from it) and the match's worker is idle; returns whether it was sent. The pool stops it when
+        another match comes (``_worker_for``).
+        """
+        index = self._affinity.get(request.match_id)
+        if index is None or len(self._affinity) != 1 or self._closed or not self.brain_class.can_ponder():
+            return False
+        worker = self._workers[index]
+        if not worker.alive or worker.current is not None or worker.queue:
+            return False
+        self._send(worker, ("ponder", request))
+        self.ponders += 1
+        return True
+
     def forget(self, match_id: str) -> None:
         """Tell every worker holding ``match_id`` to drop its memory of it (queued after its work)."""
         self._affinity.pop(match_id, None)
@@ -318,6 +349,9 @@ class BrainPool:
             raise PoolClosed("the pool has no live worker")
         worker = min(live, key=lambda w: (len(w.matches), w.load, w.index))
         self._affinity[match_id] = worker.index
+        for other in self._workers:  # a second match: no ponder takes a core from it
+            if other.pondering:
+                self._send(other, ("stop_ponder",))
         worker.matches.add(match_id)
         return worker
 
@@ -361,12 +395,14 @@ class BrainPool:
                     request = dataclasses.replace(request, budget=left)
             worker.current = job
             job.sent_at = now
+            job.after_ponder = worker.pondering
             if job.timeout is not None:
                 worker.timer = self._loop.call_later(job.timeout, self._overrun, worker, job)
             self._send(worker, ("think", job.id, request))
             return
 
     def _send(self, worker: _Worker, message: tuple[Any, ...]) -> None:
+        worker.pondering = message[0] == "ponder"  # whatever else comes stops the ponder
         try:
             if worker.conn is None:
                 raise OSError("the worker is detached")
@@ -396,6 +432,8 @@ class BrainPool:
                 worker.ready.set_exception(error)
             worker.dead_for_good = True
             self._fail_all(worker, error)
+        elif kind == "ponder_error":
+            log.warning("a ponder failed", extra={"worker": worker.index, "error": message[1]})
         elif kind in ("result", "error"):
             job = worker.current
             if job is None or job.id != message[1]:
@@ -440,7 +478,10 @@ class BrainPool:
             return
         job = worker.current
         self._finish_current(worker)
-        if job is not None and not job.future.done():
+        if job is not None and job.after_ponder and not job.future.done():
+            job.after_ponder = False  # the ponder may have killed it: the think gets the replacement, once
+            worker.queue.appendleft(job)
+        elif job is not None and not job.future.done():
             job.future.set_exception(
                 WorkerCrashed(
                     f"worker {worker.index} (pid {worker.pid}) died while thinking about match "
@@ -496,6 +537,7 @@ class BrainPool:
 
     def _detach(self, worker: _Worker) -> None:
         worker.alive = False
+        worker.pondering = False
         if worker.conn is not None:
             self._loop.remove_reader(worker.conn.fileno())
             worker.conn.close()
@@ -531,26 +573,71 @@ def _worker_main(
         conn.send(("fatal", traceback.format_exc()))
         return
     conn.send(("ready", os.getpid(), warm_seconds))
+    ponder = _Ponder(brain, conn)
     handlers: dict[str, Callable[..., None]] = {
-        "think": lambda job_id, request: _think(conn, brain, job_id, request),
+        "think": lambda job_id, request: _think(conn, brain, job_id, request, ponder.stopped_in),
         "forget": brain.forget,
+        "ponder": ponder.start,
+        "stop_ponder": lambda: None,  # stopped below, like before any message
     }
     while True:
         try:
             kind, *args = conn.recv()
         except (EOFError, OSError):
+            ponder.stop()
             return  # the parent is gone
+        ponder.stop()
         if kind == "stop":
             return
         handlers[kind](*args)
 
 
-def _think(conn: Connection, brain: Brain, job_id: int, request: ThinkRequest) -> None:
+class _Ponder:
+    """A worker's ponder thread: ``start`` runs ``brain.ponder`` in it, ``stop`` ends it and waits."""
+
+    def __init__(self, brain: Brain, conn: Connection) -> None:
+        self.brain = brain
+        self.conn = conn
+        self.thread: threading.Thread | None = None
+        self.event = threading.Event()
+        self.stopped_in: float | None = None  # seconds the last stop took, None if no ponder ran
+
+    def start(self, request: ThinkRequest) -> None:
+        self.event = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(request, self.event), name="ponder", daemon=True)
+        self.thread.start()
+
+    def _run(self, request: ThinkRequest, stop: threading.Event) -> None:
+        try:
+            self.brain.ponder(request, stop)
+        except Exception:
+            self.conn.send(("ponder_error", traceback.format_exc()))  # the main thread sends nothing meanwhile
+
+    def stop(self) -> None:
+        """End the ponder, if one runs, and wait for its thread (``stopped_in`` says how long it took)."""
+        if self.thread is None:
+            self.stopped_in = None
+            return
+        began = time.perf_counter()
+        self.event.set()
+        self.brain.stop_ponder()
+        self.thread.join()
+        self.thread = None
+        self.stopped_in = time.perf_counter() - began
+
+
+def _think(conn: Connection, brain: Brain, job_id: int, request: ThinkRequest, stopped_in: float | None) -> None:
+    """Answer ``request``; after a ponder, its budget loses the time the stop took, and the answer
+    says how long that was (``info["ponder_stop_ms"]``)."""
+    if stopped_in is not None:
+        request = dataclasses.replace(request, budget=max(request.budget - stopped_in, 0.0))
     try:
         result = brain.think(request)
     except Exception:
         conn.send(("error", job_id, traceback.format_exc()))
         return
+    if stopped_in is not None:
+        result.info["ponder_stop_ms"] = round(stopped_in * 1000, 3)
     conn.send(("result", job_id, result))
 
 

@@ -166,6 +166,8 @@ class SeriesPlayer:
     workers: int = 1
     token: str | None = None
     timeman: TimeManager = field(default_factory=TimeManager)
+    # Off by default: on one machine a side's ponder takes a core from the other side's think.
+    ponder: bool = False
 
     @property
     def label(self) -> str:
@@ -173,8 +175,9 @@ class SeriesPlayer:
         text = self.brain.name
         if self.brain.levels > 1:
             text += f" level {self.level if self.level is not None else self.brain.levels}"
-        if self.options:
-            text += " (" + ", ".join(f"{k}={v}" for k, v in self.options.items()) + ")"
+        extras = [f"{k}={v}" for k, v in self.options.items()] + (["ponder"] if self.ponder else [])
+        if extras:
+            text += " (" + ", ".join(extras) + ")"
         return text
 
     def player_name(self, side: str) -> str:
@@ -252,6 +255,7 @@ class SeriesResult:
                 "bot": config.a.brain.name,
                 "level": config.a.level,
                 "options": dict(config.a.options),
+                "ponder": config.a.ponder,
                 "label": config.a.label,
             },
             "b": {
@@ -259,6 +263,7 @@ class SeriesResult:
                 "bot": config.b.brain.name,
                 "level": config.b.level,
                 "options": dict(config.b.options),
+                "ponder": config.b.ponder,
                 "label": config.b.label,
             },
             "game": config.game,
@@ -467,6 +472,7 @@ async def run_series(config: SeriesConfig, *, on_game: GameCallback | None = Non
                 max_matches=2,  # B may still be closing the last game when A's next challenge arrives
                 timeman=player.timeman,
                 game_log=config.game_log if index == 0 else None,
+                ponder=player.ponder,
             )
             clients.append(SeriesClient(url, token=token, pool=pool, settings=settings, config=config))
         stop_now = asyncio.Event()

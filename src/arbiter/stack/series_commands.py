@@ -74,6 +74,8 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
 @click.option("--level-b", type=int, help="B's level (or BOT_B:LEVEL).")
 @click.option("--option-a", "options_a", multiple=True, metavar="KEY=VALUE", help="A brain option, e.g. time=0.2.")
 @click.option("--option-b", "options_b", multiple=True, metavar="KEY=VALUE", help="A brain option for B.")
+@click.option("--ponder-a", is_flag=True, help="A thinks on B's time (bots that can; it takes a core B may need).")
+@click.option("--ponder-b", is_flag=True, help="B thinks on A's time.")
 @click.option("--clock", metavar="SECS+INC", help="Fischer clock in seconds (default: the ladder's clock for GAME).")
 @click.option("--move-time", type=click.IntRange(1), metavar="MS", help="A per-move limit in milliseconds.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Worker processes per bot.")
@@ -110,6 +112,8 @@ def series(
     level_b: int | None,
     options_a: tuple[str, ...],
     options_b: tuple[str, ...],
+    ponder_a: bool,
+    ponder_b: bool,
     clock: str | None,
     move_time: int | None,
     workers: int,
@@ -133,6 +137,9 @@ def series(
     Bots that never vary (fixed-depth searches) would repeat one game per colour; with
     --opening-plies N each pair of games (1–2, 3–4, …) starts from its own N random plies, played
     once with each colour. The summary counts distinct games either way.
+
+    Neither bot ponders (thinks on the other's time) unless --ponder-a or --ponder-b says so: both
+    run on this machine, where a ponder takes a core the other side's think may need.
 
     The clock is --clock SECS+INC, --move-time MS (a per-move limit; alone, the clock never binds:
     10 times the limit to start and the limit added per move), or both; without either, the
@@ -184,8 +191,8 @@ def series(
 
     configure_logging(log_level)
     config = SeriesConfig(
-        SeriesPlayer(cls_a, level_a, brain_options[0], workers, token_a),
-        SeriesPlayer(cls_b, level_b, brain_options[1], workers, token_b),
+        SeriesPlayer(cls_a, level_a, brain_options[0], workers, token_a, ponder=ponder_a),
+        SeriesPlayer(cls_b, level_b, brain_options[1], workers, token_b, ponder=ponder_b),
         game_name,
         games,
         time_control,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import random
@@ -347,13 +348,22 @@ class BotClient:
             decision = await decide(think, lambda request: self.search(request, alone=think.alone), self.pool)
             if self._thinking.get(think.match) is task:
                 del self._thinking[think.match]
-            self._apply(self.core.decided(think.match, think.ply, decision))
+            effects = self.core.decided(think.match, think.ply, decision)
+            self._apply(effects)
+            if effects and not decision.fallback and not decision.resign:
+                self._ponder(think, decision.move)
 
         previous = self._thinking.get(think.match)
         if previous is not None:
             previous.cancel()
         task = asyncio.get_running_loop().create_task(think_and_move())
         self._thinking[think.match] = task
+
+    def _ponder(self, think: Think, move: Any) -> None:
+        """Once our move is sent, let the pool think on the opponent's time, if this is our only match."""
+        if not self.settings.ponder or not isinstance(self.pool, BrainPool) or list(self.games) != [think.match]:
+            return
+        self.pool.ponder(dataclasses.replace(think.request, moves=[*think.request.moves, move], deadline=None))
 
     def _match_over(self, match_id: str, record: dict[str, Any] | None) -> None:
         task = self._thinking.pop(match_id, None)

@@ -57,6 +57,7 @@ class BotSettings:
     backoff_max: float = 15.0
     ping_interval: float = 10.0
     drain_timeout: float = 30.0  # seconds live matches may go on after a stop before they are resigned
+    ponder: bool = True  # think on the opponent's time while playing one match (brains that can: BrainPool.ponder)
 
     @property
     def challenge_filter(self) -> ChallengeFilter:

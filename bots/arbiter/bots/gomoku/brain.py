@@ -19,10 +19,22 @@ them were too close to each other and to full strength (56% and 54% a step).
 Options (constructor keywords, or a request's ``options``, which take precedence): ``depth``
 (plies, 1..60), ``time`` (at most this many seconds per move), ``nodes`` (stop the search after
 this many nodes). They bound any level above 1; the request's budget always applies too.
+
+Pondering (``ponder``, on the opponent's time, when the runtime asks): the bot plays the reply it
+expects (the second move of its principal variation, read from the table; without one, the
+opponent's best move by a short search) and searches its own answer to it until the opponent
+moves, filling the match's tables. Why the expected reply rather than the opponent's position:
+when the guess is right the whole ponder went into the position the next think starts from, whose
+iterative deepening then climbs through the table's entries at once; searching the opponent's
+position instead spreads the same time over every reply. The next move's ``info["ponder"]`` says
+what was pondered and whether the guess was right. Only a search bounded by the clock alone
+ponders (level 4 without ``depth`` or ``nodes``): a level with a fixed node budget is a calibrated
+strength that thinking on the opponent's time would change.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -44,6 +56,8 @@ VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # found (docs/STRENGTH.md G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without).
 VCT_MIN_SECONDS = 0.5
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
+PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none
+PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
 
 
 class GomokuOptionError(BrainOptionError):
@@ -85,6 +99,11 @@ class Settings:
             settings = replace(settings, time=float(seconds))
         return settings
 
+    @property
+    def clock_bound(self) -> bool:
+        """Whether only the clock bounds the search (no node or depth budget): then it may ponder."""
+        return not self.intuitive and not self.nodes and self.depth == MAX_DEPTH
+
     def config(self, seconds: float) -> SearchConfig:
         """The search limits for a move with ``seconds`` to think."""
         vcf_budget = int(min(max(seconds * VCF_NODES_PER_SECOND, VCF_NODES_MIN), VCF_NODES_MAX))
@@ -110,6 +129,32 @@ LEVELS: dict[int, Settings] = {
 }
 
 
+@dataclass(frozen=True)
+class Pondered:
+    """What a ponder did: the position it was given, the reply it expected, the search it made."""
+
+    cells: list[int]  # the position the opponent faced
+    reply: int  # the opponent's move the ponder expected (a cell)
+    predicted_by: str  # "table" (our last search's line) or "search" (a short search of its own)
+    depth: int
+    nodes: int
+    vcf_nodes: int
+    seconds: float
+
+    def report(self, cells: list[int]) -> dict[str, Any] | None:
+        """For the think of ``cells``: what this ponder was, if it was the move before."""
+        if len(cells) != len(self.cells) + 1 or cells[:-1] != self.cells:
+            return None
+        return {
+            "hit": cells[-1] == self.reply,
+            "predicted_by": self.predicted_by,
+            "depth": self.depth,
+            "nodes": self.nodes,
+            "vcf_nodes": self.vcf_nodes,
+            "seconds": round(self.seconds, 4),
+        }
+
+
 class GomokuBrain(Brain):
     name = "gomoku"
     score_unit = "cp"  # for spectators: Brain.analysis
@@ -120,6 +165,8 @@ class GomokuBrain(Brain):
         super().__init__(level, **options)
         self.settings = Settings.parse(self.level, options)
         self._searchers: dict[tuple[int, int, int, bool], Searcher] = {}
+        self._pondering: Searcher | None = None  # the searcher a ponder runs on, for stop_ponder
+        self._pondered: dict[str, Pondered] = {}  # match → its last ponder, for the next think's info
 
     @classmethod
     def plays(cls, game: Game) -> bool:
@@ -132,13 +179,18 @@ class GomokuBrain(Brain):
             self._searchers[shape] = Searcher(m, n, k, exact)
         return self._searchers[shape]
 
+    def settings_for(self, request: ThinkRequest) -> Settings:
+        """The settings of the request's level with its options, the brain's own when it names none."""
+        level = self.level_for(request)
+        if request.options or level != self.level:
+            return Settings.parse(level, {**self.options, **request.options})
+        return self.settings
+
     def think(self, request: ThinkRequest) -> ThinkResult:
         started = time.perf_counter()
         level = self.level_for(request)
-        if request.options or level != self.level:
-            settings = Settings.parse(level, {**self.options, **request.options})
-        else:
-            settings = self.settings
+        settings = self.settings_for(request)
+        pondered = self._pondered.pop(request.match_id, None)
         state = request.position()
         game = state.game
         if not self.plays(game):
@@ -156,6 +208,7 @@ class GomokuBrain(Brain):
             if settings.time is not None:
                 seconds = min(seconds, settings.time)
             searcher = self.searcher(m, n, k, exact)
+            searcher.resume()  # after a ponder's stop
             searcher.set_position(cells)
             result = searcher.think(settings.config(seconds), seed)
             cell = result.cell
@@ -171,8 +224,55 @@ class GomokuBrain(Brain):
                 "reason": result.reason,
                 "pv": [[c % m, c // m] for c in result.pv],
             }
+        report = pondered.report(cells) if pondered is not None else None
+        if report is not None:
+            info["ponder"] = report
         info["seconds"] = round(time.perf_counter() - started, 4)
         return ThinkResult([cell % m, cell // m], info)
+
+    def ponder(self, request: ThinkRequest, stop: threading.Event) -> None:
+        """Search our answer to the opponent's expected reply until ``stop`` (module docstring)."""
+        settings = self.settings_for(request)
+        state = request.position()
+        game = state.game
+        if not settings.clock_bound or not self.plays(game) or state.is_terminal:
+            return
+        started = time.perf_counter()
+        m, n, k, exact = (game.params[name] for name in ("m", "n", "k", "exact"))
+        cells = [y * m + x for x, y in state.moves()]
+        searcher = self.searcher(m, n, k, exact)
+        self._pondering = searcher
+        try:
+            searcher.resume()  # then look at stop: a stop_ponder before this point set it
+            if stop.is_set():
+                return
+            searcher.set_position(cells)
+            reply, predicted_by = searcher.expected_reply(), "table"
+            if reply is None:
+                seed = request.seed * 1_000_003 + len(cells)
+                reply, predicted_by = searcher.think(settings.config(PREDICT_SECONDS), seed).cell, "search"
+            state.play(game.decode_move([reply % m, reply // m]))
+            if state.is_terminal or stop.is_set():
+                return
+            searcher.set_position([*cells, reply])
+            # The threat searches get the budgets of a think of request.budget (ours, a guess at the
+            # opponent's), as the next think will: larger ones spent the ponder before any alpha-beta.
+            config = replace(settings.config(max(request.budget, PREDICT_SECONDS)), time_limit=PONDER_SECONDS)
+            result = searcher.think(config, request.seed * 1_000_003 + len(cells) + 1)
+            self._pondered[request.match_id] = Pondered(
+                cells, reply, predicted_by, result.depth, result.nodes, result.vcf_nodes, time.perf_counter() - started
+            )
+        finally:
+            self._pondering = None
+
+    def stop_ponder(self) -> None:
+        """Stop the running ponder's search within about a thousand nodes (from another thread)."""
+        searcher = self._pondering
+        if searcher is not None:
+            searcher.stop()
+
+    def forget(self, match_id: str) -> None:
+        self._pondered.pop(match_id, None)
 
     def warm_up(self) -> None:
         """Compile every kernel (one board shape compiles them for all) with a short search."""

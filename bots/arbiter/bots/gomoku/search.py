@@ -10,8 +10,10 @@ node facing one has a single reply and costs no depth), and an exact static rule
 that can make two fours at once has won. (VCF probes at the horizon were tried and dropped: at
 0.1 s a move the search with them scored 30% against the same search without, over 40 games.)
 
-Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline
-and a node limit every 1024 nodes and unwinds at once when either is passed.
+Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline,
+a node limit and a stop flag every 1024 nodes and unwinds at once when one says stop. The entry
+kernels release the GIL (``nogil``), so a worker's main thread can set the stop flag of a search
+running in another thread (a ponder, on the opponent's time).
 """
 
 from __future__ import annotations
@@ -64,10 +66,11 @@ EMPTY, LOWER, UPPER, EXACT = range(4)
     C_CELLS,
     C_SHAPE_MOVER,  # sixteenths: weight of the mover's shape values in the evaluation
     C_SHAPE_WAITER,  # sixteenths: weight of the other side's
-) = range(11)
+    C_STOP,  # set from another thread to stop a search (a ponder); no search clears it (Searcher.resume does)
+) = range(12)
 # Offset slots of w's regions.
-W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(11, 16)
-W_HEADER = 16
+W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(12, 17)
+W_HEADER = 17
 
 TACTICAL = 6_000  # ordering scores from here up: fours made, threes blocked; never pruned or reduced
 KILLER_BONUS = (4_000, 3_000)
@@ -97,7 +100,7 @@ def new_work(cells: int, tt_bits: int) -> np.ndarray:
 @njit(cache=True)
 def _check_limits(w):
     out_of_nodes = w[C_NODE_LIMIT] > 0 and w[C_NODES] >= w[C_NODE_LIMIT]
-    if out_of_nodes or (w[C_DEADLINE_NS] > 0 and now_ns() >= w[C_DEADLINE_NS]):
+    if out_of_nodes or w[C_STOP] or (w[C_DEADLINE_NS] > 0 and now_ns() >= w[C_DEADLINE_NS]):
         w[C_ABORTED] = 1
 
 
@@ -212,7 +215,7 @@ def generate(g, s, w, p, ply):
 _NEGAMAX = types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64, types.int64)
 
 
-@njit(_NEGAMAX, cache=True)
+@njit(_NEGAMAX, cache=True, nogil=True)
 def negamax(g, s, w, depth, alpha, beta, ply, p):
     """The value of the position for ``p`` to move, searched ``depth`` plies within (alpha, beta)."""
     w[C_NODES] += 1
@@ -329,7 +332,7 @@ def negamax(g, s, w, depth, alpha, beta, ply, p):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_root(g, s, w, root, values, count, depth, p, alpha, beta):
     """Search each root move to ``depth`` (PVS) within (alpha, beta); returns the best index, -1 if aborted first.
 

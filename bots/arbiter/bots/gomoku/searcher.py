@@ -28,6 +28,7 @@ from .search import (
     C_SELDEPTH,
     C_SHAPE_MOVER,
     C_SHAPE_WAITER,
+    C_STOP,
     C_WIDTH,
     INF,
     MATE_BOUND,
@@ -41,8 +42,8 @@ from .search import (
     search_root,
     tt_move,
 )
-from .vcf import MAX_FOURS, V_ABORTED, V_NODES, find_vcf, new_vcf_work
-from .vct import MAX_VCT_DEPTH, T_ABORTED, T_NODES, defences, find_vct, new_vct_work, threat_moves
+from .vcf import MAX_FOURS, V_ABORTED, V_NODES, V_STOP, find_vcf, new_vcf_work
+from .vct import MAX_VCT_DEPTH, T_ABORTED, T_NODES, T_STOP, defences, find_vct, new_vct_work, threat_moves
 
 MAX_DEPTH = 60
 SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
@@ -111,6 +112,27 @@ class Searcher:
     def set_position(self, cells: list[int]) -> None:
         """Replay ``cells`` (alternate players, first player first) on a fresh board."""
         self.board = Board.from_moves(*self.shape, cells)
+
+    def stop(self) -> None:
+        """Make the search running in another thread return within about a thousand nodes, and any
+        search after it at once, until ``resume``. Its answer is then worthless; its tables stay sound
+        (an aborted search stores nothing)."""
+        self.work[C_STOP] = 1
+        self.vcf_work[V_STOP] = 1
+        self.vct_work[T_STOP] = 1
+        self.work[C_ABORTED] = 1  # the alpha-beta kernel reads this one at every node
+
+    def resume(self) -> None:
+        """Let searches run again after ``stop``."""
+        self.work[C_STOP] = 0
+        self.vcf_work[V_STOP] = 0
+        self.vct_work[T_STOP] = 0
+
+    def expected_reply(self) -> int | None:
+        """The side to move's best move by the transposition table (the last search's principal
+        variation), or None when the table does not know the position."""
+        move = tt_move(self.work, int(self.board.s[S_HASH]))
+        return move if move >= 0 and self.board.stone(move) == 0 else None
 
     def think(self, config: SearchConfig, seed: int = 0) -> SearchResult:
         """The move for the side to move in the current position."""
@@ -232,7 +254,8 @@ class Searcher:
         if len(moves) == 1 and proved:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
-        w[[C_NODES, C_ABORTED, C_SELDEPTH]] = 0
+        w[[C_NODES, C_SELDEPTH]] = 0
+        w[C_ABORTED] = w[C_STOP]
         w[C_GENERATION] = self._generation
         w[C_NODE_LIMIT] = config.node_limit
         w[C_WIDTH] = config.width

@@ -39,14 +39,15 @@ SIDE_KEYS = np.array([0x2545F4914F6CDD1D, 0x5851F42D4C957F2D], dtype=np.int64)
 
 # Scalar slots of v.
 V_NODES, V_NODE_LIMIT, V_ABORTED, V_LINE_LEN, V_CELLS, V_DEADLINE_NS = range(6)  # deadline: now_ns() scale, 0 none
+V_STOP = 6  # set from another thread to stop a search at its next node; no search clears it
 # Offset slots of v's regions.
 (
     V_MOVES,  # [MAX_VCF_PLIES + 2, cells]: move lists per ply
     V_LINE,  # [MAX_VCF_PLIES + 2]: the winning line found, attacker first
     V_FAIL_KEYS,  # [2^FAIL_TABLE_BITS]: positions (attacker to move) known to hold no VCF...
     V_FAIL_FOURS,  # ...within this many fours
-) = range(6, 10)
-V_HEADER = 10
+) = range(7, 11)
+V_HEADER = 11
 CLOCK_EVERY = 512  # nodes between two readings of the clock, from the first node on (a power of two: a mask test)
 
 ARRAY = types.Array(types.int64, 1, "C")
@@ -80,7 +81,7 @@ def makes_four(g, s, c, p):
     return False
 
 
-@njit(types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64), cache=True)
+@njit(types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def vcf(g, s, v, p, fours, ply):
     """1 if ``p``, to move, wins by at most ``fours`` continuous fours, else 0. Sets the line on success."""
     v[V_NODES] += 1

@@ -47,6 +47,7 @@ ATTACKER_KEYS = np.array([0x1D8E4E27C47D124F, 0x6C62272E07BB0142], dtype=np.int6
 
 # Scalar slots of t.
 T_NODES, T_NODE_LIMIT, T_ABORTED, T_CELLS, T_LINE_LEN, T_DEADLINE_NS = range(6)  # deadline: now_ns() scale, 0 none
+T_STOP = 6  # set from another thread to stop a search at its next node; no search clears it
 # Offset slots of t's regions.
 (
     T_MOVES,  # [MAX_VCT_PLIES, cells]: move lists per ply
@@ -56,8 +57,8 @@ T_NODES, T_NODE_LIMIT, T_ABORTED, T_CELLS, T_LINE_LEN, T_DEADLINE_NS = range(6) 
     T_WIN_DEPTH,  # ... least depth a win was proved at, NO_WIN if none
     T_WIN_MOVE,  # ... the attacker's move that wins then
     T_FAIL_DEPTH,  # ... greatest depth within which no win was found, -1 if none
-) = range(6, 13)
-T_HEADER = 13
+) = range(7, 14)
+T_HEADER = 14
 
 
 def new_vct_work(cells: int) -> np.ndarray:
@@ -140,7 +141,7 @@ def _remember(t, key, slot, depth, move):
 _NODE = types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64)
 
 
-@njit(_NODE, cache=True)
+@njit(_NODE, cache=True, nogil=True)
 def vct(g, s, t, p, depth, ply, defending):
     """1 if attacker ``p`` wins by threats within ``depth`` more attacker moves, else 0.
 
@@ -149,8 +150,10 @@ def vct(g, s, t, p, depth, ply, defending):
     defender's last reply, and so on.
     """
     t[T_NODES] += 1
-    if (t[T_NODE_LIMIT] > 0 and t[T_NODES] > t[T_NODE_LIMIT]) or (
-        t[T_NODES] & (CLOCK_EVERY - 1) == 1 and t[T_DEADLINE_NS] > 0 and now_ns() >= t[T_DEADLINE_NS]
+    if (
+        (t[T_NODE_LIMIT] > 0 and t[T_NODES] > t[T_NODE_LIMIT])
+        or t[T_STOP]
+        or (t[T_NODES] & (CLOCK_EVERY - 1) == 1 and t[T_DEADLINE_NS] > 0 and now_ns() >= t[T_DEADLINE_NS])
     ):
         t[T_ABORTED] = 1
         return 0
