@@ -31,6 +31,7 @@ from arbiter.engine import Game
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
+from .evaluation import HAND, Evaluation
 from .intuitive import intuitive_move
 from .searcher import MAX_DEPTH, SearchConfig, Searcher
 
@@ -60,6 +61,7 @@ class Settings:
     nodes: int = 0
     root_vcf: bool = True
     width: int = WIDTH
+    evaluation: Evaluation = HAND
 
     @classmethod
     def parse(cls, level: int, options: dict[str, Any]) -> Settings:
@@ -119,18 +121,18 @@ class GomokuBrain(Brain):
     def __init__(self, level: int | None = None, **options: Any) -> None:
         super().__init__(level, **options)
         self.settings = Settings.parse(self.level, options)
-        self._searchers: dict[tuple[int, int, int, bool], Searcher] = {}
+        self._searchers: dict[tuple[int, int, int, bool, Evaluation], Searcher] = {}
 
     @classmethod
     def plays(cls, game: Game) -> bool:
         return game.family == "mnk" and game.params["k"] >= 4
 
-    def searcher(self, m: int, n: int, k: int, exact: bool) -> Searcher:
-        """The board shape's searcher, created on first use and kept (with its tables) for later moves."""
-        shape = (m, n, k, exact)
-        if shape not in self._searchers:
-            self._searchers[shape] = Searcher(m, n, k, exact)
-        return self._searchers[shape]
+    def searcher(self, m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND) -> Searcher:
+        """The searcher of a board shape and evaluation, created on first use and kept (with its tables)."""
+        key = (m, n, k, exact, evaluation)
+        if key not in self._searchers:
+            self._searchers[key] = Searcher(m, n, k, exact, evaluation=evaluation)
+        return self._searchers[key]
 
     def think(self, request: ThinkRequest) -> ThinkResult:
         started = time.perf_counter()
@@ -155,7 +157,7 @@ class GomokuBrain(Brain):
             seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
             if settings.time is not None:
                 seconds = min(seconds, settings.time)
-            searcher = self.searcher(m, n, k, exact)
+            searcher = self.searcher(m, n, k, exact, settings.evaluation)
             searcher.set_position(cells)
             result = searcher.think(settings.config(seconds), seed)
             cell = result.cell
