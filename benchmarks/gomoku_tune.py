@@ -295,8 +295,8 @@ def tune(positions: Positions, *, l2: float, test_share: float, seed: int) -> Re
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="gomoku", help="the m,n,k game the games are played on")
-    parser.add_argument("--games", type=int, default=1200, help="self-play games")
-    parser.add_argument("--nodes", type=int, default=3000, help="search nodes a move in the games")
+    parser.add_argument("--games", type=int, default=1600, help="self-play games")
+    parser.add_argument("--nodes", type=int, default=6000, help="search nodes a move in the games")
     parser.add_argument("--seed", type=int, default=19)
     parser.add_argument("--l2", type=float, default=1e-3, help="penalty on the standardised change of the weights")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of the games held out")
@@ -318,11 +318,11 @@ def main() -> None:
     print(f"loss on test:     {report.test_before:.4f} hand, {report.test_after:.4f} fitted")
     for name, value in vars(report.evaluation).items():
         print(f"  {name}: {value}")
-    command = " ".join(["python", "benchmarks/gomoku_tune.py", *sys.argv[1:]])
+    made = {name: getattr(args, name) for name in ("game", "games", "nodes", "seed", "l2", "test_share")}
     fitted = {name: getattr(report, name) for name in ("k", "train_before", "train_after", "test_before", "test_after")}
     data = {
         "evaluation": to_json(report.evaluation),
-        "fit": {"command": command, "positions": report.positions, "test_positions": report.test_positions, **fitted},
+        "fit": {**made, "positions": report.positions, "test_positions": report.test_positions, **fitted},
     }
     args.out.write_text(json.dumps(data, indent=1) + "\n")
     print(f"written to {args.out}")

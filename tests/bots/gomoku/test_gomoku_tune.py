@@ -83,6 +83,12 @@ def test_the_hand_evaluation_is_the_kernels_and_levels_1_to_3_keep_it() -> None:
     assert all(LEVELS[level].evaluation is HAND for level in (1, 2, 3))
 
 
+def test_full_strength_plays_the_committed_fit() -> None:
+    stored = json.loads(evaluations.FITTED_PATH.read_text())
+    assert LEVELS[4].evaluation == evaluations.FITTED == evaluations.from_json(stored["evaluation"])
+    assert stored["fit"]["test_after"] < stored["fit"]["test_before"]  # it fits held-out games better
+
+
 def test_the_fit_recovers_known_weights_and_scale() -> None:
     rng = np.random.default_rng(5)
     x = np.column_stack([rng.poisson(3.0, 4000), -rng.poisson(2.0, 4000), rng.normal(0, 5, 4000), np.zeros(4000)])

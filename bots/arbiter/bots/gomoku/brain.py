@@ -8,7 +8,8 @@ level  player
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
-4      full strength: the same search deepened under the clock (the default)
+4      full strength (the default): the same search deepened under the clock, with the evaluation
+       fitted to game results (evaluation.FITTED; levels 2 and 3 keep the hand-set one)
 =====  =====================================================================================
 
 Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
@@ -31,7 +32,7 @@ from arbiter.engine import Game
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
-from .evaluation import HAND, Evaluation
+from .evaluation import FITTED, HAND, Evaluation
 from .intuitive import intuitive_move
 from .searcher import MAX_DEPTH, SearchConfig, Searcher
 
@@ -108,7 +109,7 @@ LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
     3: Settings(nodes=5_000),
-    4: Settings(),
+    4: Settings(evaluation=FITTED),
 }
 
 

@@ -63,3 +63,6 @@ def from_json(data: dict[str, object]) -> Evaluation:
 def load(path: Path = FITTED_PATH) -> Evaluation:
     """The evaluation stored at ``path`` (its "evaluation" member; "fit" says how it was made)."""
     return from_json(json.loads(path.read_text())["evaluation"])
+
+
+FITTED = load()
