@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 from arbiter.bots.gomoku.board import S_BOARD, S_CAND, S_CAND_N, Board, evaluate, make, unmake
+from arbiter.bots.gomoku.evaluation import FITTED
 from arbiter.bots.gomoku.geometry import G_EXACT, G_K, G_WCELLS, G_WEIGHTS, G_WENDS, G_WINDOWS
 from arbiter.bots.gomoku.intuitive import score_digits
 from arbiter.bots.gomoku.patterns import EVAL_MOVER, EVAL_WAITER
@@ -253,7 +254,7 @@ def main() -> None:
     for seconds in args.seconds:
         depths, wall_rates, cpu_rates = [], [], []
         for i, moves in enumerate(positions):
-            searcher = Searcher(15, 15, 5, False)
+            searcher = Searcher(15, 15, 5, False, evaluation=FITTED)  # full strength's evaluation
             searcher.set_position(moves)
             wall, cpu = time.perf_counter(), time.process_time()
             result = searcher.think(SearchConfig(time_limit=seconds, **FULL_STRENGTH))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .evaluation import HAND, Evaluation
 from .geometry import (
     G_CELLS,
     G_CEND,
@@ -396,14 +397,15 @@ def evaluate(s, p):
 class Board:
     """A position of an m,n,k game held as tracks, for the Python side (searcher, tests, benchmarks)."""
 
-    def __init__(self, m: int, n: int, k: int, exact: bool = False) -> None:
-        self.g = geometry(m, n, k, exact)
+    def __init__(self, m: int, n: int, k: int, exact: bool = False, evaluation: Evaluation = HAND) -> None:
+        self.evaluation = evaluation
+        self.g = geometry(m, n, k, exact, evaluation)
         self.s = new_tracks(self.g)
 
     @classmethod
-    def from_moves(cls, m: int, n: int, k: int, exact: bool, cells: list[int]) -> Board:
+    def from_moves(cls, m: int, n: int, k: int, exact: bool, cells: list[int], evaluation: Evaluation = HAND) -> Board:
         """The position after ``cells`` were played alternately, first player first."""
-        board = cls(m, n, k, exact)
+        board = cls(m, n, k, exact, evaluation)
         for c in cells:
             board.play(c)
         return board
@@ -468,6 +470,7 @@ class Board:
 
     def copy(self) -> Board:
         clone = Board.__new__(Board)
+        clone.evaluation = self.evaluation
         clone.g = self.g
         clone.s = self.s.copy()
         return clone

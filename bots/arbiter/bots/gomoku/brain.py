@@ -8,7 +8,8 @@ level  player
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
-4      full strength: the same search deepened under the clock (the default)
+4      full strength (the default): the same search deepened under the clock, with the evaluation
+       fitted to game results (evaluation.FITTED; levels 2 and 3 keep the hand-set one)
 =====  =====================================================================================
 
 Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
@@ -43,6 +44,7 @@ from arbiter.engine import Game
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
+from .evaluation import FITTED, HAND, Evaluation
 from .intuitive import intuitive_move
 from .searcher import MAX_DEPTH, SearchConfig, Searcher
 
@@ -74,6 +76,7 @@ class Settings:
     nodes: int = 0
     root_vcf: bool = True
     width: int = WIDTH
+    evaluation: Evaluation = HAND
 
     @classmethod
     def parse(cls, level: int, options: dict[str, Any]) -> Settings:
@@ -125,7 +128,7 @@ LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
     3: Settings(nodes=5_000),
-    4: Settings(),
+    4: Settings(evaluation=FITTED),
 }
 
 
@@ -164,7 +167,7 @@ class GomokuBrain(Brain):
     def __init__(self, level: int | None = None, **options: Any) -> None:
         super().__init__(level, **options)
         self.settings = Settings.parse(self.level, options)
-        self._searchers: dict[tuple[int, int, int, bool], Searcher] = {}
+        self._searchers: dict[tuple[int, int, int, bool, Evaluation], Searcher] = {}
         self._pondering: Searcher | None = None  # the searcher a ponder runs on, for stop_ponder
         self._pondered: dict[str, Pondered] = {}  # match → its last ponder, for the next think's info
 
@@ -172,12 +175,12 @@ class GomokuBrain(Brain):
     def plays(cls, game: Game) -> bool:
         return game.family == "mnk" and game.params["k"] >= 4
 
-    def searcher(self, m: int, n: int, k: int, exact: bool) -> Searcher:
-        """The board shape's searcher, created on first use and kept (with its tables) for later moves."""
-        shape = (m, n, k, exact)
-        if shape not in self._searchers:
-            self._searchers[shape] = Searcher(m, n, k, exact)
-        return self._searchers[shape]
+    def searcher(self, m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND) -> Searcher:
+        """The searcher of a board shape and evaluation, created on first use and kept (with its tables)."""
+        key = (m, n, k, exact, evaluation)
+        if key not in self._searchers:
+            self._searchers[key] = Searcher(m, n, k, exact, evaluation=evaluation)
+        return self._searchers[key]
 
     def settings_for(self, request: ThinkRequest) -> Settings:
         """The settings of the request's level with its options, the brain's own when it names none."""
@@ -207,7 +210,7 @@ class GomokuBrain(Brain):
             seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
             if settings.time is not None:
                 seconds = min(seconds, settings.time)
-            searcher = self.searcher(m, n, k, exact)
+            searcher = self.searcher(m, n, k, exact, settings.evaluation)
             searcher.resume()  # after a ponder's stop
             searcher.set_position(cells)
             result = searcher.think(settings.config(seconds), seed)
@@ -240,7 +243,7 @@ class GomokuBrain(Brain):
         started = time.perf_counter()
         m, n, k, exact = (game.params[name] for name in ("m", "n", "k", "exact"))
         cells = [y * m + x for x, y in state.moves()]
-        searcher = self.searcher(m, n, k, exact)
+        searcher = self.searcher(m, n, k, exact, settings.evaluation)
         self._pondering = searcher
         try:
             searcher.resume()  # then look at stop: a stop_ponder before this point set it

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .evaluation import HAND, Evaluation
 from .layout import allocate, region
 from .patterns import window_weights
 from .shapes import BLOCKED, COMBOS, SHAPES, combo_tables, half_width, shape_table
@@ -49,8 +50,9 @@ G_HEADER = 26
 
 
 @lru_cache(maxsize=16)
-def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
-    """The flat table array for an m×n board (m columns, n rows; cell = y*m + x) with lines of k."""
+def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND) -> np.ndarray:
+    """The flat table array for an m×n board (m columns, n rows; cell = y*m + x) with lines of k,
+    holding ``evaluation``'s weights."""
     cells = m * n
     window_cells: list[list[int]] = []
     window_ends: list[tuple[int, int]] = []
@@ -124,13 +126,13 @@ def geometry(m: int, n: int, k: int, exact: bool) -> np.ndarray:
     info = np.iinfo(np.int64)
     keys = np.random.default_rng(0x676F6D6F6B75).integers(info.min, info.max, size=2 * cells, dtype=np.int64)
     region(g, G_ZOB, 2 * cells)[:] = keys
-    region(g, G_WEIGHTS, 2 * (k + 1))[:] = window_weights(k).ravel()
+    region(g, G_WEIGHTS, 2 * (k + 1))[:] = window_weights(k, evaluation).ravel()
     region(g, G_LINE_CELLS, cells * 4 * span)[:] = line_cells.ravel()
     region(g, G_POW3, span)[:] = 3 ** np.arange(span, dtype=np.int64)
     region(g, G_LINE_CODE0, 4 * cells)[:] = line_code0.ravel()
     region(g, G_COMBO0, cells)[:] = combo0
     region(g, G_SHAPE, shapes.size)[:] = shapes
-    region(g, G_COMBO, 3 * COMBOS)[:] = combo_tables().ravel()
+    region(g, G_COMBO, 3 * COMBOS)[:] = combo_tables(evaluation).ravel()
     g.setflags(write=False)
     return g
 

@@ -19,21 +19,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .evaluation import HAND, Evaluation
+
 EVAL_MOVER, EVAL_WAITER = range(2)
 
-# By stones missing from k: 0 (never counted), 1 (four), 2 (three), 3 (two), 4 (one), 5+.
-_EVAL_MOVER = (0, 6000, 320, 24, 3, 1)
-_EVAL_WAITER = (0, 2500, 110, 16, 2, 1)
 
-
-def window_weights(k: int) -> np.ndarray:
-    """Rows EVAL_MOVER, EVAL_WAITER, indexed by stones in the window (0..k).
+def window_weights(k: int, evaluation: Evaluation = HAND) -> np.ndarray:
+    """Rows EVAL_MOVER, EVAL_WAITER, indexed by stones in the window (0..k), from ``evaluation``'s
+    weights by stones missing.
 
     Empty windows and fives weigh 0: an empty window is nobody's pattern yet, and a five ends
     the game before any evaluation.
     """
     table = np.zeros((2, k + 1), dtype=np.int64)
-    for row, by_missing in enumerate((_EVAL_MOVER, _EVAL_WAITER)):
+    for row, by_missing in enumerate((evaluation.window_mover, evaluation.window_waiter)):
         for stones in range(1, k):
             table[row, stones] = by_missing[min(k - stones, len(by_missing) - 1)]
     return table

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .board import FOURS, S_HASH, S_SET_LEN, Board, four_moves, make, unmake, winning_cells
+from .evaluation import HAND, Evaluation
 from .layout import region
 from .search import (
     C_ABORTED,
@@ -49,9 +50,6 @@ MAX_DEPTH = 60
 SOFT_TIME_SHARE = 0.45  # no new iteration after this share of the time: it would rarely finish
 THREAT_TIME_SHARE = 0.3  # of the time, at most, for the root's threat searches (own wins, the opponent's, refutations)
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
-# Against main's bot in-process at 0.2 s a move: 16/8 scored 32.5% (40 games), 16/16 52.5% (120); at
-# 16/16 full strength on 20,000 nodes lost 2 of 20 games to level 1 (test_gomoku_strength), at 8/8 none.
-SHAPE_MOVER, SHAPE_WAITER = 8, 8
 ASPIRATION = 300  # half-width of the root's window around the last iteration's score...
 ASPIRATION_DEPTH = 4  # ... from this depth on; a score outside it is searched again with a full window
 
@@ -69,8 +67,6 @@ class SearchConfig:
     root_vct: int = 0  # node budget of each VCT search at the root (own win, opponent's threat); 0 = none
     vct_depth: int = MAX_VCT_DEPTH
     soft_time_share: float = SOFT_TIME_SHARE  # 1.0: deepen until the deadline cuts an iteration short
-    shape_mover: int = SHAPE_MOVER  # sixteenths: weight of the mover's cell shapes in the evaluation
-    shape_waiter: int = SHAPE_WAITER  # ... and of the other side's
 
 
 @dataclass
@@ -98,11 +94,14 @@ class SearchResult:
 
 
 class Searcher:
-    """The search of one board shape: its tables live as long as the searcher (one per process)."""
+    """The search of one board shape with one evaluation: its tables live as long as the searcher."""
 
-    def __init__(self, m: int, n: int, k: int, exact: bool, *, tt_bits: int = 20) -> None:
+    def __init__(
+        self, m: int, n: int, k: int, exact: bool, *, tt_bits: int = 20, evaluation: Evaluation = HAND
+    ) -> None:
         self.shape = (m, n, k, exact)
-        self.board = Board(m, n, k, exact)
+        self.evaluation = evaluation
+        self.board = Board(m, n, k, exact, evaluation)
         self.work = new_work(self.board.cells, tt_bits)
         self.vcf_work = new_vcf_work(self.board.cells)
         self.vct_work = new_vct_work(self.board.cells)
@@ -111,7 +110,7 @@ class Searcher:
 
     def set_position(self, cells: list[int]) -> None:
         """Replay ``cells`` (alternate players, first player first) on a fresh board."""
-        self.board = Board.from_moves(*self.shape, cells)
+        self.board = Board.from_moves(*self.shape, cells, self.evaluation)
 
     def stop(self) -> None:
         """Make the search running in another thread return within about a thousand nodes, and any
@@ -259,8 +258,8 @@ class Searcher:
         w[C_GENERATION] = self._generation
         w[C_NODE_LIMIT] = config.node_limit
         w[C_WIDTH] = config.width
-        w[C_SHAPE_MOVER] = config.shape_mover
-        w[C_SHAPE_WAITER] = config.shape_waiter
+        w[C_SHAPE_MOVER] = self.evaluation.shape_mover
+        w[C_SHAPE_WAITER] = self.evaluation.shape_waiter
         w[C_DEADLINE_NS] = deadline
         region(w, W_KILLERS, 2 * MAX_PLY)[:] = -1
         region(w, W_HISTORY, 2 * self.board.cells)[:] //= 8

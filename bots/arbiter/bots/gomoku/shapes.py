@@ -30,6 +30,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from .evaluation import HAND, Evaluation
+
 NONE, BLOCK1, FLEX1, BLOCK2, FLEX2, BLOCK3, FLEX3, BLOCK4, FLEX4, FIVE = range(10)
 SHAPES = 10
 NAMES = ("none", "block1", "flex1", "block2", "flex2", "block3", "flex3", "block4", "flex4", "five")
@@ -40,18 +42,19 @@ COMBOS = SHAPES**4  # a cell's four shapes, one base-10 digit per direction
 # One step down the ladder: the shape one stone short of a given best next shape.
 _DOWN = np.array([NONE, NONE, BLOCK1, BLOCK1, FLEX1, BLOCK2, FLEX2, BLOCK3, FLEX3, NONE], dtype=np.int64)
 
-# Per-direction worth of a shape, for the cell's owner (ORDER_OWN), for the other side blocking
-# it (ORDER_BLOCK), and in the evaluation (EVAL). Ordering values of BLOCK4 and up lie above
-# search.TACTICAL, so making a four or taking the opponent's four-cell is never pruned.
+# Per-direction worth of a shape, for the cell's owner (ORDER_OWN) and for the other side blocking
+# it (ORDER_BLOCK); its worth in the evaluation (EVAL) is the Evaluation's (evaluation.py). Ordering
+# values of BLOCK4 and up lie above search.TACTICAL, so making a four or taking the opponent's
+# four-cell is never pruned.
 _ORDER_OWN = (0, 2, 6, 12, 60, 70, 450, 6_500, 60_000, 10_000_000)
 _ORDER_BLOCK = (0, 1, 3, 6, 30, 35, 250, 6_000, 20_000, 1_000_000)
-_EVAL = (0, 1, 3, 5, 16, 14, 60, 50, 600, 0)
 # Combinations worth more than their parts: a cell making two fours or an open four wins, a
 # four-three wins unless the four is answered with a four, a double three wins unless defended.
-_WIN_OWN, _WIN_BLOCK, _WIN_EVAL = 60_000, 20_000, 600
-_FOUR_THREE_OWN, _FOUR_THREE_BLOCK, _FOUR_THREE_EVAL = 40_000, 12_000, 400
-_DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK, _DOUBLE_THREE_EVAL = 15_000, 7_000, 200
+_WIN_OWN, _WIN_BLOCK = 60_000, 20_000
+_FOUR_THREE_OWN, _FOUR_THREE_BLOCK = 40_000, 12_000
+_DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK = 15_000, 7_000
 ORDER_OWN, ORDER_BLOCK, EVAL = range(3)
+NO_BONUS, WIN_BONUS, FOUR_THREE_BONUS, DOUBLE_THREE_BONUS = range(4)
 
 
 def half_width(k: int, exact: bool) -> int:
@@ -116,26 +119,45 @@ def combo_index(shapes: tuple[int, int, int, int]) -> int:
     return sum(shape * SHAPES**d for d, shape in enumerate(shapes))
 
 
-@lru_cache(maxsize=1)
-def combo_tables() -> np.ndarray:
-    """[3, COMBOS]: the ORDER_OWN, ORDER_BLOCK and EVAL value of a cell by its four shapes."""
+def combo_shapes(index: int) -> list[int]:
+    """The four shapes (by direction) of a combination index: combo_index's inverse."""
+    return [(index // SHAPES**d) % SHAPES for d in range(4)]
+
+
+def combo_bonus(shapes: list[int]) -> int:
+    """Which combination a cell's four shapes make (no FIVE among them): WIN_BONUS, ..., or NO_BONUS."""
+    fours = sum(s in (BLOCK4, FLEX4) for s in shapes)
+    threes = sum(s == FLEX3 for s in shapes)
+    if FLEX4 in shapes or fours >= 2:
+        return WIN_BONUS
+    if fours and threes:
+        return FOUR_THREE_BONUS
+    if threes >= 2:
+        return DOUBLE_THREE_BONUS
+    return NO_BONUS
+
+
+@lru_cache(maxsize=4)
+def combo_tables(evaluation: Evaluation = HAND) -> np.ndarray:
+    """[3, COMBOS]: the ORDER_OWN, ORDER_BLOCK and EVAL value of a cell by its four shapes.
+
+    A cell with a FIVE is worth its five for ordering and nothing in the evaluation (the game
+    ends before any evaluation sees it).
+    """
+    bonuses = {
+        NO_BONUS: (0, 0, 0),
+        WIN_BONUS: (_WIN_OWN, _WIN_BLOCK, evaluation.win),
+        FOUR_THREE_BONUS: (_FOUR_THREE_OWN, _FOUR_THREE_BLOCK, evaluation.four_three),
+        DOUBLE_THREE_BONUS: (_DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK, evaluation.double_three),
+    }
     tables = np.zeros((3, COMBOS), dtype=np.int64)
     for index in range(COMBOS):
-        shapes = [(index // SHAPES**d) % SHAPES for d in range(4)]
-        fours = sum(s in (BLOCK4, FLEX4) for s in shapes)
-        threes = sum(s == FLEX3 for s in shapes)
+        shapes = combo_shapes(index)
         if FIVE in shapes:
             tables[:, index] = (_ORDER_OWN[FIVE], _ORDER_BLOCK[FIVE], 0)
             continue
-        values = [sum(table[s] for s in shapes) for table in (_ORDER_OWN, _ORDER_BLOCK, _EVAL)]
-        if FLEX4 in shapes or fours >= 2:
-            bonus = (_WIN_OWN, _WIN_BLOCK, _WIN_EVAL)
-        elif fours and threes:
-            bonus = (_FOUR_THREE_OWN, _FOUR_THREE_BLOCK, _FOUR_THREE_EVAL)
-        elif threes >= 2:
-            bonus = (_DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK, _DOUBLE_THREE_EVAL)
-        else:
-            bonus = (0, 0, 0)
+        values = [sum(table[s] for s in shapes) for table in (_ORDER_OWN, _ORDER_BLOCK, evaluation.shape)]
+        bonus = bonuses[combo_bonus(shapes)]
         tables[:, index] = [value + extra for value, extra in zip(values, bonus, strict=True)]
     tables.setflags(write=False)
     return tables

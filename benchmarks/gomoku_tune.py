@@ -1,0 +1,332 @@
+"""Gomoku evaluation tuning: fit the evaluation's weights to game results ("Texel tuning").
+
+    python benchmarks/gomoku_tune.py                                  # the committed fit (see docs/STRENGTH.md)
+    python benchmarks/gomoku_tune.py --games 20 --nodes 300 --out /tmp/fit.json   # a quick run
+
+Here in benchmarks/ beside gomoku_strength.py: like the strength series it plays games in-process
+and prints measurements; its one product is the data file the bot loads
+(arbiter/bots/gomoku/fitted_eval.json), which the strength series then decide on.
+
+1. Games: self-play of the bot at a node budget (``--nodes``; nodes, not time, so the games do not
+   depend on the machine's load) from seeded random openings of 3 to 5 touching stones.
+2. Positions: every position after the opening that the search would evaluate statically (no four
+   for either side, no open four to make for the side to move), labelled with the game's result
+   for the side to move (1 win, 1/2 draw, 0 loss).
+3. Features: the evaluation is linear in counts read off the board (``raw_features``): each side's
+   live windows by stones missing from k, each side's empty cells' line shapes (per direction) and
+   combination bonuses. ``kernel_value`` recomputes the search's static value from them (the tests
+   check it against the kernel).
+4. Fit: minimise the mean logistic loss between sigmoid(eval / K) and the result, with an L2 penalty
+   pulling the (standardised) weights towards the hand-set ones. K is first chosen so the hand-set
+   evaluation fits best (so the fitted weights stay in its units: the search's margins, such as the
+   aspiration window, keep their meaning). Games, not positions, are split into training and test
+   sets, so positions of one game never sit on both sides; the test loss is printed before and after.
+5. Output: the fitted weights as an Evaluation in JSON (``--out``), with how they were made.
+
+Everything is seeded: the same arguments give the same games, positions and weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from arbiter.bots.gomoku.arena import Contender, play_game, random_opening
+from arbiter.bots.gomoku.board import FOURS, S_BOARD, S_SET_LEN, THREES, Board, double_threat
+from arbiter.bots.gomoku.brain import GomokuBrain
+from arbiter.bots.gomoku.evaluation import FITTED_PATH, HAND, Evaluation, to_json
+from arbiter.bots.gomoku.geometry import G_K
+from arbiter.bots.gomoku.layout import region
+from arbiter.bots.gomoku.shapes import BLOCK1, COMBOS, FIVE, FLEX4, SHAPES, combo_bonus, combo_shapes
+from arbiter.engine import Game, create_game
+
+BUCKETS = 6  # windows by stones missing: 0 (never counted), 1, 2, 3, 4, 5 and more (Evaluation.window_*)
+BONUSES = 3  # win, four-three, double three (shapes.WIN_BONUS ...)
+# Columns of the raw features of one side: windows by missing, then shapes NONE..FIVE, then bonuses.
+SIDE = BUCKETS + SHAPES + BONUSES
+# Columns of the linear design (``design``): mover's windows by missing 1..5, waiter's, shape
+# differences BLOCK1..FLEX4, bonus differences. The shape part assumes equal mover and waiter weights.
+WINDOW_COLUMNS = BUCKETS - 1
+SHAPE_COLUMNS = FLEX4 - BLOCK1 + 1
+PARAMETERS = 2 * WINDOW_COLUMNS + SHAPE_COLUMNS + BONUSES
+
+
+# --- features ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def combo_counts() -> np.ndarray:
+    """[COMBOS, SHAPES + BONUSES]: a cell's shapes (per direction) and bonus by its combination index.
+
+    A cell with a FIVE counts nothing: it is worth nothing in the evaluation (shapes.combo_tables).
+    """
+    table = np.zeros((COMBOS, SHAPES + BONUSES), dtype=np.int64)
+    for index in range(COMBOS):
+        shapes = combo_shapes(index)
+        if FIVE in shapes:
+            continue
+        for shape in shapes:
+            table[index, shape] += 1
+        bonus = combo_bonus(shapes)
+        if bonus:
+            table[index, SHAPES + bonus - 1] = 1
+    return table
+
+
+def raw_features(board: Board) -> np.ndarray:
+    """[2, SIDE] for the side to move (row 0) and the other (row 1): the counts the evaluation weighs."""
+    k = int(board.g[G_K])
+    codes = board.window_codes()
+    combos = board.combos()
+    empty = region(board.s, S_BOARD, board.cells) == 0
+    p = board.to_move
+    out = np.zeros((2, SIDE), dtype=np.int64)
+    for row, q in enumerate((p, 1 - p)):
+        by_stones = np.bincount(codes[:, q][codes[:, q] > 0], minlength=k + 1)
+        for n in range(1, k):
+            out[row, min(k - n, BUCKETS - 1)] += by_stones[n]
+        out[row, BUCKETS:] = combo_counts()[combos[q][empty]].sum(axis=0)
+    return out
+
+
+def kernel_value(raw: np.ndarray, evaluation: Evaluation) -> int:
+    """The search's static value (search.static_value) recomputed from the raw features."""
+    windows = int(raw[0, :BUCKETS] @ np.array(evaluation.window_mover)) - int(
+        raw[1, :BUCKETS] @ np.array(evaluation.window_waiter)
+    )
+    values = np.array([*evaluation.shape, evaluation.win, evaluation.four_three, evaluation.double_three])
+    mover, waiter = (int(raw[row, BUCKETS:] @ values) for row in range(2))
+    return windows + (evaluation.shape_mover * mover - evaluation.shape_waiter * waiter) // 16
+
+
+def design(raw: np.ndarray) -> np.ndarray:
+    """[..., PARAMETERS]: the linear features of raw features [..., 2, SIDE] (see ``parameters``)."""
+    mover, waiter = raw[..., 0, :], raw[..., 1, :]
+    shapes = slice(BUCKETS + BLOCK1, BUCKETS + FLEX4 + 1)
+    bonuses = slice(BUCKETS + SHAPES, SIDE)
+    return np.concatenate(
+        [mover[..., 1:BUCKETS], -waiter[..., 1:BUCKETS], (mover - waiter)[..., shapes], (mover - waiter)[..., bonuses]],
+        axis=-1,
+    ).astype(np.float64)
+
+
+def parameters(evaluation: Evaluation) -> np.ndarray:
+    """The evaluation as the weights of ``design``'s columns (shape values times their weight)."""
+    if evaluation.shape_mover != evaluation.shape_waiter:
+        raise ValueError("the linear design needs equal mover and waiter shape weights")
+    scale = evaluation.shape_mover / 16
+    shapes = [*evaluation.shape[BLOCK1 : FLEX4 + 1], evaluation.win, evaluation.four_three, evaluation.double_three]
+    return np.array(
+        [*evaluation.window_mover[1:], *evaluation.window_waiter[1:], *(scale * v for v in shapes)], dtype=np.float64
+    )
+
+
+def evaluation_from(theta: np.ndarray, name: str) -> Evaluation:
+    """Weights of ``design``'s columns as an Evaluation: windows rounded, shape values kept in sixteenths."""
+    windows = [int(v) for v in np.rint(theta[: 2 * WINDOW_COLUMNS])]
+    shapes = [int(v) for v in np.rint(16 * theta[2 * WINDOW_COLUMNS :])]
+    return Evaluation(
+        name=name,
+        window_mover=(0, *windows[:WINDOW_COLUMNS]),
+        window_waiter=(0, *windows[WINDOW_COLUMNS:]),
+        shape=(0, *shapes[:SHAPE_COLUMNS], 0),
+        win=shapes[SHAPE_COLUMNS],
+        four_three=shapes[SHAPE_COLUMNS + 1],
+        double_three=shapes[SHAPE_COLUMNS + 2],
+        shape_mover=1,
+        shape_waiter=1,
+    )
+
+
+# --- data -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Positions:
+    """Quiet positions with their raw features, the result for the side to move, and their game."""
+
+    raw: np.ndarray  # [positions, 2, SIDE]
+    result: np.ndarray  # [positions]: 1 win, 0.5 draw, 0 loss
+    game: np.ndarray  # [positions]: index of the game
+
+
+def quiet(board: Board) -> bool:
+    """Whether the search would evaluate this position statically (no four, no open four to make)."""
+    s, p = board.s, board.to_move
+    if s[S_SET_LEN + FOURS] or s[S_SET_LEN + FOURS + 1]:
+        return False
+    return not (s[S_SET_LEN + THREES + p] >= 2 and double_threat(board.g, s, p) >= 0)
+
+
+def game_positions(game: Game, moves: list[tuple[int, int]], opening: int, winner: int | None) -> Positions:
+    """The quiet positions of one game after its opening, labelled with the result."""
+    m, n, k, exact = (game.params[name] for name in ("m", "n", "k", "exact"))
+    board = Board(m, n, k, exact)
+    raws, results = [], []
+    for ply, (x, y) in enumerate(moves):
+        if ply >= opening and quiet(board):
+            raws.append(raw_features(board))
+            results.append(0.5 if winner is None else float(winner == board.to_move))
+        board.play(y * m + x)
+    raw = np.array(raws, dtype=np.int64).reshape(-1, 2, SIDE)
+    return Positions(raw, np.array(results, dtype=np.float64), np.zeros(len(results), dtype=np.int64))
+
+
+def collect(game: Game, games: int, nodes: int, seed: int) -> Positions:
+    """Self-play games at ``nodes`` a move from seeded random openings, and their quiet positions."""
+    rng = random.Random(seed)
+    player = Contender("self", GomokuBrain(3, nodes=nodes), budget=60.0)  # the node budget binds, not the clock
+    parts = []
+    started = time.perf_counter()
+    for index in range(games):
+        opening = random_opening(game, rng.randint(3, 5), rng)
+        record = play_game(game, player, player, opening, seed * 100_003 + index)
+        part = game_positions(game, record.moves, len(opening), record.winner)
+        part.game[:] = index
+        parts.append(part)
+        if (index + 1) % 50 == 0:
+            print(f"  {index + 1} games, {sum(len(p.result) for p in parts)} positions, "
+                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+    return Positions(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("raw", "result", "game")))
+
+
+# --- fit --------------------------------------------------------------------------------------
+
+
+def sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -500, 500)))
+
+
+def loss(x: np.ndarray, y: np.ndarray, theta: np.ndarray, k: float) -> float:
+    """Mean logistic loss (cross-entropy against the result) of sigmoid(x·theta / k)."""
+    q = np.clip(sigmoid(x @ theta / k), 1e-12, 1 - 1e-12)
+    return float(-np.mean(y * np.log(q) + (1 - y) * np.log(1 - q)))
+
+
+def best_k(x: np.ndarray, y: np.ndarray, theta: np.ndarray) -> float:
+    """The scale K at which ``theta`` fits best: a golden-section search over log K."""
+    lo, hi = np.log(1.0), np.log(1e5)
+    ratio = (np.sqrt(5) - 1) / 2
+    for _ in range(60):
+        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if loss(x, y, theta, float(np.exp(a))) < loss(x, y, theta, float(np.exp(b))):
+            hi = b
+        else:
+            lo = a
+    return float(np.exp((lo + hi) / 2))
+
+
+def fit(x: np.ndarray, y: np.ndarray, theta0: np.ndarray, k: float, l2: float) -> np.ndarray:
+    """Weights minimising loss + l2·|standardised (theta - theta0)|², by Newton's method.
+
+    Columns that never vary in the data (such as fours, absent from quiet positions) keep theta0.
+    Standardising (each column by its spread) makes one penalty fit weights of very different sizes.
+    """
+    spread = x.std(axis=0)
+    active = spread > 0
+    z = x[:, active] / spread[active]
+    beta0 = theta0[active] * spread[active] / k
+    beta = beta0.copy()
+    fixed = x[:, ~active] @ theta0[~active] / k
+    for _ in range(50):
+        q = sigmoid(z @ beta + fixed)
+        gradient = z.T @ (q - y) / len(y) + 2 * l2 * (beta - beta0)
+        hessian = (z * (q * (1 - q))[:, None]).T @ z / len(y) + 2 * l2 * np.eye(len(beta))
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    theta = theta0.copy()
+    theta[active] = beta * k / spread[active]
+    return theta
+
+
+def split(positions: Positions, test_share: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Boolean masks (train, test) over the positions, drawing whole games for the test set."""
+    games = np.unique(positions.game)
+    rng = np.random.default_rng(seed)
+    test_games = rng.choice(games, size=max(1, round(test_share * len(games))), replace=False)
+    test = np.isin(positions.game, test_games)
+    return ~test, test
+
+
+@dataclass(frozen=True)
+class Report:
+    evaluation: Evaluation
+    k: float
+    train_before: float
+    train_after: float
+    test_before: float
+    test_after: float
+    positions: int
+    test_positions: int
+
+
+def tune(positions: Positions, *, l2: float, test_share: float, seed: int) -> Report:
+    """Fit the weights to ``positions``; the losses before (hand weights) and after, on both splits."""
+    x = design(positions.raw)
+    y = positions.result
+    train, test = split(positions, test_share, seed)
+    theta0 = parameters(HAND)
+    k = best_k(x[train], y[train], theta0)
+    theta = fit(x[train], y[train], theta0, k, l2)
+    evaluation = evaluation_from(theta, "fitted")
+    rounded = parameters(evaluation)  # the weights as written (rounded), for honest losses
+    return Report(
+        evaluation,
+        k,
+        loss(x[train], y[train], theta0, k),
+        loss(x[train], y[train], rounded, k),
+        loss(x[test], y[test], theta0, k),
+        loss(x[test], y[test], rounded, k),
+        len(y),
+        int(test.sum()),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="gomoku", help="the m,n,k game the games are played on")
+    parser.add_argument("--games", type=int, default=1600, help="self-play games")
+    parser.add_argument("--nodes", type=int, default=6000, help="search nodes a move in the games")
+    parser.add_argument("--seed", type=int, default=19)
+    parser.add_argument("--l2", type=float, default=1e-3, help="penalty on the standardised change of the weights")
+    parser.add_argument("--test-share", type=float, default=0.2, help="share of the games held out")
+    parser.add_argument("--data", type=Path, help="positions (.npz): read if it exists, else written")
+    parser.add_argument("--out", type=Path, default=FITTED_PATH, help="where the fitted evaluation goes (JSON)")
+    args = parser.parse_args()
+    game = create_game(args.game)
+    if args.data and args.data.exists():
+        with np.load(args.data) as stored:
+            positions = Positions(stored["raw"], stored["result"], stored["game"])
+    else:
+        positions = collect(game, args.games, args.nodes, args.seed)
+        if args.data:
+            np.savez_compressed(args.data, raw=positions.raw, result=positions.result, game=positions.game)
+    report = tune(positions, l2=args.l2, test_share=args.test_share, seed=args.seed)
+    print(f"{positions.game.max() + 1} games, {report.positions} quiet positions ({report.test_positions} held out)")
+    print(f"K = {report.k:.1f} (the hand weights' best fit on the training split)")
+    print(f"loss on training: {report.train_before:.4f} hand, {report.train_after:.4f} fitted")
+    print(f"loss on test:     {report.test_before:.4f} hand, {report.test_after:.4f} fitted")
+    for name, value in vars(report.evaluation).items():
+        print(f"  {name}: {value}")
+    made = {name: getattr(args, name) for name in ("game", "games", "nodes", "seed", "l2", "test_share")}
+    fitted = {name: getattr(report, name) for name in ("k", "train_before", "train_after", "test_before", "test_after")}
+    data = {
+        "evaluation": to_json(report.evaluation),
+        "fit": {**made, "positions": report.positions, "test_positions": report.test_positions, **fitted},
+    }
+    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
