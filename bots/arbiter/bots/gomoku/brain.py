@@ -8,7 +8,7 @@ level  player
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
-4      full strength: the same search deepened under the clock (the default)
+4      full strength: the same search deepened under the clock, with VCF probes at its leaves (the default)
 =====  =====================================================================================
 
 Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
@@ -43,6 +43,7 @@ VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # Below this many seconds for the move there is no root VCT: at 0.2 s it cost more search than it
 # found (docs/STRENGTH.md G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without).
 VCT_MIN_SECONDS = 0.5
+LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 
 
@@ -59,6 +60,7 @@ class Settings:
     time: float | None = None
     nodes: int = 0
     root_vcf: bool = True
+    leaf_vcf: bool = False
     width: int = WIDTH
 
     @classmethod
@@ -98,6 +100,7 @@ class Settings:
             time_limit=seconds,
             root_vcf=vcf_budget if self.root_vcf else 0,
             root_vct=vct_budget if self.root_vcf and seconds >= VCT_MIN_SECONDS else 0,
+            leaf_vcf=LEAF_VCF_NODES if self.leaf_vcf else 0,
             width=self.width,
         )
 
@@ -106,7 +109,7 @@ LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
     3: Settings(nodes=5_000),
-    4: Settings(),
+    4: Settings(leaf_vcf=True),
 }
 
 
@@ -165,6 +168,7 @@ class GomokuBrain(Brain):
                 "seldepth": result.seldepth,
                 "nodes": result.nodes,
                 "vcf_nodes": result.vcf_nodes,
+                "leaf_vcf_nodes": result.leaf_vcf_nodes,
                 "score": result.score,
                 "mate_in": result.mate_in,
                 "nps": int(result.nodes / result.elapsed) if result.elapsed > 0 else 0,
@@ -180,5 +184,5 @@ class GomokuBrain(Brain):
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)
         searcher.set_position([40, 41, 31, 32, 49])
-        searcher.think(SearchConfig(max_depth=3, root_vcf=500, root_vct=200))
+        searcher.think(SearchConfig(max_depth=3, root_vcf=500, root_vct=200, leaf_vcf=LEAF_VCF_NODES))
         self._searchers.clear()
