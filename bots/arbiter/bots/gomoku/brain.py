@@ -18,7 +18,8 @@ them were too close to each other and to full strength (56% and 54% a step).
 
 Options (constructor keywords, or a request's ``options``, which take precedence): ``depth``
 (plies, 1..60), ``time`` (at most this many seconds per move), ``nodes`` (stop the search after
-this many nodes). They bound any level above 1; the request's budget always applies too.
+this many nodes; level 4's VCF probes at the leaves are counted apart and bounded by their share of
+the search's nodes). They bound any level above 1; the request's budget always applies too.
 """
 
 from __future__ import annotations

@@ -13,9 +13,10 @@ At the horizon, a leaf whose static value does not already reach beta asks the V
 own scratch array and table of failed positions, kept for the match) whether the side to move
 wins by continuous fours: a yes is a proof, so the leaf scores as that win, and a move one ply up
 that leaves the opponent such a win scores as lost. Each probe has a small node budget, and the
-probes of one move together stay under a share of the search's own nodes, so they cannot eat the
-clock. (Unbudgeted probes at every leaf, tried earlier, scored 30% against the same search without
-them at 0.1 s a move over 40 games.)
+probes of one move together stay under half the search's own nodes, so they cannot eat the clock.
+They cost about a ply of depth and scored 52% against the search without them at 0.2 s a move
+over 100 games; a quarter share 47.5%, a full share 40.5% (docs/STRENGTH.md, G37-G39). Unbudgeted
+probes at every leaf, tried earlier, scored 30% at 0.1 s a move over 40 games.
 
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline
 and a node limit every 1024 nodes and unwinds at once when either is passed.
