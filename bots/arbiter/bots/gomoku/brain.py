@@ -8,8 +8,9 @@ level  player
 1      the source's one-ply "intuitive" player: the cell with the best G+Q score
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
-4      full strength (the default): the same search deepened under the clock, with the evaluation
-       fitted to game results (evaluation.FITTED; levels 2 and 3 keep the hand-set one)
+4      full strength (the default): the same search deepened under the clock, with VCF probes at its
+       leaves and the evaluation fitted to game results (evaluation.FITTED; levels 2 and 3 keep the
+       hand-set one)
 =====  =====================================================================================
 
 Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
@@ -19,7 +20,8 @@ them were too close to each other and to full strength (56% and 54% a step).
 
 Options (constructor keywords, or a request's ``options``, which take precedence): ``depth``
 (plies, 1..60), ``time`` (at most this many seconds per move), ``nodes`` (stop the search after
-this many nodes). They bound any level above 1; the request's budget always applies too.
+this many nodes; level 4's VCF probes at the leaves are counted apart and bounded by their share of
+the search's nodes). They bound any level above 1; the request's budget always applies too.
 
 Pondering (``ponder``, on the opponent's time, when the runtime asks): the bot plays the reply it
 expects (the second move of its principal variation, read from the table; without one, the
@@ -57,6 +59,7 @@ VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # Below this many seconds for the move there is no root VCT: at 0.2 s it cost more search than it
 # found (docs/STRENGTH.md G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without).
 VCT_MIN_SECONDS = 0.5
+LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none
 PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
@@ -75,6 +78,7 @@ class Settings:
     time: float | None = None
     nodes: int = 0
     root_vcf: bool = True
+    leaf_vcf: bool = False
     width: int = WIDTH
     evaluation: Evaluation = HAND
 
@@ -120,6 +124,7 @@ class Settings:
             time_limit=seconds,
             root_vcf=vcf_budget if self.root_vcf else 0,
             root_vct=vct_budget if self.root_vcf and seconds >= VCT_MIN_SECONDS else 0,
+            leaf_vcf=LEAF_VCF_NODES if self.leaf_vcf else 0,
             width=self.width,
         )
 
@@ -128,7 +133,7 @@ LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
     3: Settings(nodes=5_000),
-    4: Settings(evaluation=FITTED),
+    4: Settings(evaluation=FITTED, leaf_vcf=True),
 }
 
 
@@ -221,6 +226,7 @@ class GomokuBrain(Brain):
                 "seldepth": result.seldepth,
                 "nodes": result.nodes,
                 "vcf_nodes": result.vcf_nodes,
+                "leaf_vcf_nodes": result.leaf_vcf_nodes,
                 "score": result.score,
                 "mate_in": result.mate_in,
                 "nps": int(result.nodes / result.elapsed) if result.elapsed > 0 else 0,
@@ -283,5 +289,5 @@ class GomokuBrain(Brain):
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)
         searcher.set_position([40, 41, 31, 32, 49])
-        searcher.think(SearchConfig(max_depth=3, root_vcf=500, root_vct=200))
+        searcher.think(SearchConfig(max_depth=3, root_vcf=500, root_vct=200, leaf_vcf=LEAF_VCF_NODES))
         self._searchers.clear()

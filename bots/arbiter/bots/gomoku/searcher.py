@@ -24,6 +24,8 @@ from .search import (
     C_ABORTED,
     C_DEADLINE_NS,
     C_GENERATION,
+    C_LEAF_VCF,
+    C_LEAF_VCF_NODES,
     C_NODE_LIMIT,
     C_NODES,
     C_SELDEPTH,
@@ -66,6 +68,7 @@ class SearchConfig:
     vcf_fours: int = MAX_FOURS
     root_vct: int = 0  # node budget of each VCT search at the root (own win, opponent's threat); 0 = none
     vct_depth: int = MAX_VCT_DEPTH
+    leaf_vcf: int = 0  # node budget of each VCF probe at the search's leaves; 0 = none
     soft_time_share: float = SOFT_TIME_SHARE  # 1.0: deepen until the deadline cuts an iteration short
 
 
@@ -78,7 +81,8 @@ class SearchResult:
     depth: int = 0
     seldepth: int = 0
     nodes: int = 0
-    vcf_nodes: int = 0
+    vcf_nodes: int = 0  # the root's threat searches
+    leaf_vcf_nodes: int = 0  # the VCF probes at the search's leaves
     elapsed: float = 0.0
     reason: str = "search"  # centre, five, block, vcf, vct, only, search
     pv: list[int] = field(default_factory=list)
@@ -105,6 +109,7 @@ class Searcher:
         self.work = new_work(self.board.cells, tt_bits)
         self.vcf_work = new_vcf_work(self.board.cells)
         self.vct_work = new_vct_work(self.board.cells)
+        self.leaf_vcf_work = new_vcf_work(self.board.cells)  # its own: a probe never disturbs the root's
         self._buffer = np.zeros(self.board.cells, dtype=np.int64)
         self._generation = 0
 
@@ -248,13 +253,14 @@ class Searcher:
     def _search(
         self, config: SearchConfig, seed: int, p: int, start: int, deadline: int, threat_deadline: int
     ) -> SearchResult:
-        g, s, w = self.board.g, self.board.s, self.work
+        g, s, w, v = self.board.g, self.board.s, self.work, self.leaf_vcf_work
         moves, vcf_nodes, proved = self._root_moves(config, seed, p, threat_deadline)
         if len(moves) == 1 and proved:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
-        w[[C_NODES, C_SELDEPTH]] = 0
+        w[[C_NODES, C_SELDEPTH, C_LEAF_VCF_NODES]] = 0
         w[C_ABORTED] = w[C_STOP]
+        w[C_LEAF_VCF] = config.leaf_vcf
         w[C_GENERATION] = self._generation
         w[C_NODE_LIMIT] = config.node_limit
         w[C_WIDTH] = config.width
@@ -270,9 +276,9 @@ class Searcher:
             alpha, beta = -INF, INF
             if depth >= ASPIRATION_DEPTH and abs(result.score) < MATE_BOUND:
                 alpha, beta = result.score - ASPIRATION, result.score + ASPIRATION
-            best = int(search_root(g, s, w, root, values, len(moves), depth, p, alpha, beta))
+            best = int(search_root(g, s, w, v, root, values, len(moves), depth, p, alpha, beta))
             if best >= 0 and not w[C_ABORTED] and not alpha < values[best] < beta:
-                best = int(search_root(g, s, w, root, values, len(moves), depth, p, -INF, INF))
+                best = int(search_root(g, s, w, v, root, values, len(moves), depth, p, -INF, INF))
             aborted = bool(w[C_ABORTED])
             if best >= 0:
                 result.cell = int(root[best])
@@ -290,6 +296,7 @@ class Searcher:
             if deadline and time.perf_counter_ns() - start > config.soft_time_share * (deadline - start):
                 break
         result.nodes = int(w[C_NODES])
+        result.leaf_vcf_nodes = int(w[C_LEAF_VCF_NODES])
         result.pv = self._principal_variation(result.cell, result.depth)
         return result
 
