@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import gc
 import pstats
 import statistics
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import msgpack
@@ -101,17 +103,16 @@ async def arbiter_run(matches: int = 1, profile: cProfile.Profile | None = None)
                                 "challenge_created")  # fmt: skip
         started = await request(second, {"type": "accept", "challenge": created["challenge"]["id"]}, "match_start")
         games.append(((first, second), move_frames(started["match"])[:moves]))
-    server_gc()
-    if profile is not None:
-        profile.enable()
-    began = time.thread_time()
-    for ply in range(moves):
-        for sessions, frames in games:
-            sessions[ply % 2].receive(frames[ply])
-    spent = time.thread_time() - began
-    if profile is not None:
-        profile.disable()
-    gc.unfreeze()
+    with server_gc():
+        if profile is not None:
+            profile.enable()
+        began = time.thread_time()
+        for ply in range(moves):
+            for sessions, frames in games:
+                sessions[ply % 2].receive(frames[ply])
+        spent = time.thread_time() - began
+        if profile is not None:
+            profile.disable()
     for live in hub.matches.live.values():
         assert live.match.ply == moves, f"a match stopped at ply {live.match.ply}: a move was refused"
     return spent / (moves * matches) * 1e6
@@ -122,27 +123,34 @@ def relay_run(matches: int = 1) -> float:
     moves = moves_per_match(matches)
     pairs = {f"x{i}": (CountingTransport(), CountingTransport()) for i in range(matches)}
     games = [move_frames(match)[:moves] for match in pairs]
-    server_gc()
-    began = time.thread_time()
-    for ply in range(moves):
-        for frames in games:
-            msg = msgpack.unpackb(frames[ply])
-            players = pairs[msg["match"]]
-            moved = {"type": "moved", "match": msg["match"], "ply": msg["ply"], "move": msg["move"], "by": ply % 2,
-                     "clocks": [0, 0], "elapsed_ms": 0}  # fmt: skip
-            data = msgpack.packb(moved)
-            for player in players:
-                player.send(data)
-    spent = time.thread_time() - began
-    gc.unfreeze()
+    with server_gc():
+        began = time.thread_time()
+        for ply in range(moves):
+            for frames in games:
+                msg = msgpack.unpackb(frames[ply])
+                players = pairs[msg["match"]]
+                moved = {"type": "moved", "match": msg["match"], "ply": msg["ply"], "move": msg["move"],
+                         "by": ply % 2, "clocks": [0, 0], "elapsed_ms": 0}  # fmt: skip
+                data = msgpack.packb(moved)
+                for player in players:
+                    player.send(data)
+        spent = time.thread_time() - began
     return spent / (moves * matches) * 1e6
 
 
-def server_gc() -> None:
-    """The collector as ``run_server`` leaves it: all there is so far frozen, young collections less often."""
+@contextlib.contextmanager
+def server_gc() -> Iterator[None]:
+    """The collector as ``run_server`` leaves it (all there is so far frozen, young collections less
+    often) inside the block, and as it was after it (a test process runs this too)."""
+    threshold = gc.get_threshold()
     gc.collect()
     gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 def main() -> None:
