@@ -38,6 +38,15 @@ class MoveFrame(msgspec.Struct, tag_field="type", tag="move", forbid_unknown_fie
         """``id`` as a Request has it: None when the frame had none."""
         return None if self.id is msgspec.UNSET else self.id
 
+    def wire(self) -> dict[str, Any]:
+        """The message as the map a client sends, as ``Request.wire`` gives it (a cluster forwards it)."""
+        out: dict[str, Any] = {"type": "move", "match": self.match, "ply": self.ply, "move": self.move}
+        if self.id is not msgspec.UNSET:
+            out["id"] = self.id
+        if self.info is not None:
+            out["info"] = self.info
+        return out
+
 
 _decoder = msgspec.msgpack.Decoder(MoveFrame)
 

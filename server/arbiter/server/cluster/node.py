@@ -51,6 +51,7 @@ from redis.exceptions import RedisError
 from arbiter.protocol.codec import encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchRequest, Ping, Request
+from arbiter.protocol.move_frames import MoveFrame
 
 from ..hub import Hub
 from ..players import Connection, Identity, OnlinePlayer
@@ -344,7 +345,7 @@ class Cluster:
 
     # --- routing requests ---------------------------------------------------------------------
     def _routed_by_match(self, local: Handler) -> Handler:
-        def route(session: Session, msg: MatchRequest) -> Awaitable[None] | None:
+        def route(session: Session, msg: MatchRequest | MoveFrame) -> Awaitable[None] | None:
             if msg.match in self.hub.matches.live or home_of(session) is not None:
                 return local(session, msg)  # ours, or already forwarded to us: never forwarded twice
             owner = self._match_owner.get(msg.match)
@@ -379,7 +380,7 @@ class Cluster:
         return player is not None and player.session is not None and home_of(player.session) is None
 
     async def _look_up_then(
-        self, session: Session, msg: Request, local: Handler, lookup: Awaitable[str | None]
+        self, session: Session, msg: Request | MoveFrame, local: Handler, lookup: Awaitable[str | None]
     ) -> None:
         try:
             node = await lookup
@@ -415,7 +416,7 @@ class Cluster:
         node = await self.redis.hget(directory, key)
         return None if node is None else node.decode()
 
-    def forward(self, node: str, session: Session, msg: Request) -> None:
+    def forward(self, node: str, session: Session, msg: Request | MoveFrame) -> None:
         """Send a client's request to ``node``, where a proxy session acts for the client."""
         player = session.player
         assert player is not None
