@@ -72,13 +72,8 @@ class FischerClock:
 
     def flagged(self, now: float) -> bool:
         """Whether the running side has run out of time (total or per move) at ``now``."""
-        color = self.running  # deadline(), inline: every move comes here
-        if color is None:
-            return False
-        budget = self.remaining[color]
-        if self.move_limit is not None and self.move_limit < budget:
-            budget = self.move_limit
-        return now >= self.turn_started + self.lag + budget
+        deadline = self.deadline()
+        return deadline is not None and now >= deadline
 
     def press(self, now: float, next_color: int | None, next_lag: float = 0.0) -> float:
         """The running side moved at ``now``: charge it, add the increment, start ``next_color`` with

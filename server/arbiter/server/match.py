@@ -165,8 +165,7 @@ class Match:
         self.moves_by[color] += 1
         if self.draw_offer is not None and self.draw_offer != color:
             self.draw_offer = None  # moving instead of accepting declines the opponent's offer
-        remaining = clock.remaining  # the next turn starts now: both clocks stand as they are
-        return MovePlayed(ply, encoded, color, [int(remaining[0] * 1000), int(remaining[1] * 1000)], elapsed_ms)
+        return MovePlayed(ply, encoded, color, clock.remaining_ms(now), elapsed_ms)
 
     # --- endings other than the rules -------------------------------------------------------------
     def flag(self, now: float) -> Result | None:

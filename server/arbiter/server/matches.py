@@ -355,7 +355,7 @@ class Matches:
             self.store.record_move(match.id, record)
         except Exception:  # the store must never block play; its own error handling reports the failure
             log.exception("store failed to queue a move", extra={"match": live.id})
-        if match.result is None:
+        if not match.over:
             self._arm(live)
         elif self.move_journal is None:
             self.end(live)  # (journaled: once the last move is announced, so `moved` comes before `end`)
@@ -558,7 +558,7 @@ class Matches:
 
     # --- helpers --------------------------------------------------------------------------------------
     def _arm(self, live: LiveMatch) -> None:
-        deadline = live.match.clock.deadline()
+        deadline = live.match.deadline()
         if deadline is not None:
             live.alarm.set(deadline)
 
