@@ -36,6 +36,7 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
+from arbiter.server.connection import SessionConnection
 from arbiter.server.event_loop import LOOPS, default_loop
 from arbiter.server.event_loop import run as event_loop_run
 
@@ -43,6 +44,7 @@ SIDE = 26
 GAME = {"game": "mnk", "params": {"m": SIDE, "n": SIDE, "k": SIDE}, "clock": {"initial_ms": 3_600_000}}
 MAX_FRAME = 16 * 1024
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+SERVERS = ("relay", "relay-direct", "arbiter")
 
 
 # --- the two servers (each runs in its own process: `server_load.py --serve arbiter|relay`) ---------
@@ -56,8 +58,13 @@ async def serve_arbiter() -> None:
         await announce_and_wait(server.port)
 
 
-async def serve_relay() -> None:
-    """Hello, challenge, accept and move, routed without any check; each move fanned out to both players."""
+async def serve_relay(direct: bool = False) -> None:
+    """Hello, challenge, accept and move, routed without any check; each move fanned out to both players.
+
+    With ``direct``, messages reach the relay by call from the connection, as they reach the arbiter's
+    sessions (arbiter/server/connection.py), instead of through websockets' reader: the relay with the
+    server's receive path, to show what the server's own work costs beside it.
+    """
     names = (f"p{i}" for i in itertools.count())
     ids = (f"x{i}" for i in itertools.count())
     connections: dict[str, ServerConnection] = {}
@@ -65,36 +72,51 @@ async def serve_relay() -> None:
     matches: dict[str, tuple[ServerConnection, ServerConnection]] = {}
     pack, unpack = msgpack.packb, msgpack.unpackb
 
+    def send(ws: ServerConnection, message: dict) -> None:
+        broadcast((ws,), pack(message))
+
+    def on_message(ws: ServerConnection, name: str, frame: bytes | str) -> None:
+        msg = unpack(frame)
+        kind = msg["type"]
+        if kind == "move":
+            pair = matches[msg["match"]]
+            moved = {"type": "moved", "match": msg["match"], "ply": msg["ply"], "move": msg["move"],
+                     "by": 0 if ws is pair[0] else 1, "clocks": [0, 0], "elapsed_ms": 0}  # fmt: skip
+            broadcast(pair, pack(moved))
+        elif kind == "hello":
+            send(ws, {"type": "welcome", "re": msg.get("id"), "player": {"name": name}})
+        elif kind == "challenge":
+            cid = next(ids)
+            challenges[cid] = (name, msg["to"])
+            send(ws, {"type": "challenge_created", "re": msg.get("id"), "challenge": {"id": cid}})
+            send(connections[msg["to"]], {"type": "challenge_offered", "challenge": {"id": cid}})
+        elif kind == "accept":
+            first, second = challenges.pop(msg["challenge"])
+            mid = next(ids)
+            pair = matches[mid] = (connections[first], connections[second])
+            for color, conn in enumerate(pair):
+                send(conn, {"type": "match_start", "match": mid, "color": color})
+            send(ws, {"type": "ok", "re": msg.get("id"), "match": mid})
+
     async def handler(ws: ServerConnection) -> None:
         name = next(names)
         connections[name] = ws
         try:
-            async for frame in ws:
-                msg = unpack(frame)
-                kind = msg["type"]
-                if kind == "move":
-                    pair = matches[msg["match"]]
-                    moved = {"type": "moved", "match": msg["match"], "ply": msg["ply"], "move": msg["move"],
-                             "by": 0 if ws is pair[0] else 1, "clocks": [0, 0], "elapsed_ms": 0}  # fmt: skip
-                    broadcast(pair, pack(moved))
-                elif kind == "hello":
-                    await ws.send(pack({"type": "welcome", "re": msg.get("id"), "player": {"name": name}}))
-                elif kind == "challenge":
-                    cid = next(ids)
-                    challenges[cid] = (name, msg["to"])
-                    await ws.send(pack({"type": "challenge_created", "re": msg.get("id"), "challenge": {"id": cid}}))
-                    await connections[msg["to"]].send(pack({"type": "challenge_offered", "challenge": {"id": cid}}))
-                elif kind == "accept":
-                    first, second = challenges.pop(msg["challenge"])
-                    mid = next(ids)
-                    pair = matches[mid] = (connections[first], connections[second])
-                    for color, conn in enumerate(pair):
-                        await conn.send(pack({"type": "match_start", "match": mid, "color": color}))
-                    await ws.send(pack({"type": "ok", "re": msg.get("id"), "match": mid}))
+            if isinstance(ws, SessionConnection):
+                if (first := await ws.first_message()) is not None:
+                    on_message(ws, name, first)
+                    ws.attach(lambda frame: on_message(ws, name, frame))
+                    await ws.wait_closed()
+            else:
+                async for frame in ws:
+                    on_message(ws, name, frame)
         finally:
             del connections[name]
 
-    async with serve(handler, "127.0.0.1", 0, compression=None, max_size=MAX_FRAME) as server:
+    factory = SessionConnection if direct else None
+    async with serve(
+        handler, "127.0.0.1", 0, compression=None, max_size=MAX_FRAME, create_connection=factory
+    ) as server:
         await announce_and_wait(server.sockets[0].getsockname()[1])
 
 
@@ -281,7 +303,7 @@ async def idle_memory(server: ServerProcess, count: int) -> float:
 # --- the report -------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--serve", choices=["arbiter", "relay"], help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=SERVERS, help=argparse.SUPPRESS)
     parser.add_argument("--matches", type=int, nargs="+", default=[1, 100, 1000], help="values of N")
     parser.add_argument("--repeat", type=int, default=1, help="runs per N and server (medians are reported)")
     parser.add_argument("--idle", type=int, default=1000, help="idle connections for the memory figure (0: skip)")
@@ -291,21 +313,28 @@ def main() -> None:
         default="both" if default_loop() == "uvloop" else "asyncio",
         help="the servers' event loop (both: each figure on asyncio, then on uvloop)",
     )
+    parser.add_argument(
+        "--direct-relay",
+        action="store_true",
+        help="also run the relay with the server's receive path (messages by call) and give the ratio to it",
+    )
     args = parser.parse_args()
     if args.serve:
-        event_loop_run(serve_arbiter() if args.serve == "arbiter" else serve_relay(), args.loop)
+        serving = serve_arbiter() if args.serve == "arbiter" else serve_relay(direct=args.serve == "relay-direct")
+        event_loop_run(serving, args.loop)
         return
+    kinds = ("relay", "relay-direct", "arbiter") if args.direct_relay else ("relay", "arbiter")
     loops = ["asyncio", "uvloop"] if args.loop == "both" else [args.loop]
 
     print(f"server load: mnk {SIDE}x{SIDE}, moves in row-major order; a fresh server process per run; "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
-    print(f"{'N':>5} {'loop':>7} {'server':>8} {'moves':>7} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+    print(f"{'N':>5} {'loop':>7} {'server':>12} {'moves':>7} {'moves/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
           f"{'cpu µs/move':>11}")  # fmt: skip
     for matches in args.matches:
         for loop in loops:
-            runs: dict[str, list[Run]] = {"relay": [], "arbiter": []}
+            runs: dict[str, list[Run]] = {kind: [] for kind in kinds}
             for _ in range(args.repeat):
-                for kind in ("relay", "arbiter"):  # alternate, so drifting machine load hits both alike
+                for kind in kinds:  # in turn, so drifting machine load hits each alike
                     server = ServerProcess(kind, loop)
                     try:
                         runs[kind].append(asyncio.run(load(server, matches)))
@@ -318,15 +347,21 @@ def main() -> None:
                 p99 = statistics.median(r.percentile(0.99) for r in results)
                 cpu = statistics.median(r.cpu_us_per_move for r in results)
                 medians[kind] = (rate, p50, p99, cpu)
-                print(f"{matches:>5} {loop:>7} {kind:>8} {results[0].moves:>7} {rate:>9.0f} {p50:>7.2f} {p99:>7.2f} "
+                print(f"{matches:>5} {loop:>7} {kind:>12} {results[0].moves:>7} {rate:>9.0f} {p50:>7.2f} {p99:>7.2f} "
                       f"{cpu:>11.1f}")  # fmt: skip
             (relay_rate, *_, relay_cpu), (rate, _, p99, cpu) = medians["relay"], medians["arbiter"]
             # Each arbiter run came right after a relay run: their ratio shares the machine's load of the moment.
             paired = zip(runs["relay"], runs["arbiter"], strict=True)
             pairs = sorted(a.cpu_us_per_move / r.cpu_us_per_move for r, a in paired)
-            print(f"{matches:>5} {loop:>7}    ratio  throughput arbiter/relay {rate / relay_rate:.2f}x "
+            print(f"{matches:>5} {loop:>7} {'ratio':>12}  throughput arbiter/relay {rate / relay_rate:.2f}x "
                   f"(target >= 0.7 at N >= 100); server CPU per move {cpu / relay_cpu:.2f}x the relay's "
                   f"(target <= 1.2; run by run {', '.join(f'{x:.2f}' for x in pairs)}); p99 {p99:.1f} ms")  # fmt: skip
+            if args.direct_relay:
+                direct = medians["relay-direct"][3]
+                paired = zip(runs["relay-direct"], runs["arbiter"], strict=True)
+                pairs = sorted(a.cpu_us_per_move / r.cpu_us_per_move for r, a in paired)
+                print(f"{matches:>5} {loop:>7} {'ratio':>12}  server CPU per move {cpu / direct:.2f}x the relay's "
+                      f"with the same receive path (run by run {', '.join(f'{x:.2f}' for x in pairs)})")  # fmt: skip
     if args.idle:
         for kind in ("relay", "arbiter"):
             server = ServerProcess(kind)

@@ -103,7 +103,9 @@ class CloseCode(IntEnum):
     """WebSocket close codes the server uses (4000-4999 are the application's own range)."""
 
     GOING_AWAY = 1001  # the server is shutting down
-    MESSAGE_TOO_BIG = 1009  # a frame over limits.max_frame_bytes (sent by the websocket layer)
+    INVALID_DATA = 1007  # a text frame that is not UTF-8 (RFC 6455)
+    MESSAGE_TOO_BIG = 1009  # a frame over limits.max_frame_bytes (sent by the websocket layer), or too many fragments
+    INTERNAL_ERROR = 1011  # a bug in the server while handling the connection's message
     HANDSHAKE_FAILED = 4001  # hello rejected: version, token, or not hello first; an error came just before
     HANDSHAKE_TIMEOUT = 4002  # no hello within limits.hello_timeout_ms
     REPLACED = 4003  # the same player connected again; the newer connection wins
@@ -114,7 +116,9 @@ class CloseCode(IntEnum):
 
 CLOSE_DESCRIPTIONS: dict[CloseCode, str] = {
     CloseCode.GOING_AWAY: "the server is shutting down",
-    CloseCode.MESSAGE_TOO_BIG: "a frame was larger than limits.max_frame_bytes",
+    CloseCode.INVALID_DATA: "a text frame was not valid UTF-8",
+    CloseCode.MESSAGE_TOO_BIG: "a frame was larger than limits.max_frame_bytes, or a message had too many fragments",
+    CloseCode.INTERNAL_ERROR: "the server failed while handling a message of this connection",
     CloseCode.HANDSHAKE_FAILED: "hello was rejected (version, token, or another message came first)",
     CloseCode.HANDSHAKE_TIMEOUT: "no hello arrived within limits.hello_timeout_ms",
     CloseCode.REPLACED: "the same player opened a newer connection",

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
+from typing import cast
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
@@ -34,6 +35,7 @@ from .attempts import AttemptLimiter
 from .bans import BanWatch
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
+from .connection import SessionConnection
 from .http import HttpRoutes, json_response, text_response
 from .hub import Hub
 from .rating_updates import rebuild_outdated_ratings
@@ -117,7 +119,8 @@ async def run_server(
         return routes(connection, request)
 
     async def handler(connection: ServerConnection) -> None:
-        await serve_connection(hub, connection, hub.guard.client_of(connection))
+        session_connection = cast(SessionConnection, connection)  # serve() makes them (create_connection)
+        await serve_connection(hub, session_connection, hub.guard.client_of(connection))
 
     # What is loaded by now (numba, the engine, the games) lives as long as the process: keep it out
     # of the collector's full passes, each of which would otherwise stall every match for ~100 ms.
@@ -133,6 +136,7 @@ async def run_server(
         config.host,
         config.port,
         process_request=process_request,
+        create_connection=SessionConnection,
         compression=None,
         max_size=config.max_frame_bytes,
         ping_interval=config.ping_interval_s,

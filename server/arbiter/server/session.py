@@ -2,7 +2,8 @@
 
 ``Session`` knows nothing about websockets: it talks to a ``Transport`` (send bytes, close), so
 the dispatcher can be driven in-process by tests and fuzzers. ``serve_connection`` is the thin
-websocket adapter: it waits for hello, feeds frames to the session and reports the disconnect.
+websocket adapter: it waits for hello, then has the connection call the session with each message
+(``connection.py``) until the end, and reports the disconnect.
 
 Slow requests (those whose handler returns a coroutine: they wait for the store) never hold up the
 reading of frames. They run one after another in the session's *lane*, in the order they came, and
@@ -24,7 +25,6 @@ from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 from websockets.asyncio.server import broadcast as ws_broadcast
-from websockets.exceptions import ConnectionClosed
 
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
@@ -34,6 +34,7 @@ from arbiter.protocol.move_frames import MoveFrame, decode_move_frame
 from .account_routes import same_origin, session_cookie
 from .client_address import ClientAddress
 from .config import ServerConfig
+from .connection import SessionConnection
 from .metrics import ServerMetrics
 from .players import OnlinePlayer
 from .ratelimit import TokenBucket, Verdict
@@ -266,7 +267,9 @@ class WebSocketTransport:
             self._closing = asyncio.get_running_loop().create_task(self._connection.close(code, reason))
 
 
-async def serve_connection(hub: SessionHost, connection: ServerConnection, client: ClientAddress | None = None) -> None:
+async def serve_connection(
+    hub: SessionHost, connection: SessionConnection, client: ClientAddress | None = None
+) -> None:
     """The websocket handler: hello within the timeout, then every frame to the session until the end."""
     config = hub.config
     request = connection.request
@@ -280,18 +283,18 @@ async def serve_connection(hub: SessionHost, connection: ServerConnection, clien
             return
         try:
             async with asyncio.timeout(config.hello_timeout_s):
-                first = await connection.recv()
+                first = await connection.first_message()
         except TimeoutError:
             await connection.close(CloseCode.HANDSHAKE_TIMEOUT, "no hello")
+            return
+        if first is None:
             return
         if not await session.handshake(first):
             code = REFUSAL_CLOSE_CODES.get(session.refusal, CloseCode.HANDSHAKE_FAILED)  # type: ignore[arg-type]
             await connection.close(code, "hello rejected")
             return
-        async for frame in connection:
-            session.receive(frame)  # slow requests go on in the session's lane
-    except ConnectionClosed:
-        pass
+        connection.attach(session.receive)  # every later message straight to the session (connection.py)
+        await connection.wait_closed()
     finally:
         try:
             await session.settled()  # what the client asked for is done before its disconnect is

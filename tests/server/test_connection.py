@@ -1,0 +1,109 @@
+"""The connection hands messages to the session by call (connection.py): order, fragments, bad frames.
+
+Each test writes frames with the client's own websocket protocol object, so that several of them (or a
+message's fragments, or bytes that are not UTF-8 in a text frame) reach the server in one write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import msgpack
+import pytest
+from websockets.asyncio.client import ClientConnection
+from wsclient import Client
+
+import arbiter.server.connection as connection_module
+from arbiter.protocol import PROTOCOL_VERSION, CloseCode
+from arbiter.server.session import Session
+
+
+def hello(rid: object = "h", **fields: object) -> bytes:
+    return msgpack.packb({"type": "hello", "id": rid, "protocol": PROTOCOL_VERSION, "client": "tests/1", **fields})
+
+
+def write_at_once(ws: ClientConnection, frames: list[bytes]) -> None:
+    """Write complete binary messages to the socket in one write: the server reads them in one go."""
+    for frame in frames:
+        ws.protocol.send_binary(frame)
+    ws.transport.write(b"".join(ws.protocol.data_to_send()))
+
+
+@pytest.mark.parametrize("behind", [1, 40])
+async def test_messages_sent_with_the_hello_are_answered_in_order(server, store, behind):
+    token = await store.add_player("early", "bot")  # a hello that reads the store
+    client = await Client.connect(server.url, hello=False)
+    pings = [msgpack.packb({"type": "ping", "id": i}) for i in range(behind)]
+    write_at_once(client.ws, [hello(token=token), *pings])  # 40: more than the 16 queued before reading pauses
+    assert (await client.expect("welcome", re="h"))["player"]["name"] == "early"
+    replies = [await client.expect(re=i) for i in range(behind)]
+    assert [reply["type"] for reply in replies] == ["pong"] * behind
+    assert client.pending() == []
+    assert (await client.request("ping"))["type"] == "pong"  # reading resumed
+    await client.close()
+
+
+async def test_a_fragmented_message_is_joined(connect):
+    client = await connect()
+    frame = msgpack.packb({"type": "ping", "id": 7})
+    await client.ws.send([frame[:2], frame[2:5], frame[5:]])  # three frames: binary, continuation, last
+    assert (await client.expect(re=7))["type"] == "pong"
+    await client.ws.send([msgpack.packb({"type": "lobby", "id": 8})])  # one fragment, fin set
+    assert (await client.expect(re=8))["type"] == "lobby_state"
+
+
+async def test_fragments_of_the_hello_are_joined(server):
+    client = await Client.connect(server.url, hello=False)
+    frame = hello()
+    await client.ws.send([frame[:10], frame[10:]])
+    assert (await client.expect("welcome", re="h"))["player"]["guest"] is True
+    await client.close()
+
+
+async def test_a_text_message_that_is_not_utf8_closes_1007(connect, server):
+    bystander = await connect()
+    client = await connect()
+    client.ws.protocol.send_text(b"\xff\xfehello")
+    client.ws.send_data()
+    code, _ = await client.wait_closed()
+    assert code == CloseCode.INVALID_DATA
+    assert (await bystander.request("ping"))["type"] == "pong"
+
+
+async def test_too_many_fragments_close_1009(connect, monkeypatch):
+    monkeypatch.setattr(connection_module, "MAX_FRAGMENTS", 8)
+    client = await connect()
+    await client.ws.send([b"\x80"] * 9)
+    code, reason = await client.wait_closed()
+    assert (code, reason) == (CloseCode.MESSAGE_TOO_BIG, "too many fragments")
+
+
+async def test_a_connection_closed_before_its_hello_leaves_nothing(server, caplog):
+    caplog.set_level(logging.WARNING, logger="arbiter.server")
+    clients = [await Client.connect(server.url, hello=False) for _ in range(3)]
+    await asyncio.gather(*(client.close() for client in clients))
+    async with asyncio.timeout(5):
+        while server.hub.metrics.registry.get_sample_value("arbiter_connections") > 0:  # handlers end with them
+            await asyncio.sleep(0.01)
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert len(server.hub.roster) == 0
+
+
+async def test_a_session_that_fails_closes_its_connection_1011_only(connect, monkeypatch, caplog):
+    """Fault injection: ``Session.receive`` answers its own errors, so only a bug in it could raise."""
+    receive = Session.receive
+
+    def failing(self: Session, frame: bytes | str) -> object:
+        if frame == b"boom":
+            raise RuntimeError("injected")
+        return receive(self, frame)
+
+    monkeypatch.setattr(Session, "receive", failing)
+    bystander = await connect()
+    client = await connect()
+    await client.send_raw(b"boom")
+    code, _ = await client.wait_closed()
+    assert code == CloseCode.INTERNAL_ERROR
+    assert any(r.exc_info and "injected" in str(r.exc_info[1]) for r in caplog.records)
+    assert (await bystander.request("ping"))["type"] == "pong"
