@@ -107,3 +107,17 @@ async def test_a_session_that_fails_closes_its_connection_1011_only(connect, mon
     assert code == CloseCode.INTERNAL_ERROR
     assert any(r.exc_info and "injected" in str(r.exc_info[1]) for r in caplog.records)
     assert (await bystander.request("ping"))["type"] == "pong"
+
+
+async def test_a_refused_hello_with_messages_behind_it_closes_at_once(server):
+    """Reading paused behind the refused hello would leave the client's close frame unread until close_timeout."""
+    client = await Client.connect(server.url, hello=False)
+    pings = [msgpack.packb({"type": "ping", "id": i}) for i in range(40)]
+    write_at_once(client.ws, [hello(protocol=999), *pings])
+    assert (await client.expect("error", re="h"))["code"] == "protocol_version"
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    code, _ = await client.wait_closed()
+    assert code == CloseCode.HANDSHAKE_FAILED
+    assert loop.time() - began < server.hub.config.close_timeout_s / 2
+    assert client.pending() == []  # nothing behind the refused hello was answered

@@ -65,6 +65,12 @@ class SessionConnection(ServerConnection):
         self._receiver = receiver
         self._resume_if_paused()
 
+    def discard(self) -> None:
+        """Drop what is queued and what comes later (the hello was refused), reading on for the closing handshake."""
+        self._early.clear()
+        self._receiver = _ignore
+        self._resume_if_paused()
+
     def process_event(self, event: Event) -> None:
         if self.request is None or not isinstance(event, Frame) or event.opcode not in (TEXT, BINARY, CONT):
             super().process_event(event)  # the handshake request, pongs (pings and closes: the protocol)
@@ -123,3 +129,7 @@ class SessionConnection(ServerConnection):
         """Fail the websocket connection as websockets' reader does, from inside ``data_received``."""
         self.protocol.fail(code, reason)
         self.send_data()
+
+
+def _ignore(message: bytes | str) -> None:
+    """The receiver of a connection whose hello was refused."""

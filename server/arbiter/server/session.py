@@ -290,6 +290,7 @@ async def serve_connection(
         if first is None:
             return
         if not await session.handshake(first):
+            connection.discard()  # read on, for the client's close frame
             code = REFUSAL_CLOSE_CODES.get(session.refusal, CloseCode.HANDSHAKE_FAILED)  # type: ignore[arg-type]
             await connection.close(code, "hello rejected")
             return
