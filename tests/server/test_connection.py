@@ -65,10 +65,18 @@ async def test_a_text_message_that_is_not_utf8_closes_1007(connect, server):
     bystander = await connect()
     client = await connect()
     client.ws.protocol.send_text(b"\xff\xfehello")
-    client.ws.send_data()
+    challenge = {
+        "type": "challenge",
+        "id": 1,
+        "to": bystander.name,
+        "game": "tictactoe",
+        "clock": {"initial_ms": 60_000},
+    }
+    write_at_once(client.ws, [msgpack.packb(challenge)])  # in the same read as the bad frame: never handled
     code, _ = await client.wait_closed()
     assert code == CloseCode.INVALID_DATA
     assert (await bystander.request("ping"))["type"] == "pong"
+    assert bystander.pending() == []  # no challenge_offered
 
 
 async def test_too_many_fragments_close_1009(connect, monkeypatch):

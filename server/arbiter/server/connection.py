@@ -126,7 +126,12 @@ class SessionConnection(ServerConnection):
             self.transport.resume_reading()
 
     def _fail(self, code: CloseCode, reason: str) -> None:
-        """Fail the websocket connection as websockets' reader does, from inside ``data_received``."""
+        """Fail the websocket connection as websockets' reader does, from inside ``data_received``.
+
+        Frames parsed in the same read as the bad one reach nobody.
+        """
+        self._receiver = _ignore
+        self._early.clear()
         self.protocol.fail(code, reason)
         self.send_data()
 
