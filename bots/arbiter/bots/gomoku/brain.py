@@ -212,12 +212,13 @@ class GomokuBrain(Brain):
             cell = intuitive_move(Board.from_moves(m, n, k, exact, cells), seed)
             info: dict[str, Any] = {"level": level, "reason": "intuitive"}
         else:
+            searcher = self.searcher(m, n, k, exact, settings.evaluation)  # the first: tables allocated
+            searcher.resume()  # after a ponder's stop
+            searcher.set_position(cells)
+            # What the preparation took (a new searcher's tables: tens of ms) comes off the search's time.
             seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
             if settings.time is not None:
                 seconds = min(seconds, settings.time)
-            searcher = self.searcher(m, n, k, exact, settings.evaluation)
-            searcher.resume()  # after a ponder's stop
-            searcher.set_position(cells)
             result = searcher.think(settings.config(seconds), seed)
             cell = result.cell
             info = {
