@@ -20,9 +20,11 @@ from arbiter.bots.gomoku.search import (
     MATE_BOUND,
     WIN,
     leaf_value,
+    leaf_vcf,
     static_value,
 )
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
+from arbiter.bots.gomoku.vcf import V_NODES, new_vcf_work, vcf
 
 DATA = json.loads((Path(__file__).parent / "threat_positions.json").read_text())
 SIZE, K, MAX_PLIES = DATA["size"], DATA["k"], DATA["max_plies"]
@@ -72,6 +74,24 @@ def test_the_level_budget_finds_the_short_wins() -> None:
         found.setdefault(case["plies"], []).append(won)
     assert all(found[3]) and all(found[5])
     assert sum(sum(wins) for wins in found.values()) >= 0.8 * len(DATA["win"])
+
+
+def test_a_probe_that_finds_nothing_walks_its_tree_once() -> None:
+    """After each saving move of the defence positions the attacker has no forced win, and its probe costs
+    exactly one pass of the kernel over LEAF_VCF_FOURS fours on a fresh table: no shallower pass first that
+    walks the same tree again (as the probes of stop 27 did)."""
+    walked = []
+    for case in DATA["defence"]:
+        moves = [*case["moves"], case["answer"]]
+        searcher = searcher_at(moves, ROOMY)
+        board = searcher.board
+        attacker = board.to_move
+        assert leaf_vcf(board.g, board.s, searcher.work, searcher.leaf_vcf_work, attacker) == 0
+        one_pass = new_vcf_work(board.cells)
+        assert vcf(board.g, board.s, one_pass, attacker, LEAF_VCF_FOURS, 0) == 0
+        assert searcher.work[C_LEAF_VCF_NODES] == one_pass[V_NODES]
+        walked.append(int(one_pass[V_NODES]))
+    assert max(walked) > 1  # some of them have fours to try
 
 
 @pytest.mark.parametrize("case", DATA["defence"], ids=lambda case: f"defence-{case['answer']}-{len(case['moves'])}")

@@ -16,7 +16,10 @@ that leaves the opponent such a win scores as lost. Each probe has a small node 
 probes of one move together stay under half the search's own nodes, so they cannot eat the clock.
 They cost about a ply of depth and scored 52% against the search without them at 0.2 s a move
 over 100 games; a quarter share 47.5%, a full share 40.5% (docs/STRENGTH.md, G39-G41). Unbudgeted
-probes at every leaf, tried earlier, scored 30% at 0.1 s a move over 40 games.
+probes at every leaf, tried earlier, scored 30% at 0.1 s a move over 40 games. The share, not the
+budget of each probe, sets their cost: most probes find nothing in a few nodes, a tenth run out of
+budget, and there are more leaves to probe than the share pays for. One pass per probe instead of
+two proves more wins in the same share and scored 55.0% against two (docs/STRENGTH.md, L1-L4).
 
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline,
 a node limit and a stop flag every 1024 nodes and unwinds at once when one says stop. The entry
@@ -186,17 +189,16 @@ def leaf_vcf(g, s, w, v, p):
     """Plies to the five if ``p``, to move, is proved to win by continuous fours within the probe's budget, else 0.
 
     Only the side to move's own fours are tried: a probe is a proof or nothing, never a judgement.
-    A first pass of two fours finds the commonest win, a four-three (a four, its block, then an open
-    or double four; a win by one four the caller has seen already), before the deeper pass can
-    spend the budget down a longer line.
+    One depth-first pass of up to LEAF_VCF_FOURS fours: the line it proves need not be the shortest,
+    but most probes find nothing, and a first pass of two fours before it (tried in stop 27) made
+    each of those walk its shallow tree twice; with one pass the probes prove about half as many
+    wins again in the same share of the search's nodes (docs/STRENGTH.md, L1).
     """
     v[V_NODES] = 0
     v[V_ABORTED] = 0
     v[V_LINE_LEN] = 0
     v[V_NODE_LIMIT] = w[C_LEAF_VCF]
-    found = vcf(g, s, v, p, 2, 0)
-    if not found and not v[V_ABORTED]:
-        found = vcf(g, s, v, p, LEAF_VCF_FOURS, 0)
+    found = vcf(g, s, v, p, LEAF_VCF_FOURS, 0)
     w[C_LEAF_VCF_NODES] += v[V_NODES]
     return v[V_LINE_LEN] if found else 0
 
