@@ -671,10 +671,12 @@ class Cluster:
             log.warning("a dead node's match was never stored: void", extra={"match": match_id, "players": names})
         self.command("hdel", keys.MATCH_PLAYERS, match_id)
         for name in filter(None, names):
-            self.command("hincrby", PLAYING, name, -1)
             home = await self._find_home(name)
             if home is not None and await self._is_alive(home):
                 self.publish(node_channel(home), ["out", self.node, name, end])
+            # Free for the ladder only after its end is on the way (one outbox, in order): a pairing
+            # that sees the player free sends its match_start behind that end, never before it.
+            self.command("hincrby", PLAYING, name, -1)
 
     async def _charged(self, dead: str) -> float:
         """Of the time since ``dead`` stopped (its last heartbeat), what the side to move pays: what
