@@ -323,7 +323,7 @@ def main() -> None:
         serving = serve_arbiter() if args.serve == "arbiter" else serve_relay(direct=args.serve == "relay-direct")
         event_loop_run(serving, args.loop)
         return
-    kinds = ("relay", "relay-direct", "arbiter") if args.direct_relay else ("relay", "arbiter")
+    kinds = SERVERS if args.direct_relay else ("relay", "arbiter")
     loops = ["asyncio", "uvloop"] if args.loop == "both" else [args.loop]
 
     print(f"server load: mnk {SIDE}x{SIDE}, moves in row-major order; a fresh server process per run; "

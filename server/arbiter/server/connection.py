@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections import deque
 from collections.abc import Callable
 
+from websockets.asyncio.messages import MAX_FRAGMENTS  # websockets' own reader's limit
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import BINARY, CONT, TEXT, Frame
 from websockets.protocol import Event
@@ -28,8 +28,6 @@ from arbiter.protocol.errors import CloseCode
 
 log = logging.getLogger("arbiter.server")
 Receiver = Callable[[bytes | str], object]
-# As websockets' own reader (websockets.asyncio.messages.MAX_FRAGMENTS).
-MAX_FRAGMENTS = int(os.environ.get("WEBSOCKETS_MAX_FRAGMENTS", "4096"))
 EARLY_HIGH = 16  # messages queued before the hello is answered: reading pauses beyond this
 
 
@@ -137,4 +135,4 @@ class SessionConnection(ServerConnection):
 
 
 def _ignore(message: bytes | str) -> None:
-    """The receiver of a connection whose hello was refused."""
+    """The receiver of a connection whose hello was refused, or that failed."""

@@ -19,7 +19,7 @@ over 100 games; a quarter share 47.5%, a full share 40.5% (docs/STRENGTH.md, G39
 probes at every leaf, tried earlier, scored 30% at 0.1 s a move over 40 games. The share, not the
 budget of each probe, sets their cost: most probes find nothing in a few nodes, a tenth run out of
 budget, and there are more leaves to probe than the share pays for. One pass per probe instead of
-two proves more wins in the same share and scored 55.0% against two (docs/STRENGTH.md, L1-L4).
+two proves more wins in the same share and scored 55.0% against two (docs/STRENGTH.md, G46-G49).
 
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline,
 a node limit and a stop flag every 1024 nodes and unwinds at once when one says stop. The entry
@@ -192,7 +192,7 @@ def leaf_vcf(g, s, w, v, p):
     One depth-first pass of up to LEAF_VCF_FOURS fours: the line it proves need not be the shortest,
     but most probes find nothing, and a first pass of two fours before it (tried in stop 27) made
     each of those walk its shallow tree twice; with one pass the probes prove about half as many
-    wins again in the same share of the search's nodes (docs/STRENGTH.md, L1).
+    wins again in the same share of the search's nodes (docs/STRENGTH.md, G46).
     """
     v[V_NODES] = 0
     v[V_ABORTED] = 0
