@@ -62,8 +62,9 @@ async def serve_relay(direct: bool = False) -> None:
     """Hello, challenge, accept and move, routed without any check; each move fanned out to both players.
 
     With ``direct``, messages reach the relay by call from the connection, as they reach the arbiter's
-    sessions (arbiter/server/connection.py), instead of through websockets' reader: the relay with the
-    server's receive path, to show what the server's own work costs beside it.
+    sessions (arbiter/server/connection.py), instead of through websockets' reader, and go out as the
+    arbiter's do, one frame straight to the transport: the relay with the server's ways in and out, to
+    show what the server's own work costs beside it.
     """
     names = (f"p{i}" for i in itertools.count())
     ids = (f"x{i}" for i in itertools.count())
@@ -72,8 +73,15 @@ async def serve_relay(direct: bool = False) -> None:
     matches: dict[str, tuple[ServerConnection, ServerConnection]] = {}
     pack, unpack = msgpack.packb, msgpack.unpackb
 
+    def fan_out(connections: tuple[ServerConnection, ...], data: bytes) -> None:
+        if direct:
+            for ws in connections:
+                ws.send_binary(data)  # type: ignore[attr-defined]  # a SessionConnection
+        else:
+            broadcast(connections, data)
+
     def send(ws: ServerConnection, message: dict) -> None:
-        broadcast((ws,), pack(message))
+        fan_out((ws,), pack(message))
 
     def on_message(ws: ServerConnection, name: str, frame: bytes | str) -> None:
         msg = unpack(frame)
@@ -82,7 +90,7 @@ async def serve_relay(direct: bool = False) -> None:
             pair = matches[msg["match"]]
             moved = {"type": "moved", "match": msg["match"], "ply": msg["ply"], "move": msg["move"],
                      "by": 0 if ws is pair[0] else 1, "clocks": [0, 0], "elapsed_ms": 0}  # fmt: skip
-            broadcast(pair, pack(moved))
+            fan_out(pair, pack(moved))
         elif kind == "hello":
             send(ws, {"type": "welcome", "re": msg.get("id"), "player": {"name": name}})
         elif kind == "challenge":
@@ -316,7 +324,7 @@ def main() -> None:
     parser.add_argument(
         "--direct-relay",
         action="store_true",
-        help="also run the relay with the server's receive path (messages by call) and give the ratio to it",
+        help="also run the relay with the server's ways in and out (connection.py) and give the ratio to it",
     )
     args = parser.parse_args()
     if args.serve:
@@ -361,7 +369,7 @@ def main() -> None:
                 paired = zip(runs["relay-direct"], runs["arbiter"], strict=True)
                 pairs = sorted(a.cpu_us_per_move / r.cpu_us_per_move for r, a in paired)
                 print(f"{matches:>5} {loop:>7} {'ratio':>12}  server CPU per move {cpu / direct:.2f}x the relay's "
-                      f"with the same receive path (run by run {', '.join(f'{x:.2f}' for x in pairs)})")  # fmt: skip
+                      f"with the same ways in and out (run by run {', '.join(f'{x:.2f}' for x in pairs)})")  # fmt: skip
     if args.idle:
         for kind in ("relay", "arbiter"):
             server = ServerProcess(kind)

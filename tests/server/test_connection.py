@@ -11,11 +11,18 @@ import logging
 
 import msgpack
 import pytest
-from websockets.asyncio.client import ClientConnection
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import Server, serve
+from websockets.client import ClientProtocol
+from websockets.frames import BINARY, CLOSE, Close, Frame
+from websockets.uri import parse_uri
 from wsclient import Client
 
 import arbiter.server.connection as connection_module
 from arbiter.protocol import PROTOCOL_VERSION, CloseCode
+from arbiter.server.connection import SessionConnection, binary_frame
 from arbiter.server.session import Session
 
 
@@ -129,3 +136,71 @@ async def test_a_refused_hello_with_messages_behind_it_closes_at_once(server):
     assert code == CloseCode.HANDSHAKE_FAILED
     assert loop.time() - began < server.hub.config.close_timeout_s / 2
     assert client.pending() == []  # nothing behind the refused hello was answered
+
+
+# --- the way out: one frame straight to the transport ---------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.binary(max_size=300), st.integers(60_000, 70_000).map(bytes)))
+def test_a_binary_frame_is_the_bytes_websockets_would_write(data):
+    assert binary_frame(data) == Frame(BINARY, data).serialize(mask=False, extensions=[])
+
+
+def url_of(server: Server) -> str:
+    return f"ws://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+
+
+async def test_send_binary_writes_each_length_as_one_frame_and_nothing_once_closing():
+    lengths = [0, 1, 125, 126, 127, 65_535, 65_536, 200_000]  # each header form and its bounds
+    payloads = [bytes([length % 251]) * length for length in lengths]
+
+    async def handler(ws: SessionConnection) -> None:
+        for payload in payloads:
+            ws.send_binary(payload)
+        ws.protocol.send_close(1000, "done")  # what close() does first, without waiting
+        ws.send_data()
+        ws.send_binary(b"after the close frame")  # not open any more: nothing is written
+        await ws.wait_closed()
+
+    async with serve(handler, "127.0.0.1", 0, compression=None, create_connection=SessionConnection) as server:
+        wire = await raw_stream_until_closed(url_of(server))
+    close = Frame(CLOSE, Close(1000, "done").serialize()).serialize(mask=False, extensions=[])
+    assert wire == b"".join(Frame(BINARY, payload).serialize(mask=False, extensions=[]) for payload in payloads) + close
+
+
+async def raw_stream_until_closed(url: str) -> bytes:
+    """Every byte the server sends after its handshake response, until it closes the TCP connection.
+
+    A sans-I/O client protocol does the handshake and answers the server's close frame; the bytes
+    themselves are kept as they came, so a frame written after the close frame shows too.
+    """
+    protocol = ClientProtocol(parse_uri(url))
+    protocol.send_request(protocol.connect())
+    reader, writer = await asyncio.open_connection("127.0.0.1", int(url.rsplit(":", 1)[1].strip("/")))
+    writer.write(b"".join(protocol.data_to_send()))
+    received = b""
+    while chunk := await reader.read(65_536):
+        received += chunk
+        protocol.receive_data(chunk)
+        protocol.events_received()
+        for data in protocol.data_to_send():  # the answer to the close frame, then an end of writing
+            if data:
+                writer.write(data)
+            elif writer.can_write_eof():
+                writer.write_eof()
+    writer.close()
+    return received.split(b"\r\n\r\n", 1)[1]
+
+
+async def test_send_binary_lets_websockets_frame_a_message_when_an_extension_is_on():
+    payload = b"compressible " * 100
+
+    async def handler(ws: SessionConnection) -> None:
+        assert ws.protocol.extensions  # permessage-deflate, negotiated below
+        ws.send_binary(payload)
+        await ws.wait_closed()
+
+    async with (
+        serve(handler, "127.0.0.1", 0, create_connection=SessionConnection) as server,
+        connect(url_of(server)) as client,
+    ):
+        assert await client.recv() == payload

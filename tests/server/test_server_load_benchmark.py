@@ -16,4 +16,4 @@ def test_the_server_load_benchmark_plays_every_move_on_each_server() -> None:
     rows = re.findall(r"^\s+2\s+asyncio\s+(\S+)\s+(\d+)\s", output, re.MULTILINE)
     assert rows == [("relay", "1300"), ("relay-direct", "1300"), ("arbiter", "1300")], output
     assert "the relay's (target <= 1.2; run by run" in output
-    assert "the relay's with the same receive path" in output
+    assert "the relay's with the same ways in and out" in output

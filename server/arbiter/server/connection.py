@@ -10,25 +10,35 @@ the session takes what queued up behind the hello before anything that comes lat
 Messages are still websocket messages as RFC 6455 says: fragments are joined (websockets' limit on
 their count and on the whole message's size applies), and a text message that is not UTF-8 fails
 the connection with 1007, as websockets' own reader does.
+
+On the way out, ``send_binary`` writes a message as one frame straight to the transport. websockets
+builds the same bytes through a ``Frame`` object and its serializer, 2.7 µs a frame in Python, twice
+a move (both players); a server frame is unmasked and, with compression off, is its payload behind a
+two- to ten-byte header (RFC 6455 §5.2), so the header is all there is to build.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import struct
 from collections import deque
 from collections.abc import Callable
 
 from websockets.asyncio.messages import MAX_FRAGMENTS  # websockets' own reader's limit
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import BINARY, CONT, TEXT, Frame
-from websockets.protocol import Event
+from websockets.protocol import OPEN, Event
 
 from arbiter.protocol.errors import CloseCode
 
 log = logging.getLogger("arbiter.server")
 Receiver = Callable[[bytes | str], object]
 EARLY_HIGH = 16  # messages queued before the hello is answered: reading pauses beyond this
+FIN_BINARY = 0x82  # the first byte of a whole binary message's frame: FIN set, opcode 2
+SHORT_HEADERS = tuple(bytes((FIN_BINARY, length)) for length in range(126))  # payloads under 126 bytes
+MEDIUM_HEADER = struct.Struct("!BBH")  # 126 and a 16-bit length
+LONG_HEADER = struct.Struct("!BBQ")  # 127 and a 64-bit length
 
 
 class SessionConnection(ServerConnection):
@@ -68,6 +78,21 @@ class SessionConnection(ServerConnection):
         self._early.clear()
         self._receiver = _ignore
         self._resume_if_paused()
+
+    def send_binary(self, data: bytes) -> None:
+        """Send ``data`` as one binary message now, never waiting (module docstring); nothing once closing.
+
+        Like websockets' ``broadcast``, it skips a connection that is not open. With an extension
+        negotiated or frame logging on, websockets frames the message itself.
+        """
+        protocol = self.protocol
+        if protocol.state is not OPEN or self.send_in_progress is not None:
+            return
+        if protocol.extensions or protocol.debug:
+            protocol.send_binary(data)
+            self.send_data()
+            return
+        self.transport.write(binary_frame(data))
 
     def process_event(self, event: Event) -> None:
         if self.request is None or not isinstance(event, Frame) or event.opcode not in (TEXT, BINARY, CONT):
@@ -132,6 +157,16 @@ class SessionConnection(ServerConnection):
         self._early.clear()
         self.protocol.fail(code, reason)
         self.send_data()
+
+
+def binary_frame(data: bytes) -> bytes:
+    """``data`` as a server's whole binary message on the wire: one unmasked frame, no extension."""
+    length = len(data)
+    if length < 126:
+        return SHORT_HEADERS[length] + data
+    if length < 65536:
+        return MEDIUM_HEADER.pack(FIN_BINARY, 126, length) + data
+    return LONG_HEADER.pack(FIN_BINARY, 127, length) + data
 
 
 def _ignore(message: bytes | str) -> None:

@@ -23,9 +23,6 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from websockets.asyncio.server import ServerConnection
-from websockets.asyncio.server import broadcast as ws_broadcast
-
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MakeMove, MatchRequest, Request, parse
@@ -244,17 +241,17 @@ class Session:
 class WebSocketTransport:
     """Frames out through one websocket connection, never waiting; a reader that falls too far behind is closed."""
 
-    __slots__ = ("_closing", "_connection", "_connections", "_limit")
+    __slots__ = ("_closing", "_connection", "_limit")
 
-    def __init__(self, connection: ServerConnection, max_buffer: int) -> None:
+    def __init__(self, connection: SessionConnection, max_buffer: int) -> None:
         self._connection = connection
-        self._connections = (connection,)
         self._limit = max_buffer
         self._closing: asyncio.Task[None] | None = None
 
     def send(self, data: bytes) -> None:
-        ws_broadcast(self._connections, data)
-        transport = self._connection.transport
+        connection = self._connection
+        connection.send_binary(data)
+        transport = connection.transport
         if transport is not None and transport.get_write_buffer_size() > self._limit:
             self.close(CloseCode.TOO_SLOW, "not reading fast enough")
 
