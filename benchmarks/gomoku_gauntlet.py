@@ -16,9 +16,10 @@ limits where the score crosses 50%).
 
 Openings: three random stones, each beside the last (arbiter.bots.gomoku.arena.random_opening,
 seeded by ``--seed``), kept only when our bot, searching ``JUDGE_NODES`` nodes, scores the position
-within ``--balance`` centipawns of even; each is played twice, our bot taking the first player's
-side first, then the second's. A side that takes longer than its time a move plus ``--grace``
-loses on time; an engine that crashes, hangs or answers an illegal move forfeits the game.
+(gomoku_strength.py's ``balanced_openings``) within ``--balance`` centipawns of even; each is
+played twice, our bot taking the first player's side first, then the second's. A side that
+takes longer than its time a move plus ``--grace`` loses on time; an engine that crashes, hangs
+or answers an illegal move forfeits the game.
 
 The engine is spoken to over pipes by the pbrain bridge's own process layer
 (arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
@@ -31,7 +32,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import math
-import random
 import re
 import statistics
 import sys
@@ -45,41 +45,20 @@ from typing import Any
 # Its sibling scripts. Appended, not prepended: a test process that imports this keeps its own modules first.
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from gomoku_strength import make_player
+from gomoku_strength import balanced_openings, make_player
 from strength_report import score_interval, score_text
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import MAX_MATCH_MS, position_commands, rule_of
 from arbiter.bots.bridge.process import EngineProcess
 from arbiter.bots.client.deciding import GiveUp
-from arbiter.bots.gomoku.arena import Contender, random_opening
+from arbiter.bots.gomoku.arena import Contender
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.engine import Game, IllegalMove, Move, create_game
 
-JUDGE_NODES = 5_000  # our bot's search when it judges an opening: ~30 ms, scores steady by then
-MAX_DRAWS = 50  # random openings drawn per opening kept before the balance is called too tight
 SETUP_SECONDS = 10.0  # START, RESTART and the warm-up search
 # An engine's report of the nodes it searched: "nodes 1234", "Node 305K" (Rapfi), "nodes=1.2M".
 NODES_REPORT = re.compile(r"\bnodes?\s*[=:]?\s*(\d+(?:\.\d+)?)([KM]?)\b", re.IGNORECASE)
-
-
-# --- openings ---------------------------------------------------------------------------------
-def balanced_openings(game: Game, count: int, seed: int, balance: int) -> list[list[Move]]:
-    """``count`` distinct three-stone openings whose score (side to move) lies within ``balance``."""
-    judge = GomokuBrain(nodes=JUDGE_NODES)
-    rng = random.Random(seed)
-    kept: list[list[Move]] = []
-    for _ in range(count * MAX_DRAWS):
-        opening = random_opening(game, 3, rng)
-        if opening in kept:
-            continue
-        moves = [game.encode_move(move) for move in opening]
-        score = judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"]
-        if abs(score) <= balance:
-            kept.append(opening)
-            if len(kept) == count:
-                return kept
-    raise SystemExit(f"only {len(kept)} of {count} openings within {balance} cp: widen --balance")
 
 
 # --- the engine -------------------------------------------------------------------------------

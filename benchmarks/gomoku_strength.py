@@ -10,7 +10,10 @@ options (the gomoku bot's own), optionally after ``PYTHON:``: that player is the
 another checkout, run by that interpreter in a child process (the previous version of the bot,
 from the virtualenv of a main worktree), answering the same requests as the bot here. Every
 opening (three random stones, each beside the last ones, seeded) is played twice with the
-colours swapped (arbiter.bots.gomoku.arena). The first player of a pairing is the one measured:
+colours swapped (arbiter.bots.gomoku.arena). With ``--balance CP`` only openings our search
+judges within CP of even are kept, as in the gauntlet: from random three-stone openings the side
+with two stones wins most games between equals, and a balanced set leaves more to the players.
+The first player of a pairing is the one measured:
 score = (wins + draws / 2) / games. Each move is thought with ``--time`` seconds of budget;
 levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
 
@@ -24,19 +27,22 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import random
 import statistics
 import subprocess
 import time
 from typing import Any
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
-from arbiter.bots.gomoku.arena import Contender, series
+from arbiter.bots.gomoku.arena import Contender, random_opening, series
 from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
-from arbiter.engine import Game
+from arbiter.engine import Game, Move, create_game
 from arbiter.stack.series import elo_difference, wilson_interval, z_value
 
 FULL = f"level={len(LEVELS)}:nodes=20000"
+JUDGE_NODES = 5_000  # our bot's search when it judges an opening: ~30 ms, scores steady by then
+MAX_DRAWS = 50  # random openings drawn per opening kept before the balance is called too tight
 DEFAULT_SERIES = [
     ("gomoku", FULL, "random", 10),
     ("gomoku10", FULL, "random", 10),
@@ -87,6 +93,24 @@ class ChildBrain(Brain):
         return ThinkResult(answer["move"], answer["info"])
 
 
+def balanced_openings(game: Game, count: int, seed: int, balance: int) -> list[list[Move]]:
+    """``count`` distinct three-stone openings whose score (side to move) lies within ``balance``."""
+    judge = GomokuBrain(nodes=JUDGE_NODES)
+    rng = random.Random(seed)
+    kept: list[list[Move]] = []
+    for _ in range(count * MAX_DRAWS):
+        opening = random_opening(game, 3, rng)
+        if opening in kept:
+            continue
+        moves = [game.encode_move(move) for move in opening]
+        score = judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"]
+        if abs(score) <= balance:
+            kept.append(opening)
+            if len(kept) == count:
+                return kept
+    raise SystemExit(f"only {len(kept)} of {count} openings within {balance} cp: widen --balance")
+
+
 def make_player(spec: str, budget: float) -> Contender:
     """A contender from a spec: random, or [PYTHON:]level=N[:depth=D][:nodes=N][:time=S]."""
     python = None
@@ -107,9 +131,10 @@ def make_player(spec: str, budget: float) -> Contender:
     return Contender(spec, GomokuBrain(level, **options), budget)
 
 
-def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int) -> None:
+def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int, balance: int | None = None) -> None:
     began = time.perf_counter()
-    tally = series(game, make_player(a, budget), make_player(b, budget), pairs, seed=seed)
+    openings = None if balance is None else balanced_openings(create_game(game), pairs, seed, balance)
+    tally = series(game, make_player(a, budget), make_player(b, budget), pairs, seed=seed, openings=openings)
     think = statistics.mean(tally.think_seconds) if tally.think_seconds else 0.0
     low, high = wilson_interval(tally.wins + tally.draws / 2, tally.games, z_value())
     elo = ""
@@ -132,11 +157,14 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=20, help="openings, each played twice (with two players)")
     parser.add_argument("--time", type=float, default=0.2, help="seconds of budget per move")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--balance", type=int, metavar="CP", help="openings judged within CP of even (as the gauntlet's), not random"
+    )
     args = parser.parse_args()
     if args.players:
         if len(args.players) != 2:
             raise SystemExit("name two players, or none for the default list")
-        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed)
+        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed, args.balance)
         return
     for game, a, b, pairs in DEFAULT_SERIES:
         run(game, a, b, pairs, args.time, args.seed)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from benchmark_scripts import load_benchmark
 
+from arbiter.bots.brain import ThinkRequest, ThinkResult
 from arbiter.bots.gomoku.arena import Contender, random_opening, series
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
@@ -48,3 +50,37 @@ def test_each_level_below_full_strength_beats_the_one_below(level: int) -> None:
         "gomoku", Contender("upper", GomokuBrain(level)), Contender("lower", GomokuBrain(level - 1)), 8, seed=level
     )
     assert tally.score >= 0.7
+
+
+class OpeningsSeen(RandomBrain):
+    """A random player that notes the stones on the board at its first move of each game."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[list[list[int]]] = []
+
+    def think(self, request: ThinkRequest) -> ThinkResult:
+        if len(request.moves) <= 4:
+            self.seen.append(request.moves[:3])
+        return super().think(request)
+
+
+def test_a_series_plays_the_openings_it_is_given_each_with_both_colours() -> None:
+    game = create_game("gomoku")
+    openings = [[(7, 7), (8, 8), (6, 6)], [(7, 7), (7, 8), (8, 7)]]
+    a, b = OpeningsSeen(), OpeningsSeen()
+    tally = series(game, Contender("a", a), Contender("b", b), 2, seed=1, openings=openings)
+    assert tally.games == 4
+    expected = [[list(game.encode_move(move)) for move in opening] for opening in openings for _ in "ab"]
+    assert [list(map(list, stones)) for stones in a.seen] == expected  # a is to move first in each game
+    with pytest.raises(ValueError, match="3 pairs asked for, 2 openings given"):
+        series(game, Contender("a", a), Contender("b", b), 3, openings=openings)
+
+
+def test_the_strength_script_plays_balanced_openings_on_request() -> None:
+    strength = load_benchmark("gomoku_strength")
+    game = create_game("gomoku")
+    openings = strength.balanced_openings(game, 2, seed=5, balance=300)
+    tally = series(game, Contender("a", RandomBrain()), Contender("b", RandomBrain()), 2, seed=5, openings=openings)
+    assert tally.games == 4
+    assert openings == strength.balanced_openings(game, 2, seed=5, balance=300)  # seeded

@@ -10,6 +10,7 @@ its score is (wins + draws / 2) / games.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,14 +125,21 @@ def series(
     *,
     seed: int = 0,
     opening_stones: int = 3,
+    openings: Sequence[list[Move]] | None = None,
 ) -> Tally:
-    """``pairs`` openings, each played with a first then with b first; a's tally."""
+    """``pairs`` openings, each played with a first then with b first; a's tally.
+
+    The openings are drawn at random (``random_opening``, seeded), or the first ``pairs`` of
+    ``openings`` when given (a balanced set, say).
+    """
     if isinstance(game, str):
         game = create_game(game)
     rng = random.Random(seed)
+    if openings is not None and len(openings) < pairs:
+        raise ValueError(f"{pairs} pairs asked for, {len(openings)} openings given")
     tally = Tally()
     for pair in tqdm(range(pairs), desc=f"{a.label} v {b.label}", unit="pair", disable=None, leave=False):
-        opening = random_opening(game, opening_stones, rng)
+        opening = random_opening(game, opening_stones, rng) if openings is None else openings[pair]
         for a_moves_first in (True, False):
             game_seed = seed * 100_003 + pair * 2 + int(a_moves_first)
             first, second = (a, b) if a_moves_first else (b, a)
