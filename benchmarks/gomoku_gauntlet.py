@@ -15,11 +15,11 @@ limit at which we are even is read off the score curve (linear in log nodes betw
 limits where the score crosses 50%).
 
 Openings: three random stones, each beside the last (arbiter.bots.gomoku.arena.random_opening,
-seeded by ``--seed``), kept only when our bot, searching ``JUDGE_NODES`` nodes, scores the position
-(gomoku_strength.py's ``balanced_openings``) within ``--balance`` centipawns of even; each is
-played twice, our bot taking the first player's side first, then the second's. A side that
-takes longer than its time a move plus ``--grace`` loses on time; an engine that crashes, hangs
-or answers an illegal move forfeits the game.
+seeded by ``--seed``), or with ``--spread R`` anywhere within R of the centre, kept only when our
+bot, searching ``JUDGE_NODES`` nodes, scores the position within ``--balance`` centipawns of even
+(gomoku_strength.py's ``balanced_openings``). Each is played twice, our bot taking the first
+player's side first, then the second's. A side that takes longer than its time a move plus
+``--grace`` loses on time; an engine that crashes, hangs or answers an illegal move forfeits the game.
 
 The engine is spoken to over pipes by the pbrain bridge's own process layer
 (arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
@@ -281,7 +281,7 @@ async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
     if isinstance(bot.brain, GomokuBrain):
         bot.brain.warm_up()
     began = time.perf_counter()
-    openings = balanced_openings(game, args.pairs, args.seed, args.balance)
+    openings = balanced_openings(game, args.pairs, args.seed, args.balance, args.spread)
     print(f"{len(openings)} openings within {args.balance} cp ({time.perf_counter() - began:.0f} s)", flush=True)
     setup = [f"INFO max_memory {args.engine_memory}", *(f"INFO {line}" for line in args.engine_info)]
     engine = Engine(engine_argv, game, setup)
@@ -326,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--grace", type=float, default=0.1, help="seconds past the time a move before it is lost")
     parser.add_argument("--node-limits", help="a,b,c: one series per INFO MAX_NODE limit, and where we are even")
     parser.add_argument("--balance", type=int, default=300, help="largest opening score kept (centipawns)")
+    parser.add_argument("--spread", type=int, default=0, help="opening stones within this of the centre, 0 touching")
     parser.add_argument("--engine-memory", type=int, default=0, help="INFO max_memory in bytes (0: no limit)")
     parser.add_argument("--engine-info", action="append", default=[], metavar="'KEY VALUE'",
                         help="an INFO line sent once to the engine, e.g. 'THREAD_NUM 1' (repeatable)")  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 from benchmark_scripts import load_benchmark
 
 from arbiter.bots.brain import ThinkRequest, ThinkResult
-from arbiter.bots.gomoku.arena import Contender, random_opening, series
+from arbiter.bots.gomoku.arena import Contender, random_opening, scattered_opening, series
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import create_game
@@ -77,10 +77,29 @@ def test_a_series_plays_the_openings_it_is_given_each_with_both_colours() -> Non
         series(game, Contender("a", a), Contender("b", b), 3, openings=openings)
 
 
-def test_the_strength_script_plays_balanced_openings_on_request() -> None:
+def test_scattered_openings_lie_within_their_spread_and_are_reproducible() -> None:
+    game = create_game("gomoku")
+    for seed in range(20):
+        opening = scattered_opening(game, 3, 3, random.Random(seed))
+        assert opening == scattered_opening(game, 3, 3, random.Random(seed))
+        assert len(set(opening)) == 3 and all(abs(x - 7) <= 3 and abs(y - 7) <= 3 for x, y in opening)
+    assert len({tuple(scattered_opening(game, 3, 3, random.Random(seed))) for seed in range(20)}) == 20
+
+
+@pytest.mark.parametrize(("spread", "balance"), [(0, 300), (3, 100)])  # touching stones are never within 100
+def test_the_strength_script_plays_balanced_openings_on_request(spread: int, balance: int) -> None:
     strength = load_benchmark("gomoku_strength")
     game = create_game("gomoku")
-    openings = strength.balanced_openings(game, 2, seed=5, balance=300)
+    openings = strength.balanced_openings(game, 2, seed=5, balance=balance, spread=spread)
+    for opening in openings:
+        near = max(max(abs(x - 7), abs(y - 7)) for x, y in opening)
+        assert (
+            near <= 3
+            if spread
+            else all(  # touching: each stone beside an earlier one
+                any(max(abs(x - a), abs(y - b)) == 1 for a, b in opening[:i]) for i, (x, y) in enumerate(opening) if i
+            )
+        )
     tally = series(game, Contender("a", RandomBrain()), Contender("b", RandomBrain()), 2, seed=5, openings=openings)
     assert tally.games == 4
-    assert openings == strength.balanced_openings(game, 2, seed=5, balance=300)  # seeded
+    assert openings == strength.balanced_openings(game, 2, seed=5, balance=balance, spread=spread)  # seeded

@@ -88,6 +88,23 @@ def random_opening(game: Game, stones: int, rng: random.Random) -> list[Move]:
     return state.moves()
 
 
+def scattered_opening(game: Game, stones: int, spread: int, rng: random.Random) -> list[Move]:
+    """``stones`` random moves anywhere in the square of cells within ``spread`` of the centre.
+
+    Touching stones (``random_opening``) give the side with more stones a game that is nearly
+    always won between equals; stones apart leave some openings even, which a judge can pick.
+    """
+    m, n = game.params["m"], game.params["n"]
+    square = [(x, y) for x in range(m) for y in range(n) if abs(x - m // 2) <= spread and abs(y - n // 2) <= spread]
+    state = game.new_state()
+    for cell in rng.sample(square, stones):
+        state.play(cell)
+        if state.is_terminal:
+            state.undo()
+            break
+    return state.moves()
+
+
 def play_game(game: Game, first: Contender, second: Contender, opening: list[Move], seed: int) -> GameRecord:
     """One game from ``opening``; each side thinks with its own budget and options."""
     state = game.new_state()
