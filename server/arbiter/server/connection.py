@@ -82,11 +82,12 @@ class SessionConnection(ServerConnection):
     def send_binary(self, data: bytes) -> None:
         """Send ``data`` as one binary message now, never waiting (module docstring); nothing once closing.
 
-        Like websockets' ``broadcast``, it skips a connection that is not open. With an extension
-        negotiated or frame logging on, websockets frames the message itself.
+        Like websockets' ``broadcast``, it skips a connection that is not open. (No fragmented
+        message can be half sent: the server never sends one.) With an extension negotiated or frame
+        logging on, websockets frames the message itself.
         """
         protocol = self.protocol
-        if protocol.state is not OPEN or self.send_in_progress is not None:
+        if protocol.state is not OPEN:
             return
         if protocol.extensions or protocol.debug:
             protocol.send_binary(data)
