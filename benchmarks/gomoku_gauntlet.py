@@ -14,12 +14,15 @@ engine without it ignores the line and plays to its time), one series per limit,
 limit at which we are even is read off the score curve (linear in log nodes between the two
 limits where the score crosses 50%).
 
-Openings: three random stones, each beside the last (arbiter.bots.gomoku.arena.random_opening,
-seeded by ``--seed``), or with ``--spread R`` anywhere within R of the centre, kept only when our
-bot, searching ``JUDGE_NODES`` nodes, scores the position within ``--balance`` centipawns of even
-(gomoku_strength.py's ``balanced_openings``). Each is played twice, our bot taking the first
-player's side first, then the second's. A side that takes longer than its time a move plus
-``--grace`` loses on time; an engine that crashes, hangs or answers an illegal move forfeits the game.
+Openings: three random stones anywhere within ``--spread`` cells of the centre (seeded by
+``--seed``; arbiter.bots.gomoku.arena.scattered_opening), kept only when our bot, searching
+``JUDGE_NODES`` nodes, scores the position within ``--balance`` centipawns of even
+(gomoku_strength.py's ``balanced_openings``); equal players then win about as often with either
+colour. ``--spread 0`` draws each stone beside the last instead (``random_opening``: the side with
+two stones then wins most games between equals, even within 300 cp). Each is played
+twice, our bot taking the first player's side first, then the second's. A side that takes longer
+than its time a move plus ``--grace`` loses on time; an engine that crashes, hangs or answers an
+illegal move forfeits the game.
 
 The engine is spoken to over pipes by the pbrain bridge's own process layer
 (arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
@@ -325,8 +328,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--engine-time", type=float, help="the engine's seconds a move (default: --time)")
     parser.add_argument("--grace", type=float, default=0.1, help="seconds past the time a move before it is lost")
     parser.add_argument("--node-limits", help="a,b,c: one series per INFO MAX_NODE limit, and where we are even")
-    parser.add_argument("--balance", type=int, default=300, help="largest opening score kept (centipawns)")
-    parser.add_argument("--spread", type=int, default=0, help="opening stones within this of the centre, 0 touching")
+    parser.add_argument("--balance", type=int, default=100, help="largest opening score kept (centipawns)")
+    parser.add_argument("--spread", type=int, default=3, help="opening stones within this of the centre, 0 touching")
     parser.add_argument("--engine-memory", type=int, default=0, help="INFO max_memory in bytes (0: no limit)")
     parser.add_argument("--engine-info", action="append", default=[], metavar="'KEY VALUE'",
                         help="an INFO line sent once to the engine, e.g. 'THREAD_NUM 1' (repeatable)")  # fmt: skip

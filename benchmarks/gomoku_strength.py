@@ -99,7 +99,7 @@ def balanced_openings(game: Game, count: int, seed: int, balance: int, spread: i
 
     ``spread`` 0: touching stones (``arena.random_opening``); else stones anywhere within ``spread``
     of the centre (``arena.scattered_opening``). Touching stones within 300 cp still gave the first
-    player 37 of 40 games between equals, scattered ones (3, within 100 cp) 18 of 40 (docs/STRENGTH.md).
+    player 34 of 40 games between equals, scattered ones (3, within 100 cp) 15-17 of 40 (docs/STRENGTH.md B1-B5).
     """
     judge = GomokuBrain(nodes=JUDGE_NODES)
     rng = random.Random(seed)
