@@ -51,7 +51,7 @@ class Node:
         # No connection caps: every client of the load comes from 127.0.0.1.
         argv = [sys.executable, "-m", "arbiter.cli", "serve", "--port", "0", "--db", db, "--no-warm",
                 "--rate", "1000000", "--log-level", "warning",
-                "--max-connections-per-ip", "0", "--max-connections", "0"]  # fmt: skip
+                "--max-connections-per-ip", "0", "--max-connections", "0", "--max-guests-per-ip", "0"]  # fmt: skip
         if cluster is not None:
             argv += ["--cluster", cluster, "--node-id", name]
         self.process = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
