@@ -1,0 +1,35 @@
+"""Every benchmark without a test of its own runs to its report on a tiny load.
+
+The figures in docs/PERFORMANCE.md are only as good as the scripts that print them: a script that a
+later change broke (as a new default cap once broke cluster_load.py) fails here, not in the next
+person's measurement. The larger benchmarks have their own end-to-end tests (server_load, move_path,
+cluster_load, public_soak, ladder_soak, engine_playouts, the gomoku and MCTS strength scripts);
+bot_pool.py is left out, as it compiles every kernel from an empty cache (minutes).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from benchmark_scripts import BENCHMARKS
+
+RUNS = [
+    ("bridge_overhead.py", ["--moves", "4"], "server + client + bridge (loopback)"),
+    ("consistency_check.py", ["--games", "200", "--repeat", "1"], "arbiter check"),
+    ("protocol_schema.py", ["--messages", "1000", "--repeat", "1"], "move: codec.decode + parse (baseline)"),
+    ("store_writes.py", ["--games", "5", "--moves", "10", "--repeat", "1"], "PostgreSQL store"),
+    ("gomoku_search.py", ["--seconds", "0.2", "--positions", "1", "--reps", "1"], "targets: >= 1,000,000 nodes/s"),
+    ("mcts_search.py", ["--games", "tictactoe", "--seconds", "0.2", "--repeats", "1"], "ranges: random"),
+    ("soccer_search.py", ["--seconds", "0.1", "--repeats", "1", "--positions", "1"], "median depth in 100 ms"),
+    ("soccer_strength.py", ["--games", "2", "--time", "0.05"], "level=6"),
+]
+
+
+@pytest.mark.parametrize(("script", "arguments", "expected"), RUNS, ids=[run[0] for run in RUNS])
+def test_the_benchmark_runs_to_its_report(script: str, arguments: list[str], expected: str) -> None:
+    command = [sys.executable, str(BENCHMARKS / script), *arguments]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert expected in result.stdout, result.stdout[-2000:]
