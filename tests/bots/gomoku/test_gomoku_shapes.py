@@ -10,8 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.bots.gomoku.board import Board
+from arbiter.bots.gomoku.evaluation import HAND, Evaluation
 from arbiter.bots.gomoku.geometry import DIRECTIONS
 from arbiter.bots.gomoku.shapes import (
+    BLOCK2,
     BLOCK3,
     BLOCK4,
     BLOCKED,
@@ -19,14 +21,36 @@ from arbiter.bots.gomoku.shapes import (
     EMPTY,
     EVAL,
     FIVE,
+    FLEX2,
     FLEX3,
     FLEX4,
     NONE,
     OWN,
+    PAIR_SHAPES,
+    PAIRS,
     SHAPES,
+    WAITER_EVAL,
+    combo_index,
     combo_tables,
     half_width,
+    pair_class,
     shape_table,
+)
+
+# Cell values that differ for the mover and the waiter, with pair values: each table row is its own.
+SPLIT = Evaluation(
+    name="split",
+    window_mover=HAND.window_mover,
+    window_waiter=HAND.window_waiter,
+    shape=(0, 3, 5, 11, 29, 41, 97, 130, 700, 0),
+    win=900,
+    four_three=650,
+    double_three=310,
+    shape_mover=1,
+    shape_waiter=1,
+    waiter_cell=(0, 2, 7, 13, 23, 37, 83, 150, 500, 0, 800, 420, 170),
+    mover_pairs=tuple(17 * i - 40 for i in range(PAIRS)),
+    waiter_pairs=tuple(60 - 9 * i for i in range(PAIRS)),
 )
 
 # One stone short of each best next shape; a live line further off than FLEX1 still counts as BLOCK1.
@@ -104,17 +128,18 @@ def test_an_overline_is_no_five_under_exact_five() -> None:
     assert shape_table(5, True)[code_of(line)] != FIVE
 
 
-def recount(board: Board) -> tuple[list[list[list[int]]], list[list[int]], list[int]]:
-    """Line codes, combination indices and evaluation sums, computed from the stones alone."""
+def recount(board: Board) -> tuple[list[list[list[int]]], list[list[int]], list[list[int]]]:
+    """Line codes, combination indices and evaluation sums (the mover's and the waiter's values, per
+    player), computed from the stones alone."""
     m, n, cells = board.m, board.n, board.cells
     k, exact = int(board.g[2]), bool(board.g[3])
     half = half_width(k, exact)
     table = shape_table(k, exact)
-    evals = combo_tables()[EVAL]
+    tables = combo_tables(board.evaluation)
     offsets = [j - half if j < half else j + 1 - half for j in range(2 * half)]
     codes = [[[0] * cells for _ in DIRECTIONS] for _ in range(2)]
     combos = [[0] * cells for _ in range(2)]
-    sums = [0, 0]
+    sums = [[0, 0], [0, 0]]
     for p in range(2):
         for c in range(cells):
             x, y = c % m, c // m
@@ -132,7 +157,8 @@ def recount(board: Board) -> tuple[list[list[list[int]]], list[list[int]], list[
                 combos[p][c] += int(table[code]) * SHAPES**d
             assert combos[p][c] < COMBOS
             if board.stone(c) == 0:
-                sums[p] += int(evals[combos[p][c]])
+                for role, row in enumerate((EVAL, WAITER_EVAL)):
+                    sums[role][p] += int(tables[row][combos[p][c]])
     return codes, combos, sums
 
 
@@ -144,9 +170,31 @@ shapes = st.tuples(st.integers(5, 9), st.integers(5, 9), st.integers(4, 6), st.b
 @settings(derandomize=True, max_examples=40, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_incremental_shapes_match_a_recount_after_moves_and_undos(shape, data) -> None:
-    board = Board(*shape)
+    board = Board(*shape, evaluation=data.draw(st.sampled_from([HAND, SPLIT])))
     for _ in random_walk(board, data, 30):
         codes, combos, sums = recount(board)
         assert board.line_codes().tolist() == codes
         assert board.combos().tolist() == combos
-        assert list(board.shape_evals()) == sums
+        assert board.shape_evals() == sums
+
+
+def test_pair_classes_name_a_cells_two_strongest_shapes() -> None:
+    assert pair_class([BLOCK4, NONE, FLEX3, BLOCK2]) == 1 + PAIR_SHAPES.index((BLOCK4, FLEX3))
+    assert pair_class([FLEX3, FLEX3, NONE, NONE]) == 1 + PAIR_SHAPES.index((FLEX3, FLEX3))
+    assert pair_class([NONE, FLEX2, BLOCK3, FLEX2]) == 1 + PAIR_SHAPES.index((BLOCK3, FLEX2))
+    assert pair_class([FLEX4, NONE, NONE, NONE]) == 0  # one line only
+    assert pair_class([FLEX3, 2, NONE, NONE]) == 0  # the second line too weak
+    assert pair_class([FIVE, BLOCK2, BLOCK2, NONE]) == 0
+    assert len({pair_class([a, b, NONE, NONE]) for a, b in PAIR_SHAPES}) == PAIRS - 1  # every pair its own class
+    assert (BLOCK2, BLOCK2) in PAIR_SHAPES and (FLEX4, FLEX4) in PAIR_SHAPES
+
+
+def test_cell_values_add_shapes_bonus_and_pair_per_side() -> None:
+    tables = combo_tables(SPLIT)
+    four_three = combo_index((BLOCK4, FLEX3, NONE, FLEX2))
+    pair = 1 + PAIR_SHAPES.index((BLOCK4, FLEX3))
+    assert tables[EVAL][four_three] == 130 + 97 + 0 + 29 + 650 + SPLIT.mover_pairs[pair]
+    assert tables[WAITER_EVAL][four_three] == 150 + 83 + 0 + 23 + 420 + SPLIT.waiter_pairs[pair]
+    assert tables[EVAL][combo_index((FIVE, FLEX3, NONE, NONE))] == 0
+    hand = combo_tables(HAND)
+    assert (hand[EVAL] == hand[WAITER_EVAL]).all()  # one table for both sides: levels 1 to 3 play as before

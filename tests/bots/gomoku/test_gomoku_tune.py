@@ -18,15 +18,22 @@ from arbiter.bots.gomoku.board import Board
 from arbiter.bots.gomoku.brain import LEVELS
 from arbiter.bots.gomoku.evaluation import HAND, Evaluation
 from arbiter.bots.gomoku.search import C_SHAPE_MOVER, C_SHAPE_WAITER, new_work, static_value
+from arbiter.bots.gomoku.shapes import PAIRS
 from arbiter.engine import create_game
 
 tune = load_benchmark("gomoku_tune")
 
 
-def random_evaluation(rng: np.random.Generator, shape_mover: int, shape_waiter: int) -> Evaluation:
+def random_evaluation(
+    rng: np.random.Generator, shape_mover: int, shape_waiter: int, features: str = "tied"
+) -> Evaluation:
+    """Random weights; with "split" the waiter's cell values differ from the mover's, with "pairs" pair values too."""
+
     def values(count: int) -> tuple[int, ...]:
         return tuple(int(v) for v in rng.integers(-500, 5000, size=count))
 
+    waiter_cell = () if features == "tied" else (0, *values(8), 0, *values(3))
+    mover_pairs, waiter_pairs = ((0, *values(PAIRS - 1)), (0, *values(PAIRS - 1))) if features == "pairs" else ((), ())
     return Evaluation(
         name="random",
         window_mover=(0, *values(5)),
@@ -37,6 +44,9 @@ def random_evaluation(rng: np.random.Generator, shape_mover: int, shape_waiter: 
         double_three=int(rng.integers(0, 5000)),
         shape_mover=shape_mover,
         shape_waiter=shape_waiter,
+        waiter_cell=waiter_cell,
+        mover_pairs=mover_pairs,
+        waiter_pairs=waiter_pairs,
     )
 
 
@@ -62,17 +72,18 @@ def kernel(board: Board) -> int:
 
 @pytest.mark.parametrize(("k", "exact"), [(5, False), (5, True), (6, False)])
 @pytest.mark.parametrize(("shape_mover", "shape_waiter"), [(8, 8), (16, 16), (1, 1), (12, 5)])
+@pytest.mark.parametrize("features", tune.FEATURES)
 def test_the_features_weighed_are_the_kernels_evaluation(
-    k: int, exact: bool, shape_mover: int, shape_waiter: int
+    k: int, exact: bool, shape_mover: int, shape_waiter: int, features: str
 ) -> None:
-    evaluation = random_evaluation(np.random.default_rng(shape_mover * 100 + k), shape_mover, shape_waiter)
+    evaluation = random_evaluation(np.random.default_rng(shape_mover * 100 + k), shape_mover, shape_waiter, features)
     values = []
     for board in random_positions(evaluation, k, exact, seed=k + 7 * shape_waiter):
         raw = tune.raw_features(board)
         assert tune.kernel_value(raw, evaluation) == kernel(board)
-        if shape_mover == shape_waiter:
+        if features != "tied" or shape_mover == shape_waiter:
             # Linear in the design's columns, up to the kernel's rounding down of the shape sum.
-            assert kernel(board) == np.floor(tune.design(raw) @ tune.parameters(evaluation) + 1e-9)
+            assert kernel(board) == np.floor(tune.design(raw, features) @ tune.parameters(evaluation, features) + 1e-9)
         values.append(kernel(board))
     assert len(set(values)) > 30  # the positions differ: the check can fail
 
@@ -104,18 +115,29 @@ def test_the_fit_recovers_known_weights_and_scale() -> None:
     assert np.abs(pulled - start).max() < np.abs(fitted - start).max() / 5
 
 
-def test_written_weights_round_trip_through_the_design() -> None:
-    theta = np.array([6000, 400, 30, 4, 1, 2500, 100, 15, 2, 1, 0.5, 1.25, 2, 9, 7, 30, 25, 300, 300, 200, 100.0])
-    evaluation = tune.evaluation_from(theta, "x")
+@pytest.mark.parametrize("features", tune.FEATURES)
+def test_written_weights_round_trip_through_the_design(features: str) -> None:
+    windows = [6000, 400, 30, 4, 1, 2500, 100, 15, 2, 1]
+    cells = [0.5, 1.25, 2, 9, 7, 30, 25, 300, 300, 200, 100.0]
+    theta = np.array(
+        windows
+        + cells
+        + {"tied": [], "split": cells[::-1], "pairs": cells[::-1] + [0.25 * i for i in range(42)]}[features]
+    )
+    evaluation = tune.evaluation_from(theta, "x", features)
     assert (evaluation.shape_mover, evaluation.shape_waiter) == (1, 1)
-    assert tune.parameters(evaluation) == pytest.approx(theta)
+    assert tune.parameters(evaluation, features) == pytest.approx(theta)
     assert evaluations.from_json(json.loads(json.dumps(evaluations.to_json(evaluation)))) == evaluation
+    assert len(tune.design(np.zeros((2, tune.SIDE), dtype=np.int64), features)) == len(theta)
 
 
 def test_positions_are_quiet_labelled_and_reproducible() -> None:
     game = create_game("gomoku10")
-    first = tune.collect(game, 3, nodes=300, seed=4)
-    again = tune.collect(game, 3, nodes=300, seed=4)
+    games = tune.collect(game, 3, nodes=300, seed=4)
+    assert np.array_equal(games.cells, tune.collect(game, 3, nodes=300, seed=4).cells)
+    assert games.length.sum() == len(games.cells) and (games.opening >= 3).all()
+    first = tune.quiet_positions(game, games)
+    again = tune.quiet_positions(game, games)
     assert np.array_equal(first.raw, again.raw) and np.array_equal(first.result, again.result)
     assert set(first.game.tolist()) == {0, 1, 2}
     assert not first.raw[:, :, 1].any()  # no four (a window missing one stone) on either side
@@ -126,7 +148,7 @@ def test_positions_are_quiet_labelled_and_reproducible() -> None:
 
 def test_the_script_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "fit.json"
-    data = tmp_path / "positions.npz"
+    data = tmp_path / "games.npz"
     command = [sys.executable, str(BENCHMARKS / "gomoku_tune.py"), "--game", "gomoku10", "--games", "8",
                "--nodes", "300", "--seed", "3", "--data", str(data), "--out", str(out)]  # fmt: skip
     printed = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout

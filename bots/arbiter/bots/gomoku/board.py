@@ -49,7 +49,7 @@ from .geometry import (
 )
 from .layout import allocate, region
 from .patterns import EVAL_MOVER, EVAL_WAITER
-from .shapes import COMBOS, EVAL, SHAPES
+from .shapes import COMBOS, EVAL, SHAPES, WAITER_EVAL
 
 # Rows of the window sets: fours of player p are row FOURS + p, threes row THREES + p.
 FOURS = 0
@@ -71,12 +71,14 @@ S_SET_LEN = 8  # 4 slots, one per set row
     S_MARK,  # [cells]: scratch stamps for de-duplicating cells
     S_PARTNER,  # [cells]: scratch, used with the stamps
 ) = range(12, 22)
-S_SHAPE_EVAL = 22  # 2 slots: per player, the EVAL combination value summed over the empty cells
+S_SHAPE_EVAL = (
+    22  # 4 slots: [EVAL_MOVER, EVAL_WAITER] x player, cell values (EVAL, WAITER_EVAL) summed over empty cells
+)
 (
     S_LINE_CODE,  # [2, 4, cells]: each cell's line code per player and direction (see shapes)
     S_COMBO,  # [2, cells]: each cell's combination index per player: its four shapes
-) = range(24, 26)
-S_HEADER = 26
+) = range(26, 28)
+S_HEADER = 28
 # Fields of a window's record in the S_WIN region.
 W_COUNT = 0  # 2 fields: stones of player 0, of player 1
 W_CODE = 2  # 2 fields: -1 if dead for that player, else its stones
@@ -108,8 +110,9 @@ def new_tracks(g: np.ndarray) -> np.ndarray:
     combo0 = region(g, G_COMBO0, cells)
     region(s, S_LINE_CODE, 2 * 4 * cells)[:] = np.tile(codes0, 2)
     region(s, S_COMBO, 2 * cells)[:] = np.tile(combo0, 2)
-    evals = region(g, G_COMBO, 3 * COMBOS)[EVAL * COMBOS : (EVAL + 1) * COMBOS]
-    s[S_SHAPE_EVAL : S_SHAPE_EVAL + 2] = int(evals[combo0].sum())
+    tables = region(g, G_COMBO, 4 * COMBOS).reshape(4, COMBOS)
+    for role, row in ((EVAL_MOVER, EVAL), (EVAL_WAITER, WAITER_EVAL)):
+        s[S_SHAPE_EVAL + 2 * role : S_SHAPE_EVAL + 2 * role + 2] = int(tables[row][combo0].sum())
     return s
 
 
@@ -225,8 +228,10 @@ def _update_shapes(g, s, c, p, sign):
     combos = s[S_COMBO]
     shape = g[G_SHAPE]
     evals = g[G_COMBO] + EVAL * COMBOS
+    waits = g[G_COMBO] + WAITER_EVAL * COMBOS
     for q in range(2):
-        s[S_SHAPE_EVAL + q] -= sign * g[evals + s[combos + q * cells + c]]
+        s[S_SHAPE_EVAL + 2 * EVAL_MOVER + q] -= sign * g[evals + s[combos + q * cells + c]]
+        s[S_SHAPE_EVAL + 2 * EVAL_WAITER + q] -= sign * g[waits + s[combos + q * cells + c]]
     line = g[G_LINE_CELLS] + c * 4 * span
     weight = 1
     for d in range(4):
@@ -246,7 +251,8 @@ def _update_shapes(g, s, c, p, sign):
                     before = s[index]
                     s[index] = before + change * weight
                     if s[board + t] == 0:
-                        s[S_SHAPE_EVAL + q] += g[evals + before + change * weight] - g[evals + before]
+                        s[S_SHAPE_EVAL + 2 * EVAL_MOVER + q] += g[evals + before + change * weight] - g[evals + before]
+                        s[S_SHAPE_EVAL + 2 * EVAL_WAITER + q] += g[waits + before + change * weight] - g[waits + before]
         weight *= SHAPES
 
 
@@ -464,9 +470,9 @@ class Board:
         """[2, cells]: each cell's combination index per player."""
         return region(self.s, S_COMBO, 2 * self.cells).reshape(2, self.cells)
 
-    def shape_evals(self) -> tuple[int, int]:
-        """Per player, the EVAL combination value summed over the empty cells."""
-        return int(self.s[S_SHAPE_EVAL]), int(self.s[S_SHAPE_EVAL + 1])
+    def shape_evals(self) -> list[list[int]]:
+        """[EVAL_MOVER, EVAL_WAITER][player]: the cell values (shapes.EVAL, WAITER_EVAL) summed over the empty cells."""
+        return self.s[S_SHAPE_EVAL : S_SHAPE_EVAL + 4].reshape(2, 2).tolist()
 
     def copy(self) -> Board:
         clone = Board.__new__(Board)

@@ -3,9 +3,10 @@
 The static evaluation is linear in two kinds of counts (benchmarks/gomoku_tune.py extracts them):
 the live windows of each side by stones missing from k (patterns.py), and the line shapes of the
 empty cells of each side, plus three bonuses for cells whose shapes combine into a win, a four-three
-or a double three (shapes.py). ``HAND`` holds the weights set by hand and short series; ``FITTED``
-the ones fitted to game results by benchmarks/gomoku_tune.py, read from fitted_eval.json beside
-this module (the script writes it; nothing is copied by hand).
+or a double three, and optionally a value per pair of a cell's two strongest shapes (shapes.py). The
+cell terms may differ for the side to move and the side waiting. ``HAND`` holds the weights set by
+hand and short series; ``FITTED`` the ones fitted to game results by benchmarks/gomoku_tune.py, read
+from fitted_eval.json beside this module (the script writes it; nothing is copied by hand).
 """
 
 from __future__ import annotations
@@ -30,6 +31,23 @@ class Evaluation:
     double_three: int  # two open threes
     shape_mover: int  # sixteenths: the weight of the mover's shape sum in the evaluation
     shape_waiter: int  # ... and of the other side's
+    # The side not to move's own cell values: its 10 shape values then win, four-three, double three.
+    # Empty: the same as the mover's (shape, win, four_three, double_three).
+    waiter_cell: tuple[int, ...] = ()
+    # A cell's value by its two strongest shapes (shapes.pair_class), the mover's and the waiter's; empty: 0.
+    mover_pairs: tuple[int, ...] = ()
+    waiter_pairs: tuple[int, ...] = ()
+
+    def cell_values(self, waiter: bool) -> tuple[int, ...]:
+        """The 10 shape values then the win, four-three and double-three bonuses of the mover or the waiter."""
+        if waiter and self.waiter_cell:
+            return self.waiter_cell
+        return (*self.shape, self.win, self.four_three, self.double_three)
+
+    def pair_values(self, waiter: bool, classes: int) -> tuple[int, ...]:
+        """The values of the ``classes`` pair classes of the mover or the waiter (zeros when not set)."""
+        values = self.waiter_pairs if waiter else self.mover_pairs
+        return values or (0,) * classes
 
 
 HAND = Evaluation(
@@ -57,6 +75,8 @@ def from_json(data: dict[str, object]) -> Evaluation:
     evaluation = Evaluation(**values)  # type: ignore[arg-type]
     if len(evaluation.window_mover) != 6 or len(evaluation.window_waiter) != 6 or len(evaluation.shape) != 10:
         raise ValueError(f"evaluation {evaluation.name!r}: 6 window weights a side and 10 shape values expected")
+    if len(evaluation.waiter_cell) not in (0, 13):
+        raise ValueError(f"evaluation {evaluation.name!r}: the waiter's cell values are 10 shapes and 3 bonuses")
     return evaluation
 
 

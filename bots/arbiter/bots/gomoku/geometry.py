@@ -44,7 +44,7 @@ G_HALF = 19  # cells seen on each side of a cell by the line shapes (shapes.half
     G_LINE_CODE0,  # [4, cells]: each cell's line codes on the empty board (the edge is blocked)
     G_COMBO0,  # [cells]: each cell's combination index on the empty board
     G_SHAPE,  # [3^(2·half)]: shapes.shape_table
-    G_COMBO,  # [3, COMBOS]: shapes.combo_tables
+    G_COMBO,  # [4, COMBOS]: shapes.combo_tables
 ) = range(20, 26)
 G_HEADER = 26
 
@@ -112,7 +112,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
             (G_LINE_CODE0, 4 * cells, 0),
             (G_COMBO0, cells, 0),
             (G_SHAPE, shapes.size, 0),
-            (G_COMBO, 3 * COMBOS, 0),
+            (G_COMBO, 4 * COMBOS, 0),
         ],
     )
     g[G_HALF] = half
@@ -132,7 +132,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
     region(g, G_LINE_CODE0, 4 * cells)[:] = line_code0.ravel()
     region(g, G_COMBO0, cells)[:] = combo0
     region(g, G_SHAPE, shapes.size)[:] = shapes
-    region(g, G_COMBO, 3 * COMBOS)[:] = combo_tables(evaluation).ravel()
+    region(g, G_COMBO, 4 * COMBOS)[:] = combo_tables(evaluation).ravel()
     g.setflags(write=False)
     return g
 

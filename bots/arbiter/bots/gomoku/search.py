@@ -180,7 +180,10 @@ def static_value(s, w, p):
     """
     o = 1 - p
     windows = s[S_EVAL + 2 * EVAL_MOVER + p] - s[S_EVAL + 2 * EVAL_WAITER + o]
-    shapes = w[C_SHAPE_MOVER] * s[S_SHAPE_EVAL + p] - w[C_SHAPE_WAITER] * s[S_SHAPE_EVAL + o]
+    shapes = (
+        w[C_SHAPE_MOVER] * s[S_SHAPE_EVAL + 2 * EVAL_MOVER + p]
+        - w[C_SHAPE_WAITER] * s[S_SHAPE_EVAL + 2 * EVAL_WAITER + o]
+    )
     return windows + shapes // 16
 
 

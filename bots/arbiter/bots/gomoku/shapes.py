@@ -53,8 +53,12 @@ _ORDER_BLOCK = (0, 1, 3, 6, 30, 35, 250, 6_000, 20_000, 1_000_000)
 _WIN_OWN, _WIN_BLOCK = 60_000, 20_000
 _FOUR_THREE_OWN, _FOUR_THREE_BLOCK = 40_000, 12_000
 _DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK = 15_000, 7_000
-ORDER_OWN, ORDER_BLOCK, EVAL = range(3)
+# Rows of combo_tables: ordering values, then the evaluation's cell value for the mover and for the waiter.
+ORDER_OWN, ORDER_BLOCK, EVAL, WAITER_EVAL = range(4)
 NO_BONUS, WIN_BONUS, FOUR_THREE_BONUS, DOUBLE_THREE_BONUS = range(4)
+# Pair classes: a cell's two strongest shapes (strongest first), both BLOCK2 to FLEX4; class 0: no such pair.
+PAIR_SHAPES = [(a, b) for a in range(BLOCK2, FLEX4 + 1) for b in range(BLOCK2, a + 1)]
+PAIRS = 1 + len(PAIR_SHAPES)
 
 
 def half_width(k: int, exact: bool) -> int:
@@ -137,27 +141,39 @@ def combo_bonus(shapes: list[int]) -> int:
     return NO_BONUS
 
 
+def pair_class(shapes: list[int]) -> int:
+    """The pair class of a cell's four shapes: its two strongest as an index into PAIR_SHAPES plus one, or 0."""
+    strongest, second = sorted(shapes, reverse=True)[:2]
+    if second < BLOCK2 or strongest > FLEX4:
+        return 0
+    return 1 + PAIR_SHAPES.index((strongest, second))
+
+
 @lru_cache(maxsize=4)
 def combo_tables(evaluation: Evaluation = HAND) -> np.ndarray:
-    """[3, COMBOS]: the ORDER_OWN, ORDER_BLOCK and EVAL value of a cell by its four shapes.
+    """[4, COMBOS]: the ORDER_OWN, ORDER_BLOCK, EVAL (the mover's) and WAITER_EVAL value of a cell by its four shapes.
 
     A cell with a FIVE is worth its five for ordering and nothing in the evaluation (the game
     ends before any evaluation sees it).
     """
+    mover, waiter = evaluation.cell_values(False), evaluation.cell_values(True)
+    pairs = evaluation.pair_values(False, PAIRS), evaluation.pair_values(True, PAIRS)
     bonuses = {
-        NO_BONUS: (0, 0, 0),
-        WIN_BONUS: (_WIN_OWN, _WIN_BLOCK, evaluation.win),
-        FOUR_THREE_BONUS: (_FOUR_THREE_OWN, _FOUR_THREE_BLOCK, evaluation.four_three),
-        DOUBLE_THREE_BONUS: (_DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK, evaluation.double_three),
+        NO_BONUS: (0, 0, 0, 0),
+        WIN_BONUS: (_WIN_OWN, _WIN_BLOCK, mover[SHAPES], waiter[SHAPES]),
+        FOUR_THREE_BONUS: (_FOUR_THREE_OWN, _FOUR_THREE_BLOCK, mover[SHAPES + 1], waiter[SHAPES + 1]),
+        DOUBLE_THREE_BONUS: (_DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK, mover[SHAPES + 2], waiter[SHAPES + 2]),
     }
-    tables = np.zeros((3, COMBOS), dtype=np.int64)
+    tables = np.zeros((4, COMBOS), dtype=np.int64)
     for index in range(COMBOS):
         shapes = combo_shapes(index)
         if FIVE in shapes:
-            tables[:, index] = (_ORDER_OWN[FIVE], _ORDER_BLOCK[FIVE], 0)
+            tables[:, index] = (_ORDER_OWN[FIVE], _ORDER_BLOCK[FIVE], 0, 0)
             continue
-        values = [sum(table[s] for s in shapes) for table in (_ORDER_OWN, _ORDER_BLOCK, evaluation.shape)]
+        values = [sum(table[s] for s in shapes) for table in (_ORDER_OWN, _ORDER_BLOCK, mover, waiter)]
         bonus = bonuses[combo_bonus(shapes)]
-        tables[:, index] = [value + extra for value, extra in zip(values, bonus, strict=True)]
+        pair = pair_class(shapes)
+        extras = (bonus[0], bonus[1], bonus[2] + pairs[0][pair], bonus[3] + pairs[1][pair])
+        tables[:, index] = [value + extra for value, extra in zip(values, extras, strict=True)]
     tables.setflags(write=False)
     return tables
