@@ -5,10 +5,10 @@
 Each position (15×15 freestyle, 19 to 28 stones, from games of the bot's shallow levels, none
 decided by a forced win the search sees within 7 plies) is searched from a fresh table at full
 strength for each time limit, deepening until the clock stops an iteration (so "depth" is the
-last iteration that finished in time). Nodes are negamax nodes; the root threat search's nodes
-and the VCF probes' nodes at the leaves are counted apart. Rates are per second of wall clock
-and per second of this process's CPU time: on a shared machine the CPU figure is the one-core
-rate.
+last iteration that finished in time). Nodes are negamax nodes; the root threat search's nodes,
+the VCF probes' nodes at the leaves and the VCT probes' nodes at shallow nodes are counted apart.
+Rates are per second of wall clock and per second of this process's CPU time: on a shared machine
+the CPU figure is the one-core rate.
 
 Baselines measured in the same run, on the same positions:
 
@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from arbiter.bots.gomoku.board import S_BOARD, S_CAND, S_CAND_N, Board, evaluate, make, unmake
-from arbiter.bots.gomoku.brain import LEAF_VCF_NODES
+from arbiter.bots.gomoku.brain import LEAF_VCF_NODES, SHALLOW_VCT_NODES
 from arbiter.bots.gomoku.evaluation import FITTED
 from arbiter.bots.gomoku.geometry import G_EXACT, G_K, G_WCELLS, G_WEIGHTS, G_WENDS, G_WINDOWS
 from arbiter.bots.gomoku.intuitive import score_digits
@@ -157,7 +157,9 @@ POSITIONS = [
     ],
     [112, 97, 126, 98, 96, 99, 128, 144, 111, 81, 129, 127, 113, 114, 143, 110, 101, 115, 140, 141, 157, 158],
 ]
-FULL_STRENGTH = dict(width=20, root_vcf=100_000, leaf_vcf=LEAF_VCF_NODES, soft_time_share=1.0)
+FULL_STRENGTH = dict(
+    width=20, root_vcf=100_000, leaf_vcf=LEAF_VCF_NODES, shallow_vct=SHALLOW_VCT_NODES, soft_time_share=1.0
+)
 
 
 @njit(cache=True)
@@ -250,7 +252,7 @@ def main() -> None:
     warm.think(SearchConfig(max_depth=3, **FULL_STRENGTH))  # compile outside the clock
     print(
         f"{'limit':>6} {'pos':>4} {'depth':>5} {'sel':>4} {'nodes':>10} {'vcf nodes':>10} {'leaf vcf':>10} "
-        f"{'wall s':>7} {'cpu s':>6} {'nps wall':>10} {'nps cpu':>10}"
+        f"{'vct probes':>10} {'wall s':>7} {'cpu s':>6} {'nps wall':>10} {'nps cpu':>10}"
     )
     summary = {}
     for seconds in args.seconds:
@@ -266,7 +268,7 @@ def main() -> None:
             cpu_rates.append(result.nodes / max(cpu, 1e-9))
             print(
                 f"{seconds:>6.1f} {i:>4} {result.depth:>5} {result.seldepth:>4} {result.nodes:>10,} "
-                f"{result.vcf_nodes:>10,} {result.leaf_vcf_nodes:>10,} "
+                f"{result.vcf_nodes:>10,} {result.leaf_vcf_nodes:>10,} {result.shallow_vct_nodes:>10,} "
                 f"{wall:>7.2f} {cpu:>6.2f} {wall_rates[-1]:>10,.0f} {cpu_rates[-1]:>10,.0f}"
             )
         summary[seconds] = (

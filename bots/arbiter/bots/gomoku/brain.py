@@ -9,8 +9,8 @@ level  player
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
 4      full strength (the default): the same search deepened under the clock, with VCF probes at its
-       leaves and the evaluation fitted to game results (evaluation.FITTED; levels 2 and 3 keep the
-       hand-set one)
+       leaves, VCT probes at its shallow nodes (from 0.5 s a move, with the root VCT) and the
+       evaluation fitted to game results (evaluation.FITTED; levels 2 and 3 keep the hand-set one)
 =====  =====================================================================================
 
 Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
@@ -60,6 +60,9 @@ VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # found (docs/STRENGTH.md G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without).
 VCT_MIN_SECONDS = 0.5
 LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
+# Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT): 57.5% against
+# the search without them at 0.5 s a move; 1,000 nodes scored no better (docs/STRENGTH.md, G70-G72).
+SHALLOW_VCT_NODES = 300
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none
 PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
@@ -79,6 +82,7 @@ class Settings:
     nodes: int = 0
     root_vcf: bool = True
     leaf_vcf: bool = False
+    shallow_vct: bool = False
     width: int = WIDTH
     evaluation: Evaluation = HAND
 
@@ -118,13 +122,15 @@ class Settings:
         if self.nodes:
             vcf_budget = min(vcf_budget, max(self.nodes // 4, VCF_NODES_MIN))
             vct_budget = min(vct_budget, max(self.nodes // 8, VCT_NODES_MIN))
+        root_vct = vct_budget if self.root_vcf and seconds >= VCT_MIN_SECONDS else 0
         return SearchConfig(
             max_depth=self.depth,
             node_limit=self.nodes,
             time_limit=seconds,
             root_vcf=vcf_budget if self.root_vcf else 0,
-            root_vct=vct_budget if self.root_vcf and seconds >= VCT_MIN_SECONDS else 0,
+            root_vct=root_vct,
             leaf_vcf=LEAF_VCF_NODES if self.leaf_vcf else 0,
+            shallow_vct=SHALLOW_VCT_NODES if self.shallow_vct and root_vct else 0,
             width=self.width,
         )
 
@@ -133,7 +139,7 @@ LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
     3: Settings(nodes=5_000),
-    4: Settings(evaluation=FITTED, leaf_vcf=True),
+    4: Settings(evaluation=FITTED, leaf_vcf=True, shallow_vct=True),
 }
 
 
@@ -228,6 +234,8 @@ class GomokuBrain(Brain):
                 "nodes": result.nodes,
                 "vcf_nodes": result.vcf_nodes,
                 "leaf_vcf_nodes": result.leaf_vcf_nodes,
+                "shallow_vct_nodes": result.shallow_vct_nodes,
+                "shallow_vct_wins": result.shallow_vct_wins,
                 "score": result.score,
                 "mate_in": result.mate_in,
                 "nps": int(result.nodes / result.elapsed) if result.elapsed > 0 else 0,
@@ -290,5 +298,9 @@ class GomokuBrain(Brain):
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)
         searcher.set_position([40, 41, 31, 32, 49])
-        searcher.think(SearchConfig(max_depth=3, root_vcf=500, root_vct=200, leaf_vcf=LEAF_VCF_NODES))
+        searcher.think(
+            SearchConfig(
+                max_depth=3, root_vcf=500, root_vct=200, leaf_vcf=LEAF_VCF_NODES, shallow_vct=SHALLOW_VCT_NODES
+            )
+        )
         self._searchers.clear()

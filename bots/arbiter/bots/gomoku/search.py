@@ -21,6 +21,14 @@ budget of each probe, sets their cost: most probes find nothing in a few nodes, 
 budget, and there are more leaves to probe than the share pays for. One pass per probe instead of
 two proves more wins in the same share and scored 55.0% against two (docs/STRENGTH.md, G46-G49).
 
+Nearer the root (plies 1-2, with depth left to search below), a node first asks the VCT kernel of
+vct.py (the root's array and table, kept for the match) whether the side to move wins by fours and
+open threes within a few hundred nodes. A yes scores the node as that win: at ply 1 a root move that
+leaves the opponent such a win is lost, at ply 2 an opponent's reply that leaves us one is refuted,
+both far past the horizon (a VCT line runs to a dozen plies). Those probes stay under an eighth of the
+search's nodes; about a quarter of them prove a win in self-play positions, almost all at ply 1. They
+scored 57.5% against the search without them at 0.5 s a move over 100 games (docs/STRENGTH.md, G70-G74).
+
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline,
 a node limit and a stop flag every 1024 nodes and unwinds at once when one says stop. The entry
 kernels release the GIL (``nogil``), so a worker's main thread can set the stop flag of a search
@@ -55,7 +63,7 @@ from .layout import allocate
 from .patterns import EVAL_MOVER, EVAL_WAITER
 from .shapes import COMBOS, ORDER_BLOCK, ORDER_OWN
 from .vcf import ARRAY, GEOMETRY, V_ABORTED, V_LINE_LEN, V_NODE_LIMIT, V_NODES, vcf
-from .vct import defences
+from .vct import T_ABORTED, T_DEADLINE_NS, T_LINE, T_NODE_LIMIT, T_NODES, defences, vct
 
 WIN = 1_000_000_000
 MATE_BOUND = WIN - 100_000  # scores beyond this are wins (or losses) in a known number of plies
@@ -80,10 +88,14 @@ EMPTY, LOWER, UPPER, EXACT = range(4)
     C_STOP,  # set from another thread to stop a search (a ponder); no search clears it (Searcher.resume does)
     C_LEAF_VCF,  # node budget of each VCF probe at a leaf, 0: no probes
     C_LEAF_VCF_NODES,  # VCF nodes the probes spent in this search
-) = range(14)
+    C_SHALLOW_VCT,  # node budget of each VCT probe at shallow nodes, 0: no probes
+    C_SHALLOW_VCT_NODES,  # VCT nodes those probes spent in this search
+    C_SHALLOW_VCT_PROBES,  # how many probes ran in this search...
+    C_SHALLOW_VCT_WINS,  # ... and how many proved a win
+) = range(18)
 # Offset slots of w's regions.
-W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(14, 19)
-W_HEADER = 19
+W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(18, 23)
+W_HEADER = 23
 
 TACTICAL = 6_000  # ordering scores from here up: fours made, threes blocked; never pruned or reduced
 KILLER_BONUS = (4_000, 3_000)
@@ -91,6 +103,11 @@ HISTORY_CAP = 2_000
 LEAF_VCF_FOURS = 4  # fours along a probe's line at most
 LEAF_VCF_SHARE = 2  # the probes pause while their nodes exceed the search's nodes divided by this...
 LEAF_VCF_FLOOR = 2_000  # ... plus this many, so a small search probes too
+SHALLOW_VCT_PLIES = 2  # VCT probes at nodes up to this many plies from the root (the root has its own)...
+SHALLOW_VCT_DEPTH = 3  # ... with at least this much depth left...
+SHALLOW_VCT_MOVES = 6  # ... for a win within this many attacker moves
+SHALLOW_VCT_SHARE = 8  # the VCT probes pause while their nodes exceed the search's nodes divided by this...
+SHALLOW_VCT_FLOOR = 2_000  # ... plus this many
 
 
 def new_work(cells: int, tt_bits: int) -> np.ndarray:
@@ -222,6 +239,34 @@ def leaf_value(g, s, w, v, p, beta, ply):
     return value
 
 
+@njit(cache=True)
+def shallow_vct(g, s, w, t, p):
+    """Plies to the five at most if ``p``, to move, is proved to win by threats within the probe's budget, else 0.
+
+    The VCT kernel of vct.py with the root's array ``t``: its table of proved wins and failed depths is
+    kept for the match, so a position probed before costs a lookup. Deepened one attacker move at a
+    time, as at the root, so a short win is found before the budget goes to a long search. A win within
+    ``d`` attacker moves (its blocks of counter-fours included) ends in a five, a four or an open four: at
+    most 2d + 3 plies, whatever the defender plays (the kernel's line is only the last branch it proved).
+    """
+    t[T_NODES] = 0
+    t[T_ABORTED] = 0
+    t[T_NODE_LIMIT] = w[C_SHALLOW_VCT]
+    t[T_DEADLINE_NS] = w[C_DEADLINE_NS]
+    plies = 0
+    for d in range(1, SHALLOW_VCT_MOVES + 1):
+        if vct(g, s, t, p, d, 0, 0):
+            plies = 2 * d + 3
+            break
+        if t[T_ABORTED]:
+            break
+    w[C_SHALLOW_VCT_NODES] += t[T_NODES]
+    w[C_SHALLOW_VCT_PROBES] += 1
+    if plies > 0:
+        w[C_SHALLOW_VCT_WINS] += 1
+    return plies
+
+
 # --- move generation --------------------------------------------------------------------------
 
 
@@ -266,14 +311,17 @@ def generate(g, s, w, p, ply):
 # --- the search -------------------------------------------------------------------------------
 
 
-_NEGAMAX = types.int64(GEOMETRY, ARRAY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64, types.int64)
+_NEGAMAX = types.int64(
+    GEOMETRY, ARRAY, ARRAY, ARRAY, ARRAY, types.int64, types.int64, types.int64, types.int64, types.int64
+)
 
 
 @njit(_NEGAMAX, cache=True, nogil=True)
-def negamax(g, s, w, v, depth, alpha, beta, ply, p):
+def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
     """The value of the position for ``p`` to move, searched ``depth`` plies within (alpha, beta).
 
-    ``v`` is the scratch array of the VCF probes at the leaves.
+    ``v`` is the scratch array of the VCF probes at the leaves, ``t`` the VCT kernel's array (the
+    probes at shallow nodes).
     """
     w[C_NODES] += 1
     if (w[C_NODES] & 1023) == 0:
@@ -295,7 +343,7 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
         if ply >= MAX_PLY - 2:
             return static_value(s, w, p)
         make(g, s, w[moves], p)  # the only reply: forced, so it costs no depth
-        value = -negamax(g, s, w, v, depth, -beta, -alpha, ply + 1, o)
+        value = -negamax(g, s, w, v, t, depth, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         return value
     if s[S_SET_LEN + THREES + p] >= 2 and double_threat(g, s, p) >= 0:
@@ -315,13 +363,25 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
             if bound == EXACT or (bound == LOWER and score >= beta) or (bound == UPPER and score <= alpha):
                 return score
 
+    if (
+        w[C_SHALLOW_VCT] > 0
+        and ply <= SHALLOW_VCT_PLIES
+        and depth >= SHALLOW_VCT_DEPTH
+        and w[C_SHALLOW_VCT_NODES] <= w[C_NODES] // SHALLOW_VCT_SHARE + SHALLOW_VCT_FLOOR
+    ):
+        plies = shallow_vct(g, s, w, t, p)
+        if plies > 0:
+            value = WIN - ply - plies
+            tt_store(w, key, depth, EXACT, value, t[t[T_LINE]], ply)
+            return value
+
     alpha_in = alpha
     best = -INF
     best_move = -1
     if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0:
         # The table's move first, before paying for move generation: it often cuts at once.
         make(g, s, hash_move, p)
-        best = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+        best = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         if w[C_ABORTED]:
             return 0
@@ -354,14 +414,14 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
             break
         make(g, s, c, p)
         if searched == 0:
-            value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+            value = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, ply + 1, o)
         else:
             reduced = depth >= 3 and searched >= 3 and quiet and not restricted
-            value = -negamax(g, s, w, v, depth - 2 if reduced else depth - 1, -alpha - 1, -alpha, ply + 1, o)
+            value = -negamax(g, s, w, v, t, depth - 2 if reduced else depth - 1, -alpha - 1, -alpha, ply + 1, o)
             if reduced and value > alpha:
-                value = -negamax(g, s, w, v, depth - 1, -alpha - 1, -alpha, ply + 1, o)
+                value = -negamax(g, s, w, v, t, depth - 1, -alpha - 1, -alpha, ply + 1, o)
             if alpha < value < beta:
-                value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, ply + 1, o)
+                value = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         searched += 1
         if w[C_ABORTED]:
@@ -390,7 +450,7 @@ def negamax(g, s, w, v, depth, alpha, beta, ply, p):
 
 
 @njit(cache=True, nogil=True)
-def search_root(g, s, w, v, root, values, count, depth, p, alpha, beta):
+def search_root(g, s, w, v, t, root, values, count, depth, p, alpha, beta):
     """Search each root move to ``depth`` (PVS) within (alpha, beta); returns the best index, -1 if aborted first.
 
     ``values`` gets each finished move's value (exact for the best when it lies inside the
@@ -402,11 +462,11 @@ def search_root(g, s, w, v, root, values, count, depth, p, alpha, beta):
     for i in range(count):
         make(g, s, root[i], p)
         if i == 0:
-            value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, 1, o)
+            value = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, 1, o)
         else:
-            value = -negamax(g, s, w, v, depth - 1, -alpha - 1, -alpha, 1, o)
+            value = -negamax(g, s, w, v, t, depth - 1, -alpha - 1, -alpha, 1, o)
             if alpha < value < beta:
-                value = -negamax(g, s, w, v, depth - 1, -beta, -alpha, 1, o)
+                value = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, 1, o)
         unmake(g, s)
         if w[C_ABORTED]:
             break

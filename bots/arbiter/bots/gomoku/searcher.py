@@ -29,6 +29,10 @@ from .search import (
     C_NODE_LIMIT,
     C_NODES,
     C_SELDEPTH,
+    C_SHALLOW_VCT,
+    C_SHALLOW_VCT_NODES,
+    C_SHALLOW_VCT_PROBES,
+    C_SHALLOW_VCT_WINS,
     C_SHAPE_MOVER,
     C_SHAPE_WAITER,
     C_STOP,
@@ -72,6 +76,7 @@ class SearchConfig:
     root_vct: int = 0  # node budget of each VCT search at the root (own win, opponent's threat); 0 = none
     vct_depth: int = MAX_VCT_DEPTH
     leaf_vcf: int = 0  # node budget of each VCF probe at the search's leaves; 0 = none
+    shallow_vct: int = 0  # node budget of each VCT probe at the search's shallow nodes; 0 = none
     soft_time_share: float = SOFT_TIME_SHARE  # 1.0: deepen until the deadline cuts an iteration short
 
 
@@ -86,6 +91,9 @@ class SearchResult:
     nodes: int = 0
     vcf_nodes: int = 0  # the root's threat searches
     leaf_vcf_nodes: int = 0  # the VCF probes at the search's leaves
+    shallow_vct_nodes: int = 0  # the VCT probes at its shallow nodes...
+    shallow_vct_probes: int = 0  # ... how many ran...
+    shallow_vct_wins: int = 0  # ... and how many proved a win
     elapsed: float = 0.0
     reason: str = "search"  # centre, five, block, vcf, vct, only, search
     pv: list[int] = field(default_factory=list)
@@ -256,14 +264,15 @@ class Searcher:
     def _search(
         self, config: SearchConfig, seed: int, p: int, start: int, deadline: int, threat_deadline: int
     ) -> SearchResult:
-        g, s, w, v = self.board.g, self.board.s, self.work, self.leaf_vcf_work
+        g, s, w, v, t = self.board.g, self.board.s, self.work, self.leaf_vcf_work, self.vct_work
         moves, vcf_nodes, proved = self._root_moves(config, seed, p, threat_deadline)
         if len(moves) == 1 and proved:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
-        w[[C_NODES, C_SELDEPTH, C_LEAF_VCF_NODES]] = 0
+        w[[C_NODES, C_SELDEPTH, C_LEAF_VCF_NODES, C_SHALLOW_VCT_NODES, C_SHALLOW_VCT_PROBES, C_SHALLOW_VCT_WINS]] = 0
         w[C_ABORTED] = w[C_STOP]
         w[C_LEAF_VCF] = config.leaf_vcf
+        w[C_SHALLOW_VCT] = config.shallow_vct
         w[C_GENERATION] = self._generation
         w[C_NODE_LIMIT] = config.node_limit
         w[C_WIDTH] = config.width
@@ -279,9 +288,9 @@ class Searcher:
             alpha, beta = -INF, INF
             if depth >= ASPIRATION_DEPTH and abs(result.score) < MATE_BOUND:
                 alpha, beta = result.score - ASPIRATION, result.score + ASPIRATION
-            best = int(search_root(g, s, w, v, root, values, len(moves), depth, p, alpha, beta))
+            best = int(search_root(g, s, w, v, t, root, values, len(moves), depth, p, alpha, beta))
             if best >= 0 and not w[C_ABORTED] and not alpha < values[best] < beta:
-                best = int(search_root(g, s, w, v, root, values, len(moves), depth, p, -INF, INF))
+                best = int(search_root(g, s, w, v, t, root, values, len(moves), depth, p, -INF, INF))
             aborted = bool(w[C_ABORTED])
             if best >= 0:
                 result.cell = int(root[best])
@@ -300,6 +309,9 @@ class Searcher:
                 break
         result.nodes = int(w[C_NODES])
         result.leaf_vcf_nodes = int(w[C_LEAF_VCF_NODES])
+        result.shallow_vct_nodes = int(w[C_SHALLOW_VCT_NODES])
+        result.shallow_vct_probes = int(w[C_SHALLOW_VCT_PROBES])
+        result.shallow_vct_wins = int(w[C_SHALLOW_VCT_WINS])
         result.pv = self._principal_variation(result.cell, result.depth)
         return result
 
