@@ -27,7 +27,7 @@ FAULTY = Path(__file__).resolve().parents[1] / "pbrain_engines" / "threat_engine
 
 def test_games_alternate_colours_over_balanced_openings() -> None:
     game = create_game("gomoku")
-    openings = gauntlet.balanced_openings(game, 2, seed=5, balance=300)
+    openings = gauntlet.balanced_openings(game, 2, seed=5, balance=100, spread=3)
     engine = gauntlet.Engine(ENGINE, game, ["INFO max_memory 0"])
     limits = gauntlet.Limits(bot_seconds=2.0, engine_seconds=2.0, grace=1.0)
 
@@ -59,7 +59,7 @@ def test_an_engine_that_fails_forfeits_and_is_replaced(fault: str, ending: str) 
     game = create_game("gomoku")
     engine = gauntlet.Engine([sys.executable, str(FAULTY), fault, "2"], game, [])
     limits = gauntlet.Limits(bot_seconds=2.0, engine_seconds=0.2, grace=0.3)
-    openings = gauntlet.balanced_openings(game, 1, seed=5, balance=300)
+    openings = gauntlet.balanced_openings(game, 1, seed=5, balance=100, spread=3)
 
     async def run() -> object:
         try:
@@ -90,8 +90,8 @@ def test_the_script_prints_the_score_its_interval_and_the_even_point(capsys: pyt
 
 def test_balanced_openings_are_reproducible_distinct_and_within_the_margin() -> None:
     game = create_game("gomoku")
-    first = gauntlet.balanced_openings(game, 4, seed=7, balance=250)
-    assert first == gauntlet.balanced_openings(game, 4, seed=7, balance=250)
+    first = gauntlet.balanced_openings(game, 4, seed=7, balance=100, spread=3)  # the gauntlet's defaults
+    assert first == gauntlet.balanced_openings(game, 4, seed=7, balance=100, spread=3)
     assert len({tuple(opening) for opening in first}) == 4 and all(len(opening) == 3 for opening in first)
     with pytest.raises(SystemExit, match="widen --balance"):
         gauntlet.balanced_openings(game, 1, seed=7, balance=-1)
