@@ -335,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="an INFO line sent once to the engine, e.g. 'THREAD_NUM 1' (repeatable)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(arguments[:split])
+    if args.spread < 0:
+        parser.error("--spread takes a distance of 0 or more")
     asyncio.run(gauntlet(args, engine_argv))
 
 

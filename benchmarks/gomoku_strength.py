@@ -172,6 +172,8 @@ def main() -> None:
         "--spread", type=int, default=0, help="with --balance: stones within this of the centre, 0 touching"
     )
     args = parser.parse_args()
+    if args.spread < 0 or (args.spread and args.balance is None):
+        parser.error("--spread takes a distance of 0 or more, and only with --balance")
     if args.players:
         if len(args.players) != 2:
             raise SystemExit("name two players, or none for the default list")

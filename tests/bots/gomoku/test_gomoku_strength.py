@@ -7,9 +7,11 @@ runtime calls it; node budgets keep the results independent of the machine's loa
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
-from benchmark_scripts import load_benchmark
+from benchmark_scripts import BENCHMARKS, load_benchmark
 
 from arbiter.bots.brain import ThinkRequest, ThinkResult
 from arbiter.bots.gomoku.arena import Contender, random_opening, scattered_opening, series
@@ -103,3 +105,10 @@ def test_the_strength_script_plays_balanced_openings_on_request(spread: int, bal
     tally = series(game, Contender("a", RandomBrain()), Contender("b", RandomBrain()), 2, seed=5, openings=openings)
     assert tally.games == 4
     assert openings == strength.balanced_openings(game, 2, seed=5, balance=balance, spread=spread)  # seeded
+
+
+@pytest.mark.parametrize("flags", [["--spread", "3"], ["--balance", "100", "--spread", "-1"]])
+def test_the_strength_script_refuses_a_spread_it_cannot_use(flags: list[str]) -> None:
+    command = [sys.executable, str(BENCHMARKS / "gomoku_strength.py"), *flags, "random", "random"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "--spread takes a distance of 0 or more" in result.stderr
