@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import urllib.request
 
+import psycopg
 import pytest
 from store_check import assert_store_clean
 from wsclient import Client, random_move
@@ -129,5 +131,63 @@ async def test_the_ladder_goes_on_when_the_node_pairing_it_dies(cluster, connect
             mine = [g for g in games if name in g.start.players]
             assert (await store.get_rating(name, games[0].start.pool)).games == len(mine)  # rated once each
         await asyncio.to_thread(assert_store_clean, postgres_url)  # adopted and voided games replay too
+    finally:
+        await store.close()
+
+
+# A game's start waiting for a lock (pg_stat_activity is read afresh outside a transaction only).
+WAITING_START = "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO games%'"
+
+
+def ladder_members(node_http: str) -> float:
+    """The node's count of tic-tac-toe ladder members, waiting or playing (its /metrics)."""
+    with urllib.request.urlopen(f"{node_http}/metrics", timeout=10) as response:
+        for line in response.read().decode().splitlines():
+            if line.startswith('arbiter_ladder_members{game="tictactoe"}'):
+                return float(line.split()[-1])
+    return 0.0
+
+
+async def test_a_leave_is_answered_after_the_match_the_pairing_under_way_made(
+    cluster, connect, postgres_url: str
+) -> None:
+    """A node announces a ladder match only once PostgreSQL has it. Leaves that reach the pairing
+    node while such a start waits are answered after its ``match_start``, never before: a client
+    takes the ``ok`` as "no more ladder matches" (the 200-game test's players stop reading then),
+    so a match announced after it would be left to run out its clock, and be rated all the same."""
+    nodes, tokens = cluster  # n1 pairs
+    store = PostgresStore(postgres_url)
+    await store.open()
+    try:
+        for name in PLAYERS[:2]:
+            tokens[name] = await store.add_player(name, "bot")
+        first = await connect(nodes["n2"], token=tokens["p0"])
+        second = await connect(nodes["n3"], token=tokens["p1"])
+        locker = await psycopg.AsyncConnection.connect(postgres_url)
+        try:
+            await locker.execute("LOCK TABLE games IN SHARE MODE")  # reads go on; a game's start waits
+            for client in (first, second):
+                assert (await client.request("ladder_join", game="tictactoe"))["type"] == "ladder_joined"
+            watch = await psycopg.AsyncConnection.connect(postgres_url, autocommit=True)
+            async with asyncio.timeout(30), watch:
+                while not await (await watch.execute(WAITING_START)).fetchone():  # paired, the start waits
+                    await asyncio.sleep(0.02)
+                for client in (first, second):
+                    await client.send({"type": "ladder_leave", "id": "leave", "game": "tictactoe"})
+                while await asyncio.to_thread(ladder_members, nodes["n1"].http):  # both leaves reached n1
+                    await asyncio.sleep(0.02)
+        finally:
+            await locker.rollback()
+            await locker.close()
+        for client in (first, second):
+            assert (await client.expect("ok", re="leave"))["type"] == "ok"
+            [start] = client.pending("match_start")  # it came before the ok
+        assert (await first.request("resign", match=start["match"]))["type"] == "ok"
+        for client in (first, second):
+            assert (await client.expect("end", match=start["match"]))["reason"] == "resign"
+        rated = [g for g in await store.list_games(game="tictactoe", limit=None, finished=True) if g.start.rated]
+        assert [g.start.match_id for g in rated] == [start["match"]]
+        for name in PLAYERS[:2]:
+            assert (await store.get_rating(name, rated[0].start.pool)).games == 1
     finally:
         await store.close()

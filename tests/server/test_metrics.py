@@ -53,6 +53,7 @@ async def test_metrics_follow_play_errors_and_the_ladder(server, store, connect)
     assert during[("arbiter_errors_total", (("code", "illegal_move"),))] == 1
     assert during[("arbiter_errors_total", (("code", "unknown_match"),))] == 1
     assert during[("arbiter_ladder_queue_size", (("game", "gomoku"),))] == 1
+    assert during[("arbiter_ladder_members", (("game", "gomoku"),))] == 1
 
     for ply, move in enumerate(FIRST_WINS[3:], start=3):
         await play_move(alice if ply % 2 == 0 else bob, match, ply, move)

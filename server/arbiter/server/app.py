@@ -205,6 +205,8 @@ def _metrics(hub: Hub) -> Callable[[ServerConnection, Request], Response]:
         hub.metrics.ladder_pairing.set(1 if hub.ladder.may_pair() else 0)
         for game, size in hub.ladder.queue_sizes().items():
             hub.metrics.ladder_queue.labels(game).set(size)
+        for game, size in hub.ladder.queue_members().items():
+            hub.metrics.ladder_members.labels(game).set(size)
         return text_response(connection, HTTPStatus.OK, hub.metrics.render().decode(), CONTENT_TYPE)
 
     return metrics

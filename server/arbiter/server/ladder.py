@@ -118,11 +118,17 @@ class Ladder:
         )
         self.kick()
 
-    def on_leave(self, session: Session, msg: LadderLeave) -> None:
+    async def on_leave(self, session: Session, msg: LadderLeave) -> None:
+        """Leave the queue, and answer once the pairing under way is done: a match it made with this
+        player (in a cluster its start awaits the store) is announced before the ``ok``, so after
+        the ``ok`` no ladder match can come."""
         assert session.player is not None
         queue = self.queues.get(msg.game)
         if queue is not None:
             queue.leave(session.player.name)
+        task = self._task
+        if task is not None and not task.done():
+            await asyncio.wait([task])  # (a cancelled leave does not cancel the pairing)
         session.ok(msg)
 
     async def on_leaderboard(self, session: Session, msg: Leaderboard) -> None:
@@ -151,6 +157,10 @@ class Ladder:
     def queue_sizes(self) -> dict[str, int]:
         """Players waiting for a ladder match, by game (for /metrics)."""
         return {game: len(queue.waiting()) for game, queue in self.queues.items()}
+
+    def queue_members(self) -> dict[str, int]:
+        """Players in the ladder, waiting or playing, by game (for /metrics)."""
+        return {game: len(queue.members()) for game, queue in self.queues.items()}
 
     # --- pairing -----------------------------------------------------------------------------------
     def kick(self) -> None:

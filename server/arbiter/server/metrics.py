@@ -51,6 +51,9 @@ class ServerMetrics:
         self.ladder_queue = Gauge(
             "arbiter_ladder_queue_size", "Players waiting in a ladder queue.", ["game"], registry=r
         )
+        self.ladder_members = Gauge(
+            "arbiter_ladder_members", "Players in a ladder queue, waiting or playing.", ["game"], registry=r
+        )
         self.store_write = Histogram(
             "arbiter_store_write_seconds",
             "Time of one store write batch or commit.",
