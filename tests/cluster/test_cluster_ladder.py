@@ -27,6 +27,18 @@ def node_options() -> tuple[str, ...]:
     return ("--ladder-rematch-after", "0")  # six players: the same pairs meet again and again
 
 
+async def next_message_unless(client: Client, event: asyncio.Event) -> dict | None:
+    """The client's next message, or None as soon as ``event`` is set (the message stays queued)."""
+    message, done = asyncio.ensure_future(client.expect(timeout=30)), asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait((message, done), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        done.cancel()
+        if not message.done():
+            message.cancel()
+    return message.result() if message.done() and not message.cancelled() else None
+
+
 async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: asyncio.Event, goal: int = GAMES) -> None:
     """Join the tic-tac-toe ladder and play random moves in every match it gives, one at a time,
     until ``goal`` games ended (``enough``); then leave and finish the match under way."""
@@ -43,7 +55,9 @@ async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: as
             assert (await client.request("ladder_leave", game="tictactoe"))["type"] == "ok"
             left = True
             continue
-        message = await client.expect(timeout=30)
+        message = await client.expect(timeout=30) if left else await next_message_unless(client, enough)
+        if message is None:
+            continue  # enough games: leave now, though nothing came (a player waiting for a pairing)
         kind = message["type"]
         assert kind != "error", message
         if kind == "match_start":

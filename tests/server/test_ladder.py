@@ -187,3 +187,38 @@ def test_ladder_clocks_parse_and_bad_ones_are_refused() -> None:
             parse_ladder_clock(bad)
     result = CliRunner().invoke(main, ["serve", "--db", ":memory:", "--ladder-clock", "chess=60+1"])
     assert result.exit_code == 2 and "--ladder-clock 'chess=60+1'" in result.stderr
+
+
+async def test_a_player_who_joins_while_the_cluster_counts_are_read_waits_for_the_next_pass(
+    connect, tokens, server: RunningServer
+) -> None:
+    """A cluster's pairing reads each member's live matches on every node (an await), then pairs.
+    A player who joined during that read was not counted: it must not be taken as free (it may be
+    playing on another node), only paired at the next pass, which its join started. Here the
+    cluster's count is this test's: beta plays a match elsewhere until the third read."""
+    elsewhere = {"beta": 1}
+    reads: list[tuple[list[str], int]] = []  # (names asked, live matches here) at each read
+    first_read, release = asyncio.Event(), asyncio.Event()
+
+    async def live_matches_of(names: list[str]) -> dict[str, int]:
+        reads.append((names, len(server.hub.matches.live)))
+        if len(reads) == 1:
+            first_read.set()
+            await release.wait()  # beta joins meanwhile
+        if len(reads) == 3:
+            elsewhere["beta"] = 0  # its other match is over
+        return {name: elsewhere.get(name, 0) for name in names}
+
+    server.hub.ladder.live_matches_of = live_matches_of
+    alpha, beta = [await connect(token=tokens[name]) for name in ("alpha", "beta")]
+    await join(alpha)
+    await first_read.wait()
+    await join(beta)
+    release.set()
+    start = await alpha.expect("match_start")
+    assert {p["name"] for p in start["players"]} == {"alpha", "beta"}
+    assert reads[0] == (["alpha"], 0)
+    assert reads[1] == (["alpha", "beta"], 0)  # the first pass paired nobody: beta was not counted
+    assert reads[2] == (["alpha", "beta"], 0)  # paired once beta was free
+    await beta.expect("match_start")
+    assert (await alpha.request("resign", match=start["match"]))["type"] == "ok"

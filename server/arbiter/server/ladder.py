@@ -204,7 +204,9 @@ class Ladder:
                     return len(player.matches) < min(limit, player.capacity or limit)  # all its matches, every game
                 # A cluster: its live matches on every node, of any kind, count against this queue's
                 # capacity too (after a failover the queue does not know the matches it paired).
-                playing = counts.get(name, 0)
+                playing = counts.get(name)
+                if playing is None:  # joined while the counts were read: unknown, so paired at the next pass
+                    return False
                 return playing < min(limit, player.capacity or limit, queue.capacity_of(name))
 
             return free

@@ -310,7 +310,7 @@ class Cluster:
         self._outbox.put_nowait(("then", announce))
 
     async def live_matches_of(self, names: list[str]) -> dict[str, int] | None:
-        """Each player's live matches on every node; None if Redis cannot say."""
+        """Each player's live matches on every node (every name asked, 0 if none); None if Redis cannot say."""
         if not names:
             return {}
         try:
@@ -318,7 +318,7 @@ class Cluster:
         except (RedisError, OSError) as exc:
             log.warning("cluster: live matches unknown, the ladder pairs later: %s", exc, extra={"node": self.node})
             return None
-        return {name: int(count) for name, count in zip(names, counts, strict=True) if count is not None}
+        return {name: int(count or 0) for name, count in zip(names, counts, strict=True)}
 
     def _challenge_changed(self, challenge_id: str, opened: bool) -> None:
         """A challenge or seek opened here (before its id is sent to anyone) or closed."""
