@@ -224,6 +224,16 @@ class Games:
         start = int(self.length[:index].sum())
         return self.cells[start : start + int(self.length[index])]
 
+    @classmethod
+    def read(cls, path: Path) -> Games:
+        with np.load(path) as stored:
+            return cls(*(stored[name] for name in ("cells", "length", "opening", "winner")))
+
+    @classmethod
+    def joined(cls, parts: list[Games]) -> Games:
+        """The games of several runs, one after another (a fit on more, or deeper, games)."""
+        return cls(*(np.concatenate([getattr(part, name) for part in parts]) for name in vars(parts[0])))
+
 
 def game_positions(game: Game, cells: np.ndarray, opening: int, winner: int) -> Positions:
     """The quiet positions of one game after its opening, labelled with the result (winner -1: a draw)."""
@@ -378,18 +388,27 @@ def main() -> None:
     parser.add_argument("--features", choices=FEATURES, default="pairs", help="the design fitted (see FEATURES)")
     parser.add_argument("--l2", type=float, default=1e-3, help="penalty on the standardised change of the weights")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of the games held out")
-    parser.add_argument("--data", type=Path, help="the games (.npz): read if it exists, else written")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        help="the games (.npz): read if it exists, else played and written; several files, each written"
+        " before, are read together",
+    )
     parser.add_argument("--out", type=Path, default=FITTED_PATH, help="where the fitted evaluation goes (JSON)")
     args = parser.parse_args()
     game = create_game(args.game)
-    if args.data and args.data.exists():
-        with np.load(args.data) as stored:
-            games = Games(*(stored[name] for name in ("cells", "length", "opening", "winner")))
+    data: list[Path] = args.data or []
+    if data and all(path.exists() for path in data):
+        games = Games.joined([Games.read(path) for path in data])
+    elif len(data) > 1:
+        missing = ", ".join(str(path) for path in data if not path.exists())
+        parser.error(f"--data: {missing} not found (several files are only read, never written)")
     else:
         player = load(args.player) if args.player else None
         games = collect(game, args.games, args.nodes, args.seed, args.level, player)
-        if args.data:
-            np.savez_compressed(args.data, **vars(games))
+        if data:
+            np.savez_compressed(data[0], **vars(games))
     positions = quiet_positions(game, games)
     report = tune(positions, features=args.features, l2=args.l2, test_share=args.test_share, seed=args.seed)
     print(f"{positions.game.max() + 1} games, {report.positions} quiet positions ({report.test_positions} held out)")
@@ -402,12 +421,14 @@ def main() -> None:
         name: getattr(args, name)
         for name in ("game", "games", "nodes", "level", "seed", "features", "l2", "test_share")
     }
+    if len(data) > 1:  # several runs' games, fitted together: which, and how many games in all
+        made.update(games=len(games.length), data=[path.name for path in data])
     fitted = {name: getattr(report, name) for name in ("k", "train_before", "train_after", "test_before", "test_after")}
-    data = {
+    written = {
         "evaluation": to_json(report.evaluation),
         "fit": {**made, "positions": report.positions, "test_positions": report.test_positions, **fitted},
     }
-    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    args.out.write_text(json.dumps(written, indent=1) + "\n")
     print(f"written to {args.out}")
 
 

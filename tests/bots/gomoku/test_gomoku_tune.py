@@ -158,4 +158,15 @@ def test_the_script_end_to_end(tmp_path: Path) -> None:
     assert data.exists()
     rerun = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout  # from the data
     assert rerun == printed and evaluations.load(out) == fitted
+    script = [sys.executable, str(BENCHMARKS / "gomoku_tune.py"), "--game", "gomoku10", "--out", str(out)]
+    more = tmp_path / "more.npz"
+    subprocess.run([*script, "--games", "8", "--nodes", "300", "--seed", "4", "--data", str(more)],
+                   capture_output=True, check=True, timeout=120)  # fmt: skip
+    together = subprocess.run([*script, "--data", str(data), str(more)],
+                              capture_output=True, text=True, check=True, timeout=120).stdout  # fmt: skip
+    assert "16 games" in together  # both runs' games, fitted together
+    assert json.loads(out.read_text())["fit"]["data"] == ["games.npz", "more.npz"]
+    missing = subprocess.run([*script, "--data", str(data), str(tmp_path / "none.npz")],
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert missing.returncode == 2 and "none.npz not found" in missing.stderr
     Board(10, 10, 5, False, replace(fitted, name="check")).play(44)  # the bot's tables build from it
