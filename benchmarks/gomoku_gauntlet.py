@@ -19,7 +19,11 @@ Openings: three random stones anywhere within ``--spread`` cells of the centre (
 ``JUDGE_NODES`` nodes, scores the position within ``--balance`` centipawns of even
 (gomoku_strength.py's ``balanced_openings``); equal players then win about as often with either
 colour. ``--spread 0`` draws each stone beside the last instead (``random_opening``: the side with
-two stones then wins most games between equals, even within 300 cp). Each is played
+two stones then wins most games between equals, even within 300 cp). Since the judge is our own
+bot, a new version picks other openings from the same seed: ``--openings FILE`` plays the first
+``--pairs`` openings of a file instead (``--save-openings FILE`` writes the ones judged;
+benchmarks/openings/gomoku_balanced.json holds 100, seed 3, within 100 cp, spread 3), so
+versions are measured on the same stones. Each is played
 twice, our bot taking the first player's side first, then the second's. A side that takes longer
 than its time a move plus ``--grace`` loses on time; an engine that crashes, hangs or answers an
 illegal move forfeits the game.
@@ -48,7 +52,7 @@ from typing import Any
 # Its sibling scripts. Appended, not prepended: a test process that imports this keeps its own modules first.
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from gomoku_strength import balanced_openings, make_player
+from gomoku_strength import add_opening_options, check_opening_options, chosen_openings, make_player
 from strength_report import score_interval, score_text
 
 from arbiter.bots.brain import ThinkRequest
@@ -284,8 +288,10 @@ async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
     if isinstance(bot.brain, GomokuBrain):
         bot.brain.warm_up()
     began = time.perf_counter()
-    openings = balanced_openings(game, args.pairs, args.seed, args.balance, args.spread)
-    print(f"{len(openings)} openings within {args.balance} cp ({time.perf_counter() - began:.0f} s)", flush=True)
+    openings = chosen_openings(args, game)
+    assert openings is not None  # the gauntlet always has a --balance
+    source = args.openings if args.openings is not None else f"within {args.balance} cp"
+    print(f"{len(openings)} openings {source} ({time.perf_counter() - began:.0f} s)", flush=True)
     setup = [f"INFO max_memory {args.engine_memory}", *(f"INFO {line}" for line in args.engine_info)]
     engine = Engine(engine_argv, game, setup)
     try:
@@ -334,9 +340,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--engine-info", action="append", default=[], metavar="'KEY VALUE'",
                         help="an INFO line sent once to the engine, e.g. 'THREAD_NUM 1' (repeatable)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
+    add_opening_options(parser)
     args = parser.parse_args(arguments[:split])
     if args.spread < 0:
         parser.error("--spread takes a distance of 0 or more")
+    check_opening_options(parser, args, judged=True)
     asyncio.run(gauntlet(args, engine_argv))
 
 

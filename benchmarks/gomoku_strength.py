@@ -14,6 +14,8 @@ colours swapped (arbiter.bots.gomoku.arena). With ``--balance CP`` only openings
 judges within CP of even are kept, as in the gauntlet, and with ``--spread R`` their stones lie
 anywhere within R of the centre instead of touching: from touching stones the side with two wins
 most games between equals (``--spread 3 --balance 100`` splits them about evenly).
+``--save-openings FILE`` writes the balanced openings judged, ``--openings FILE`` plays a file's
+(the same stones for every version: benchmarks/openings/gomoku_balanced.json has 100).
 The first player of a pairing is the one measured:
 score = (wins + draws / 2) / games. Each move is thought with ``--time`` seconds of budget;
 levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
@@ -32,6 +34,7 @@ import random
 import statistics
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
@@ -117,6 +120,37 @@ def balanced_openings(game: Game, count: int, seed: int, balance: int, spread: i
     raise SystemExit(f"only {len(kept)} of {count} openings within {balance} cp: widen --balance")
 
 
+def save_openings(path: Path, game: Game, openings: list[list[Move]], made: dict[str, Any]) -> None:
+    """Write ``openings`` with how they were made: a file any later version plays unchanged (the
+    judge of ``balanced_openings`` is our own bot, so the same seed picks other openings once it changes)."""
+    stones = [[game.encode_move(move) for move in opening] for opening in openings]
+    document = {"game": game.name, "made": made, "openings": stones}
+    path.write_text(json.dumps(document, indent=None, separators=(",", ":")) + "\n")
+
+
+def load_openings(path: Path, game: Game, pairs: int) -> list[list[Move]]:
+    """The first ``pairs`` openings of a file ``save_openings`` wrote for ``game``; SystemExit saying what is wrong."""
+    try:
+        document = json.loads(path.read_text())
+        named, stored = document["game"], document["openings"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"{path}: not an openings file ({error})") from None
+    if named != game.name:
+        raise SystemExit(f"{path}: openings of {named!r}, not of {game.name!r}")
+    if len(stored) < pairs:
+        raise SystemExit(f"{path}: {len(stored)} openings, fewer than the {pairs} pairs asked")
+    openings = []
+    for index, opening in enumerate(stored[:pairs]):
+        state = game.new_state()
+        try:
+            for move in opening:
+                state.play(game.decode_move(move))
+        except Exception as error:  # the rules' own refusal, whatever its type
+            raise SystemExit(f"{path}: opening {index + 1} is not legal on {game.name} ({error})") from None
+        openings.append([game.decode_move(move) for move in opening])
+    return openings
+
+
 def make_player(spec: str, budget: float) -> Contender:
     """A contender from a spec: random, or [PYTHON:]level=N[:depth=D][:nodes=N][:time=S]."""
     python = None
@@ -137,11 +171,36 @@ def make_player(spec: str, budget: float) -> Contender:
     return Contender(spec, GomokuBrain(level, **options), budget)
 
 
-def run(
-    game: str, a: str, b: str, pairs: int, budget: float, seed: int, balance: int | None = None, spread: int = 0
-) -> None:
+def chosen_openings(args: argparse.Namespace, game: Game) -> list[list[Move]] | None:
+    """The openings ``--openings`` reads, or ``--balance`` judges (and ``--save-openings`` keeps); None: random ones."""
+    if args.openings is not None:
+        return load_openings(args.openings, game, args.pairs)
+    if args.balance is None:
+        return None
+    openings = balanced_openings(game, args.pairs, args.seed, args.balance, args.spread)
+    if args.save_openings is not None:
+        made = {"seed": args.seed, "balance": args.balance, "spread": args.spread, "judge_nodes": JUDGE_NODES}
+        save_openings(args.save_openings, game, openings, made)
+    return openings
+
+
+def add_opening_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--openings", type=Path, metavar="FILE", help="play the openings of FILE (--save-openings)")
+    parser.add_argument(
+        "--save-openings", type=Path, metavar="FILE", help="write the balanced openings judged, for later --openings"
+    )
+
+
+def check_opening_options(parser: argparse.ArgumentParser, args: argparse.Namespace, judged: bool) -> None:
+    """Refuse what cannot be meant: a file read and openings judged at once, or a save of nothing judged."""
+    if args.openings is not None and args.save_openings is not None:
+        parser.error("--openings reads a file, --save-openings writes one: give one of them")
+    if args.save_openings is not None and not judged:
+        parser.error("--save-openings keeps judged openings: give --balance too")
+
+
+def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int, openings: list[list[Move]] | None) -> None:
     began = time.perf_counter()
-    openings = None if balance is None else balanced_openings(create_game(game), pairs, seed, balance, spread)
     tally = series(game, make_player(a, budget), make_player(b, budget), pairs, seed=seed, openings=openings)
     think = statistics.mean(tally.think_seconds) if tally.think_seconds else 0.0
     low, high = wilson_interval(tally.wins + tally.draws / 2, tally.games, z_value())
@@ -171,16 +230,23 @@ def main() -> None:
     parser.add_argument(
         "--spread", type=int, default=0, help="with --balance: stones within this of the centre, 0 touching"
     )
+    add_opening_options(parser)
     args = parser.parse_args()
     if args.spread < 0 or (args.spread and args.balance is None):
         parser.error("--spread takes a distance of 0 or more, and only with --balance")
+    check_opening_options(parser, args, judged=args.balance is not None)
+    if args.openings is not None and args.balance is not None:
+        parser.error("--openings plays a file's openings: --balance and --spread judge new ones")
     if args.players:
         if len(args.players) != 2:
             raise SystemExit("name two players, or none for the default list")
-        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed, args.balance, args.spread)
+        openings = chosen_openings(args, create_game(args.game))
+        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed, openings)
         return
+    if args.openings is not None or args.save_openings is not None or args.balance is not None:
+        parser.error("--openings, --save-openings and --balance are for a series of two players")
     for game, a, b, pairs in DEFAULT_SERIES:
-        run(game, a, b, pairs, args.time, args.seed)
+        run(game, a, b, pairs, args.time, args.seed, None)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from arbiter.engine import create_game
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]  # the opponent is an engine process
 
 gauntlet = load_benchmark("gomoku_gauntlet")
+strength = load_benchmark("gomoku_strength")
 ENGINE = [sys.executable, "-m", "arbiter.cli", "pbrain", "gomoku", "--level", "2"]
 BOT = "level=3:nodes=300"  # quick, and bounded by nodes rather than the clock
 FAULTY = Path(__file__).resolve().parents[1] / "pbrain_engines" / "threat_engine.py"
@@ -27,7 +28,7 @@ FAULTY = Path(__file__).resolve().parents[1] / "pbrain_engines" / "threat_engine
 
 def test_games_alternate_colours_over_balanced_openings() -> None:
     game = create_game("gomoku")
-    openings = gauntlet.balanced_openings(game, 2, seed=5, balance=100, spread=3)
+    openings = strength.balanced_openings(game, 2, seed=5, balance=100, spread=3)
     engine = gauntlet.Engine(ENGINE, game, ["INFO max_memory 0"])
     limits = gauntlet.Limits(bot_seconds=2.0, engine_seconds=2.0, grace=1.0)
 
@@ -59,7 +60,7 @@ def test_an_engine_that_fails_forfeits_and_is_replaced(fault: str, ending: str) 
     game = create_game("gomoku")
     engine = gauntlet.Engine([sys.executable, str(FAULTY), fault, "2"], game, [])
     limits = gauntlet.Limits(bot_seconds=2.0, engine_seconds=0.2, grace=0.3)
-    openings = gauntlet.balanced_openings(game, 1, seed=5, balance=100, spread=3)
+    openings = strength.balanced_openings(game, 1, seed=5, balance=100, spread=3)
 
     async def run() -> object:
         try:
@@ -88,13 +89,26 @@ def test_the_script_prints_the_score_its_interval_and_the_even_point(capsys: pyt
     assert "losses on time: bot 0, engine 0" in out
 
 
+def test_the_script_plays_the_openings_of_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = create_game("gomoku")
+    saved = tmp_path / "openings.json"
+    strength.save_openings(saved, game, [[(7, 7), (3, 4), (9, 10)], [(6, 6), (8, 8), (7, 9)]], {"by": "hand"})
+    gauntlet.main(["--bot", BOT, "--pairs", "1", "--time", "2", "--node-limits", "100", "--openings", str(saved),
+                   "--", *ENGINE])  # fmt: skip
+    out = capsys.readouterr().out
+    assert f"1 openings {saved} " in out and re.search(r"^100 nodes\s+2 games", out, re.M)
+    with pytest.raises(SystemExit) as refused:
+        gauntlet.main(["--openings", str(saved), "--save-openings", str(tmp_path / "new.json"), "--", *ENGINE])
+    assert refused.value.code == 2
+
+
 def test_balanced_openings_are_reproducible_distinct_and_within_the_margin() -> None:
     game = create_game("gomoku")
-    first = gauntlet.balanced_openings(game, 4, seed=7, balance=100, spread=3)  # the gauntlet's defaults
-    assert first == gauntlet.balanced_openings(game, 4, seed=7, balance=100, spread=3)
+    first = strength.balanced_openings(game, 4, seed=7, balance=100, spread=3)  # the gauntlet's defaults
+    assert first == strength.balanced_openings(game, 4, seed=7, balance=100, spread=3)
     assert len({tuple(opening) for opening in first}) == 4 and all(len(opening) == 3 for opening in first)
     with pytest.raises(SystemExit, match="widen --balance"):
-        gauntlet.balanced_openings(game, 1, seed=7, balance=-1)
+        strength.balanced_openings(game, 1, seed=7, balance=-1)
 
 
 def test_the_even_point_is_read_off_the_curve_in_log_nodes() -> None:

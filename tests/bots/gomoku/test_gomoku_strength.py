@@ -112,3 +112,31 @@ def test_the_strength_script_refuses_a_spread_it_cannot_use(flags: list[str]) ->
     command = [sys.executable, str(BENCHMARKS / "gomoku_strength.py"), *flags, "random", "random"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "--spread takes a distance of 0 or more" in result.stderr
+
+
+def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp_path) -> None:
+    strength = load_benchmark("gomoku_strength")
+    game = create_game("gomoku")
+    saved = tmp_path / "openings.json"
+    script = [sys.executable, str(BENCHMARKS / "gomoku_strength.py"), "--pairs", "1", "--seed", "5"]
+    judged = subprocess.run([*script, "--balance", "100", "--spread", "3", "--save-openings", str(saved),
+                             "random", "random"], capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    assert " 2 games " in judged.stdout
+    openings = strength.balanced_openings(game, 1, seed=5, balance=100, spread=3)
+    assert strength.load_openings(saved, game, 1) == openings  # a later version reads the same stones
+    replayed = subprocess.run([*script, "--openings", str(saved), "random", "random"],
+                              capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    assert " 2 games " in replayed.stdout
+    with pytest.raises(SystemExit, match="fewer than the 2 pairs"):
+        strength.load_openings(saved, game, 2)
+    with pytest.raises(SystemExit, match="not of 'gomoku10'"):
+        strength.load_openings(saved, create_game("gomoku10"), 1)
+    strength.save_openings(saved, game, [[(7, 7), (7, 7), (8, 8)]], {})
+    with pytest.raises(SystemExit, match="opening 1 is not legal"):
+        strength.load_openings(saved, game, 1)
+    saved.write_text("[1, 2]")
+    with pytest.raises(SystemExit, match="not an openings file"):
+        strength.load_openings(saved, game, 1)
+    for flags in (["--openings", str(saved), "--balance", "100"], ["--save-openings", str(saved)]):
+        refused = subprocess.run([*script, *flags, "random", "random"], capture_output=True, text=True, timeout=120)
+        assert refused.returncode == 2 and "--" in refused.stderr
