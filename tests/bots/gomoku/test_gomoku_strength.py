@@ -137,6 +137,10 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
     saved.write_text("[1, 2]")
     with pytest.raises(SystemExit, match="not an openings file"):
         strength.load_openings(saved, game, 1)
-    for flags in (["--openings", str(saved), "--balance", "100"], ["--save-openings", str(saved)]):
+    for flags, said in (
+        (["--openings", str(saved), "--balance", "100"], "--openings plays a file's openings"),
+        (["--save-openings", str(saved)], "--save-openings keeps judged openings"),
+        (["--openings", str(saved), "--save-openings", str(saved)], "give one of them"),
+    ):
         refused = subprocess.run([*script, *flags, "random", "random"], capture_output=True, text=True, timeout=120)
-        assert refused.returncode == 2 and "--" in refused.stderr
+        assert refused.returncode == 2 and said in refused.stderr, refused.stderr
