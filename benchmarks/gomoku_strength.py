@@ -140,14 +140,15 @@ def load_openings(path: Path, game: Game, pairs: int) -> list[list[Move]]:
     if len(stored) < pairs:
         raise SystemExit(f"{path}: {len(stored)} openings, fewer than the {pairs} pairs asked")
     openings = []
-    for index, opening in enumerate(stored[:pairs]):
+    for index, stones in enumerate(stored[:pairs]):
         state = game.new_state()
         try:
+            opening = [game.decode_move(move) for move in stones]
             for move in opening:
-                state.play(game.decode_move(move))
+                state.play(move)
         except Exception as error:  # the rules' own refusal, whatever its type
             raise SystemExit(f"{path}: opening {index + 1} is not legal on {game.name} ({error})") from None
-        openings.append([game.decode_move(move) for move in opening])
+        openings.append(opening)
     return openings
 
 

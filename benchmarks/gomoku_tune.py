@@ -421,8 +421,9 @@ def main() -> None:
         name: getattr(args, name)
         for name in ("game", "games", "nodes", "level", "seed", "features", "l2", "test_share")
     }
-    if len(data) > 1:  # several runs' games, fitted together: which, and how many games in all
-        made.update(games=len(games.length), data=[path.name for path in data])
+    made["games"] = len(games.length)  # as fitted: a file read may hold another count than --games
+    if len(data) > 1:  # several runs' games, fitted together: which
+        made["data"] = [path.name for path in data]
     fitted = {name: getattr(report, name) for name in ("k", "train_before", "train_after", "test_before", "test_after")}
     written = {
         "evaluation": to_json(report.evaluation),
