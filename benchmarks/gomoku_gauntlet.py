@@ -32,12 +32,17 @@ The engine is spoken to over pipes by the pbrain bridge's own process layer
 (arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
 plays it on a server, without the server in between: a node limit is not something a server
 match carries, and the gauntlet wants the engine's own answer time, not a websocket's.
+
+``--game-log FILE`` appends one JSON line a game: the engine's node limit, the opening, the colours,
+every move, and for each of ours what the search reported (score, depth, nodes, reason), so a lost
+game can be replayed and read move by move.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import re
 import statistics
@@ -164,6 +169,8 @@ class GameRecord:
     result: float  # our points: 1, 0.5 or 0
     ending: str  # "five", "full board", "bot time", or the engine's failure (timeout, crash, illegal_move…)
     plies: int
+    moves: list[list[int]] = field(default_factory=list)  # every move, the opening's first, as [x, y]
+    decisions: dict[int, dict[str, Any]] = field(default_factory=dict)  # ply -> our search's report
 
 
 @dataclass
@@ -196,8 +203,10 @@ async def play_game(
     for move in opening:
         state.play(move)
     bot_side = 0 if bot_first else 1
+    record = GameRecord(bot_first, 0.0, "", 0)
     while not state.is_terminal:
         moves = [game.encode_move(m) for m in state.moves()]
+        record.plies = state.ply
         began = time.monotonic()
         if state.to_move == bot_side:
             request = ThinkRequest(f"gauntlet-{seed}", game.name, dict(game.params), moves, bot.budget,
@@ -208,13 +217,14 @@ async def play_game(
             tally.bot_seconds.append(took)
             if "nodes" in result.info:
                 tally.bot_nodes.append(result.info["nodes"])
+            record.decisions[state.ply] = {key: result.info[key] for key in LOGGED if key in result.info}
             if took > limits.bot_seconds + limits.grace:
-                return GameRecord(bot_first, 0.0, "bot time", state.ply)
+                return finished(record, 0.0, "bot time", moves)
         else:
             try:
                 move, nodes = await engine.move(moves, limits)
             except GiveUp as error:
-                return GameRecord(bot_first, 1.0, error.cause, state.ply)
+                return finished(record, 1.0, error.cause, moves)
             tally.engine_seconds.append(time.monotonic() - began)
             if nodes is not None:
                 tally.engine_nodes.append(nodes)
@@ -223,23 +233,44 @@ async def play_game(
         except ValueError as error:  # IllegalMove, or no cell of this board
             if state.to_move == bot_side:
                 raise IllegalMove(f"our bot played {move}: {error}") from None
-            return GameRecord(bot_first, 1.0, "illegal_move", state.ply)
+            return finished(record, 1.0, "illegal_move", moves)
+    moves = [game.encode_move(m) for m in state.moves()]
     outcome = state.outcome
     if outcome is None or outcome.winner is None:
-        return GameRecord(bot_first, 0.5, "full board", state.ply)
-    return GameRecord(bot_first, 1.0 if outcome.winner == bot_side else 0.0, "five", state.ply)
+        return finished(record, 0.5, "full board", moves)
+    return finished(record, 1.0 if outcome.winner == bot_side else 0.0, "five", moves)
+
+
+# Of our search's info, what goes into the game log.
+LOGGED = ("score", "mate_in", "depth", "seldepth", "nodes", "reason", "pv", "seconds")
+
+
+def finished(record: GameRecord, result: float, ending: str, moves: list[Any]) -> GameRecord:
+    """``record`` with its result, its ending and the moves played before it ended."""
+    record.result, record.ending, record.plies = result, ending, len(moves)
+    record.moves = [list(move) for move in moves]
+    return record
 
 
 async def run_gauntlet(
-    game: Game, bot: Contender, engine: Engine, openings: list[list[Move]], limits: Limits, seed: int
-) -> Gauntlet:
-    """Every opening twice, our bot first then second (the running count on stderr after each pair)."""
+    game: Game, bot: Contender, engine: Engine, openings: list[list[Move]], limits: Limits, seed: int,
+    game_log: Path | None = None,
+) -> Gauntlet:  # fmt: skip
+    """Every opening twice, our bot first then second (the running count on stderr after each pair),
+    each game appended to ``game_log`` as it ends."""
     tally = Gauntlet()
     for index, opening in enumerate(openings):
         for bot_first in (True, False):
             game_seed = seed * 100_003 + index * 2 + int(not bot_first)
             record = await play_game(game, bot, engine, opening, bot_first, limits, game_seed, tally)
             tally.games.append(record)
+            if game_log is not None:
+                entry = {"engine_nodes": limits.engine_nodes, "engine_seconds": limits.engine_seconds,
+                         "bot_seconds": limits.bot_seconds, "opening": index, "opening_plies": len(opening),
+                         "bot_first": bot_first, "result": record.result, "ending": record.ending,
+                         "moves": record.moves, "decisions": record.decisions}  # fmt: skip
+                with game_log.open("a") as log:
+                    log.write(json.dumps(entry) + "\n")
         wins, draws, losses = tally.count()
         print(f"  pair {index + 1}/{len(openings)}: W{wins} D{draws} L{losses}", file=sys.stderr, flush=True)
     return tally
@@ -303,7 +334,7 @@ async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
         for nodes in node_limits:
             began = time.perf_counter()
             limits = Limits(args.time, engine_time, args.grace, nodes)
-            tally = await run_gauntlet(game, bot, engine, openings, limits, args.seed)
+            tally = await run_gauntlet(game, bot, engine, openings, limits, args.seed, args.game_log)
             label = f"{nodes:,} nodes" if nodes else f"{engine_time:g} s a move"
             print(f"{report(label, tally)} {time.perf_counter() - began:.0f} s", flush=True)
             curve.append((nodes, tally.score))
@@ -318,14 +349,19 @@ async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
         await engine.close()
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    arguments = list(sys.argv[1:] if argv is None else argv)
+def split_engine_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """A script's own arguments, and the engine's command written after ``--`` (SystemExit without one)."""
+    arguments = list(argv)
     if "--" not in arguments:
         raise SystemExit("write the engine's command after --, e.g. -- /path/to/pbrain-engine")
     split = arguments.index("--")
-    engine_argv = arguments[split + 1 :]
-    if not engine_argv:
+    if split == len(arguments) - 1:
         raise SystemExit("no engine command after --")
+    return arguments[:split], arguments[split + 1 :]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    own, engine_argv = split_engine_command(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", default="level=4", help="our player (a gomoku_strength.py spec)")
     parser.add_argument("--game", default="gomoku", help="a five-in-a-row game: gomoku, gomoku10, …")
@@ -340,8 +376,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--engine-info", action="append", default=[], metavar="'KEY VALUE'",
                         help="an INFO line sent once to the engine, e.g. 'THREAD_NUM 1' (repeatable)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--game-log", type=Path, metavar="FILE", help="append each game as a JSON line to FILE")
     add_opening_options(parser)
-    args = parser.parse_args(arguments[:split])
+    args = parser.parse_args(own)
     if args.spread < 0:
         parser.error("--spread takes a distance of 0 or more")
     check_opening_options(parser, args, judged=True)

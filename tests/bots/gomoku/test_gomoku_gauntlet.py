@@ -5,6 +5,7 @@ is printed with its interval; then the pieces it rests on (balanced openings, th
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import re
 import sys
@@ -93,10 +94,24 @@ def test_the_script_plays_the_openings_of_a_file(tmp_path: Path, capsys: pytest.
     game = create_game("gomoku")
     saved = tmp_path / "openings.json"
     strength.save_openings(saved, game, [[(7, 7), (3, 4), (9, 10)], [(6, 6), (8, 8), (7, 9)]], {"by": "hand"})
+    log = tmp_path / "games.jsonl"
     gauntlet.main(["--bot", BOT, "--pairs", "1", "--time", "2", "--node-limits", "100", "--openings", str(saved),
-                   "--", *ENGINE])  # fmt: skip
+                   "--game-log", str(log), "--", *ENGINE])  # fmt: skip
     out = capsys.readouterr().out
     assert f"1 openings {saved} " in out and re.search(r"^100 nodes\s+2 games", out, re.M)
+    # The log replays: each game from the file's first opening, ours at the plies of our colour, to its end.
+    games = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [entry["bot_first"] for entry in games] == [True, False]
+    for entry in games:
+        assert entry["moves"][:3] == [[7, 7], [3, 4], [9, 10]] and entry["engine_nodes"] == 100
+        state = game.new_state()
+        for move in entry["moves"]:
+            state.play(game.decode_move(move))
+        assert state.is_terminal and entry["ending"] == "five"
+        ours = range(4 if entry["bot_first"] else 3, len(entry["moves"]), 2)
+        assert sorted(int(ply) for ply in entry["decisions"]) == list(ours)
+        assert entry["result"] == (1.0 if len(entry["moves"]) - 1 in ours else 0.0)
+        assert all({"score", "depth", "nodes", "reason"} <= set(info) for info in entry["decisions"].values())
     with pytest.raises(SystemExit) as refused:
         gauntlet.main(["--openings", str(saved), "--save-openings", str(tmp_path / "new.json"), "--", *ENGINE])
     assert refused.value.code == 2
