@@ -9,8 +9,9 @@ level  player
 2      the source's negamax with alpha-beta, 2 plies, pattern evaluation, no threat search
 3      the full search (root VCF; root VCT from 0.5 s a move; 20 quiet moves at non-PV nodes), 5,000 nodes
 4      full strength (the default): the same search deepened under the clock, with VCF probes at its
-       leaves, VCT probes at its shallow nodes (from 0.5 s a move, with the root VCT) and the
-       evaluation fitted to game results (evaluation.FITTED; levels 2 and 3 keep the hand-set one)
+       leaves, VCT probes at its shallow nodes (from 0.5 s a move, with the root VCT), lines of open
+       threes searched to their end (a defence against one costs no depth) and the evaluation fitted
+       to game results (evaluation.FITTED; levels 2 and 3 keep the hand-set one)
 =====  =====================================================================================
 
 Each level is meant to beat the one below in at least 70% of games (docs/STRENGTH.md). Level 3
@@ -63,6 +64,9 @@ LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (lev
 # Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT): 57.5% against
 # the search without them at 0.5 s a move; 1,000 nodes scored no better (docs/STRENGTH.md, G70-G72).
 SHALLOW_VCT_NODES = 300
+# Plies from the root within which a defence against an open three costs no depth (level 4): lines of
+# threes searched to their end (docs/STRENGTH.md, "lines of threes").
+THREE_EXTENSION_PLIES = 24
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none
 PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
@@ -83,6 +87,7 @@ class Settings:
     root_vcf: bool = True
     leaf_vcf: bool = False
     shallow_vct: bool = False
+    three_extension: bool = False
     width: int = WIDTH
     evaluation: Evaluation = HAND
 
@@ -131,6 +136,7 @@ class Settings:
             root_vct=root_vct,
             leaf_vcf=LEAF_VCF_NODES if self.leaf_vcf else 0,
             shallow_vct=SHALLOW_VCT_NODES if self.shallow_vct and root_vct else 0,
+            three_extension=THREE_EXTENSION_PLIES if self.three_extension else 0,
             width=self.width,
         )
 
@@ -139,7 +145,7 @@ LEVELS: dict[int, Settings] = {
     1: Settings(intuitive=True),
     2: Settings(depth=2, root_vcf=False, width=0),
     3: Settings(nodes=5_000),
-    4: Settings(evaluation=FITTED, leaf_vcf=True, shallow_vct=True),
+    4: Settings(evaluation=FITTED, leaf_vcf=True, shallow_vct=True, three_extension=True),
 }
 
 

@@ -29,6 +29,13 @@ both far past the horizon (a VCT line runs to a dozen plies). Those probes stay 
 search's nodes; about a quarter of them prove a win in self-play positions, almost all at ply 1. They
 scored 57.5% against the search without them at 0.5 s a move over 100 games (docs/STRENGTH.md, G70-G74).
 
+Full strength also extends the lines of threes (``C_THREE_EXTENSION``): within two dozen plies of the
+root, a node whose opponent threatens an open four has only its defences on the list (as above), and
+its reply costs no depth, as the block of a four costs none. A line of open threes is then searched to
+its end, whoever makes it: the search sees the opponent's attacks of threes mixed with quiet moves,
+which no VCT proves (the ones a classical engine wins with), and its own (docs/STRENGTH.md, "lines of
+threes").
+
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline,
 a node limit and a stop flag every 1024 nodes and unwinds at once when one says stop. The entry
 kernels release the GIL (``nogil``), so a worker's main thread can set the stop flag of a search
@@ -92,10 +99,11 @@ EMPTY, LOWER, UPPER, EXACT = range(4)
     C_SHALLOW_VCT_NODES,  # VCT nodes those probes spent in this search
     C_SHALLOW_VCT_PROBES,  # how many probes ran in this search...
     C_SHALLOW_VCT_WINS,  # ... and how many proved a win
-) = range(18)
+    C_THREE_EXTENSION,  # plies from the root within which a defence against an open three costs no depth, 0: none
+) = range(19)
 # Offset slots of w's regions.
-W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(18, 23)
-W_HEADER = 23
+W_TT, W_KILLERS, W_HISTORY, W_MOVES, W_SCORES = range(19, 24)
+W_HEADER = 24
 
 TACTICAL = 6_000  # ordering scores from here up: fours made, threes blocked; never pruned or reduced
 KILLER_BONUS = (4_000, 3_000)
@@ -378,10 +386,14 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
     alpha_in = alpha
     best = -INF
     best_move = -1
+    # Facing an open three, the side to move has only its few defences: near the root, like a four's
+    # block, the reply costs no depth, so a line of threes is searched to its end.
+    extended = ply < w[C_THREE_EXTENSION] and s[S_SET_LEN + THREES + o] >= 2 and double_threat(g, s, o) >= 0
+    child = depth if extended else depth - 1
     if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0:
         # The table's move first, before paying for move generation: it often cuts at once.
         make(g, s, hash_move, p)
-        best = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, ply + 1, o)
+        best = -negamax(g, s, w, v, t, child, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         if w[C_ABORTED]:
             return 0
@@ -414,14 +426,14 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
             break
         make(g, s, c, p)
         if searched == 0:
-            value = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, ply + 1, o)
+            value = -negamax(g, s, w, v, t, child, -beta, -alpha, ply + 1, o)
         else:
             reduced = depth >= 3 and searched >= 3 and quiet and not restricted
-            value = -negamax(g, s, w, v, t, depth - 2 if reduced else depth - 1, -alpha - 1, -alpha, ply + 1, o)
+            value = -negamax(g, s, w, v, t, child - 1 if reduced else child, -alpha - 1, -alpha, ply + 1, o)
             if reduced and value > alpha:
-                value = -negamax(g, s, w, v, t, depth - 1, -alpha - 1, -alpha, ply + 1, o)
+                value = -negamax(g, s, w, v, t, child, -alpha - 1, -alpha, ply + 1, o)
             if alpha < value < beta:
-                value = -negamax(g, s, w, v, t, depth - 1, -beta, -alpha, ply + 1, o)
+                value = -negamax(g, s, w, v, t, child, -beta, -alpha, ply + 1, o)
         unmake(g, s)
         searched += 1
         if w[C_ABORTED]:

@@ -36,6 +36,7 @@ from .search import (
     C_SHAPE_MOVER,
     C_SHAPE_WAITER,
     C_STOP,
+    C_THREE_EXTENSION,
     C_WIDTH,
     INF,
     MATE_BOUND,
@@ -77,6 +78,7 @@ class SearchConfig:
     vct_depth: int = MAX_VCT_DEPTH
     leaf_vcf: int = 0  # node budget of each VCF probe at the search's leaves; 0 = none
     shallow_vct: int = 0  # node budget of each VCT probe at the search's shallow nodes; 0 = none
+    three_extension: int = 0  # plies from the root within which a defence against an open three costs no depth
     soft_time_share: float = SOFT_TIME_SHARE  # 1.0: deepen until the deadline cuts an iteration short
 
 
@@ -273,6 +275,7 @@ class Searcher:
         w[C_ABORTED] = w[C_STOP]
         w[C_LEAF_VCF] = config.leaf_vcf
         w[C_SHALLOW_VCT] = config.shallow_vct
+        w[C_THREE_EXTENSION] = config.three_extension
         w[C_GENERATION] = self._generation
         w[C_NODE_LIMIT] = config.node_limit
         w[C_WIDTH] = config.width
