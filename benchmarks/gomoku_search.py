@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from arbiter.bots.gomoku.board import S_BOARD, S_CAND, S_CAND_N, Board, evaluate, make, unmake
-from arbiter.bots.gomoku.brain import LEAF_VCF_NODES, SHALLOW_VCT_NODES
+from arbiter.bots.gomoku.brain import LEAF_VCF_NODES, SHALLOW_VCT_NODES, THREE_EXTENSION_PLIES
 from arbiter.bots.gomoku.evaluation import FITTED
 from arbiter.bots.gomoku.geometry import G_EXACT, G_K, G_WCELLS, G_WEIGHTS, G_WENDS, G_WINDOWS
 from arbiter.bots.gomoku.intuitive import score_digits
@@ -158,7 +158,12 @@ POSITIONS = [
     [112, 97, 126, 98, 96, 99, 128, 144, 111, 81, 129, 127, 113, 114, 143, 110, 101, 115, 140, 141, 157, 158],
 ]
 FULL_STRENGTH = dict(
-    width=20, root_vcf=100_000, leaf_vcf=LEAF_VCF_NODES, shallow_vct=SHALLOW_VCT_NODES, soft_time_share=1.0
+    width=20,
+    root_vcf=100_000,
+    leaf_vcf=LEAF_VCF_NODES,
+    shallow_vct=SHALLOW_VCT_NODES,
+    soft_time_share=1.0,
+    three_extension=THREE_EXTENSION_PLIES,
 )
 
 
