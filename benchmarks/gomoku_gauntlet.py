@@ -206,7 +206,6 @@ async def play_game(
     record = GameRecord(bot_first, 0.0, "", 0)
     while not state.is_terminal:
         moves = [game.encode_move(m) for m in state.moves()]
-        record.plies = state.ply
         began = time.monotonic()
         if state.to_move == bot_side:
             request = ThinkRequest(f"gauntlet-{seed}", game.name, dict(game.params), moves, bot.budget,

@@ -124,28 +124,32 @@ def positions_of(logs: Sequence[Path]) -> list[list[list[int]]]:
     """The moves before each of our decisions in the logged games, in the order of the logs."""
     positions = []
     for path in logs:
-        for line in path.read_text().splitlines():
-            game = json.loads(line)
-            for ply in sorted(int(ply) for ply in game["decisions"]):
-                positions.append(game["moves"][:ply])
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            try:
+                logged = json.loads(line)
+                plies = sorted(int(ply) for ply in logged["decisions"])
+                positions.extend(logged["moves"][:ply] for ply in plies)
+            except (ValueError, KeyError, TypeError):
+                raise SystemExit(f"{path}:{number}: not a game of gomoku_gauntlet.py --game-log") from None
     return positions
 
 
 async def judge(args: argparse.Namespace, engine_argv: list[str]) -> None:
+    positions = positions_of(args.log)  # a bad log stops the script before anything starts
     game = create_game(args.game)
     players: list[Contender] = [make_player(spec, args.time) for spec in args.players]
     for player in players:
         if isinstance(player.brain, GomokuBrain):
             player.brain.warm_up()
     engine = Engine(engine_argv, game, [f"INFO {line}" for line in args.engine_info])
-    judge = Judge(engine, args.nodes)
+    scorer = Judge(engine, args.nodes)
     began = time.perf_counter()
     try:
         await engine.new_game()
         print(f"engine: {' '.join(engine_argv)} ({engine.about}), {args.nodes:,} nodes a position", flush=True)
         kept = []
-        for moves in positions_of(args.log):
-            value, best = await judge.evaluate(game, moves)
+        for moves in positions:
+            value, best = await scorer.evaluate(game, moves)
             if abs(value) <= args.decided:
                 kept.append((moves, value, best))
         print(f"{len(kept)} positions undecided by the engine ({time.perf_counter() - began:.0f} s)", flush=True)
@@ -155,7 +159,7 @@ async def judge(args: argparse.Namespace, engine_argv: list[str]) -> None:
                 request = ThinkRequest(f"judge-{index}", game.name, dict(game.params), moves, player.budget,
                                        seed=index, options=player.options)  # fmt: skip
                 move = list(player.brain.think(request).move)
-                after = await judge.after(game, moves, move)
+                after = await scorer.after(game, moves, move)
                 judged.losses.append(min(max(before + after, 0), args.cap))  # after: the opponent's view
                 judged.forced_losses += after > FORCED
                 judged.engines_move += move == best

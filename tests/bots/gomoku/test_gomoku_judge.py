@@ -48,8 +48,11 @@ def test_the_script_judges_each_of_our_moves_against_the_first_player(
     assert rows[0][5] == "" and re.fullmatch(rf"  vs {re.escape(BOT)}: [+-][\d.]+ ± [\d.]+", rows[1][5])
 
 
-def test_bad_flags_are_refused(tmp_path: Path) -> None:
+def test_bad_flags_and_files_are_refused(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text('{"moves": [[7, 7]]}\n')  # no decisions: not a gauntlet's game
     for argv in (
+        ["--log", str(garbage), BOT, "--", *ENGINE],
         ["--log", str(tmp_path / "none.jsonl"), BOT, "--", *ENGINE],
         ["--log", str(tmp_path / "none.jsonl"), BOT],
         ["--log", __file__, "--nodes", "0", BOT, "--", *ENGINE],
@@ -57,6 +60,8 @@ def test_bad_flags_are_refused(tmp_path: Path) -> None:
         with pytest.raises(SystemExit) as refused:
             judge.main(argv)
         assert refused.value.code != 0
+    with pytest.raises(SystemExit, match=r"garbage.jsonl:1: not a game of gomoku_gauntlet.py --game-log"):
+        judge.main(["--log", str(garbage), BOT, "--", *ENGINE])
 
 
 def test_a_five_is_judged_without_asking_the_engine() -> None:
