@@ -279,18 +279,24 @@ def shallow_vct(g, s, w, t, p):
 
 
 @njit(cache=True)
-def generate(g, s, w, p, ply):
-    """Moves for ``p`` into the ply's move list, ordering scores alongside; returns (count, restricted).
+def threatened(g, s, o):
+    """Whether ``o`` threatens an open four next move (the other side's moves are then only its defences)."""
+    return s[S_SET_LEN + THREES + o] >= 2 and double_threat(g, s, o) >= 0
 
-    When the opponent threatens an open four next move, only moves that make a four or stand in
-    one of the opponent's threes can matter: any other move leaves the threat where it was. The
-    list is then restricted to those, and marked so the caller does not prune it further.
+
+@njit(cache=True)
+def generate(g, s, w, p, ply, restricted):
+    """Moves for ``p`` into the ply's move list, ordering scores alongside; returns the count.
+
+    When the opponent threatens an open four next move (``restricted``, from ``threatened``), only
+    moves that make a four or stand in one of the opponent's threes can matter: any other move
+    leaves the threat where it was. The list is then restricted to those, and the caller does not
+    prune it further.
     """
     o = 1 - p
     cells = w[C_CELLS]
     moves = w[W_MOVES] + ply * cells
     scores = w[W_SCORES] + ply * cells
-    restricted = s[S_SET_LEN + THREES + o] >= 2 and double_threat(g, s, o) >= 0
     if restricted:
         count = defences(g, s, o, w, moves)
     else:
@@ -313,7 +319,7 @@ def generate(g, s, w, p, ply):
         elif c == k1:
             score += KILLER_BONUS[1]
         w[scores + i] = score + min(w[history + c], HISTORY_CAP)
-    return count, restricted
+    return count
 
 
 # --- the search -------------------------------------------------------------------------------
@@ -388,8 +394,8 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
     best_move = -1
     # Facing an open three, the side to move has only its few defences: near the root, like a four's
     # block, the reply costs no depth, so a line of threes is searched to its end.
-    extended = ply < w[C_THREE_EXTENSION] and s[S_SET_LEN + THREES + o] >= 2 and double_threat(g, s, o) >= 0
-    child = depth if extended else depth - 1
+    restricted = threatened(g, s, o)
+    child = depth if restricted and ply < w[C_THREE_EXTENSION] else depth - 1
     if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0:
         # The table's move first, before paying for move generation: it often cuts at once.
         make(g, s, hash_move, p)
@@ -404,7 +410,7 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
             tt_store(w, key, depth, LOWER, best, best_move, ply)
             return best
 
-    count, restricted = generate(g, s, w, p, ply)
+    count = generate(g, s, w, p, ply, restricted)
     scores = w[W_SCORES] + ply * cells
     prune = w[C_WIDTH] > 0 and not restricted and beta - alpha == 1
     searched = 0 if best_move < 0 else 1
@@ -494,7 +500,7 @@ def search_root(g, s, w, v, t, root, values, count, depth, p, alpha, beta):
 @njit(cache=True)
 def root_moves(g, s, w, p, out):
     """The root's moves in pattern order (restricted when facing an open-four threat); returns how many."""
-    count, _ = generate(g, s, w, p, 0)
+    count = generate(g, s, w, p, 0, threatened(g, s, 1 - p))
     for i in range(count):
         out[i] = w[w[W_MOVES] + i]
     return count
