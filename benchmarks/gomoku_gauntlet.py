@@ -21,9 +21,9 @@ Openings: three random stones anywhere within ``--spread`` cells of the centre (
 colour. ``--spread 0`` draws each stone beside the last instead (``random_opening``: the side with
 two stones then wins most games between equals, even within 300 cp). Since the judge is our own
 bot, a new version picks other openings from the same seed: ``--openings FILE`` plays the first
-``--pairs`` openings of a file instead (``--save-openings FILE`` writes the ones judged;
-benchmarks/openings/gomoku_balanced.json holds 100, seed 3, within 100 cp, spread 3), so
-versions are measured on the same stones. Each is played
+``--pairs`` openings of a file instead, or the ``--pairs`` after its first ``--skip N``
+(``--save-openings FILE`` writes the ones judged; benchmarks/openings/gomoku_balanced.json holds 100,
+seed 3, within 100 cp, spread 3), so versions are measured on the same stones. Each is played
 twice, our bot taking the first player's side first, then the second's. A side that takes longer
 than its time a move plus ``--grace`` loses on time; an engine that crashes, hangs or answers an
 illegal move forfeits the game.
@@ -253,12 +253,13 @@ def finished(record: GameRecord, result: float, ending: str, moves: list[Any]) -
 
 async def run_gauntlet(
     game: Game, bot: Contender, engine: Engine, openings: list[list[Move]], limits: Limits, seed: int,
-    game_log: Path | None = None,
+    game_log: Path | None = None, first: int = 0,
 ) -> Gauntlet:  # fmt: skip
     """Every opening twice, our bot first then second (the running count on stderr after each pair),
-    each game appended to ``game_log`` as it ends."""
+    each game appended to ``game_log`` as it ends. ``first`` is the first opening's index in its file:
+    an opening keeps its index, and so its games' seeds, whichever openings are played with it."""
     tally = Gauntlet()
-    for index, opening in enumerate(openings):
+    for index, opening in enumerate(openings, start=first):
         for bot_first in (True, False):
             game_seed = seed * 100_003 + index * 2 + int(not bot_first)
             record = await play_game(game, bot, engine, opening, bot_first, limits, game_seed, tally)
@@ -271,7 +272,7 @@ async def run_gauntlet(
                 with game_log.open("a") as log:
                     log.write(json.dumps(entry) + "\n")
         wins, draws, losses = tally.count()
-        print(f"  pair {index + 1}/{len(openings)}: W{wins} D{draws} L{losses}", file=sys.stderr, flush=True)
+        print(f"  pair {index - first + 1}/{len(openings)}: W{wins} D{draws} L{losses}", file=sys.stderr, flush=True)
     return tally
 
 
@@ -333,7 +334,7 @@ async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
         for nodes in node_limits:
             began = time.perf_counter()
             limits = Limits(args.time, engine_time, args.grace, nodes)
-            tally = await run_gauntlet(game, bot, engine, openings, limits, args.seed, args.game_log)
+            tally = await run_gauntlet(game, bot, engine, openings, limits, args.seed, args.game_log, args.skip)
             label = f"{nodes:,} nodes" if nodes else f"{engine_time:g} s a move"
             print(f"{report(label, tally)} {time.perf_counter() - began:.0f} s", flush=True)
             curve.append((nodes, tally.score))

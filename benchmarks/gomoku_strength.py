@@ -128,8 +128,9 @@ def save_openings(path: Path, game: Game, openings: list[list[Move]], made: dict
     path.write_text(json.dumps(document, indent=None, separators=(",", ":")) + "\n")
 
 
-def load_openings(path: Path, game: Game, pairs: int) -> list[list[Move]]:
-    """The first ``pairs`` openings of a file ``save_openings`` wrote for ``game``; SystemExit saying what is wrong."""
+def load_openings(path: Path, game: Game, pairs: int, skip: int = 0) -> list[list[Move]]:
+    """``pairs`` openings of a file ``save_openings`` wrote for ``game``, from its opening ``skip + 1``
+    on; SystemExit saying what is wrong."""
     try:
         document = json.loads(path.read_text())
         named, stored = document["game"], document["openings"]
@@ -137,10 +138,11 @@ def load_openings(path: Path, game: Game, pairs: int) -> list[list[Move]]:
         raise SystemExit(f"{path}: not an openings file ({error})") from None
     if named != game.name:
         raise SystemExit(f"{path}: openings of {named!r}, not of {game.name!r}")
-    if len(stored) < pairs:
-        raise SystemExit(f"{path}: {len(stored)} openings, fewer than the {pairs} pairs asked")
+    if len(stored) < skip + pairs:
+        asked = f"the {pairs} pairs asked" + (f" after the {skip} skipped" if skip else "")
+        raise SystemExit(f"{path}: {len(stored)} openings, fewer than {asked}")
     openings = []
-    for index, stones in enumerate(stored[:pairs]):
+    for index, stones in enumerate(stored[skip : skip + pairs], start=skip):
         state = game.new_state()
         try:
             opening = [game.decode_move(move) for move in stones]
@@ -175,7 +177,7 @@ def make_player(spec: str, budget: float) -> Contender:
 def chosen_openings(args: argparse.Namespace, game: Game) -> list[list[Move]] | None:
     """The openings ``--openings`` reads, or ``--balance`` judges (and ``--save-openings`` keeps); None: random ones."""
     if args.openings is not None:
-        return load_openings(args.openings, game, args.pairs)
+        return load_openings(args.openings, game, args.pairs, args.skip)
     if args.balance is None:
         return None
     openings = balanced_openings(game, args.pairs, args.seed, args.balance, args.spread)
@@ -190,6 +192,9 @@ def add_opening_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--save-openings", type=Path, metavar="FILE", help="write the balanced openings judged, for later --openings"
     )
+    parser.add_argument(
+        "--skip", type=int, default=0, metavar="N", help="with --openings: pass over the file's first N openings"
+    )
 
 
 def check_opening_options(parser: argparse.ArgumentParser, args: argparse.Namespace, judged: bool) -> None:
@@ -198,6 +203,10 @@ def check_opening_options(parser: argparse.ArgumentParser, args: argparse.Namesp
         parser.error("--openings reads a file, --save-openings writes one: give one of them")
     if args.save_openings is not None and not judged:
         parser.error("--save-openings keeps judged openings: give --balance too")
+    if args.skip < 0:
+        parser.error(f"--skip takes a count of 0 or more, not {args.skip}")
+    if args.skip and args.openings is None:
+        parser.error("--skip passes over a file's openings: give --openings too")
 
 
 def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int, openings: list[list[Move]] | None) -> None:

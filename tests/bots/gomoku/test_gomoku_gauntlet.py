@@ -95,15 +95,17 @@ def test_the_script_plays_the_openings_of_a_file(tmp_path: Path, capsys: pytest.
     saved = tmp_path / "openings.json"
     strength.save_openings(saved, game, [[(7, 7), (3, 4), (9, 10)], [(6, 6), (8, 8), (7, 9)]], {"by": "hand"})
     log = tmp_path / "games.jsonl"
-    gauntlet.main(["--bot", BOT, "--pairs", "1", "--time", "2", "--node-limits", "100", "--openings", str(saved),
-                   "--game-log", str(log), "--", *ENGINE])  # fmt: skip
+    gauntlet.main(["--bot", BOT, "--pairs", "1", "--skip", "1", "--time", "2", "--node-limits", "100",
+                   "--openings", str(saved), "--game-log", str(log), "--", *ENGINE])  # fmt: skip
     out = capsys.readouterr().out
     assert f"1 openings {saved} " in out and re.search(r"^100 nodes\s+2 games", out, re.M)
-    # The log replays: each game from the file's first opening, ours at the plies of our colour, to its end.
+    # The log replays: each game from the file's second opening (its index kept), ours at the plies of
+    # our colour, to its end.
     games = [json.loads(line) for line in log.read_text().splitlines()]
     assert [entry["bot_first"] for entry in games] == [True, False]
     for entry in games:
-        assert entry["moves"][:3] == [[7, 7], [3, 4], [9, 10]] and entry["engine_nodes"] == 100
+        assert entry["moves"][:3] == [[6, 6], [8, 8], [7, 9]] and entry["opening"] == 1
+        assert entry["engine_nodes"] == 100
         state = game.new_state()
         for move in entry["moves"]:
             state.play(game.decode_move(move))

@@ -131,6 +131,12 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
         strength.load_openings(saved, game, 2)
     with pytest.raises(SystemExit, match="not of 'gomoku10'"):
         strength.load_openings(saved, create_game("gomoku10"), 1)
+    # --skip N: the openings after the file's first N, or a refusal when too few are left.
+    three = [[(7, 7), (3, 4), (9, 10)], [(6, 6), (8, 8), (7, 9)], [(5, 5), (9, 9), (7, 10)]]
+    strength.save_openings(saved, game, three, {})
+    assert strength.load_openings(saved, game, 2, skip=1) == three[1:]
+    with pytest.raises(SystemExit, match="fewer than the 2 pairs asked after the 2 skipped"):
+        strength.load_openings(saved, game, 2, skip=2)
     strength.save_openings(saved, game, [[(7, 7), (7, 7), (8, 8)]], {})
     with pytest.raises(SystemExit, match="opening 1 is not legal"):
         strength.load_openings(saved, game, 1)
@@ -141,6 +147,8 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
         (["--openings", str(saved), "--balance", "100"], "--openings plays a file's openings"),
         (["--save-openings", str(saved)], "--save-openings keeps judged openings"),
         (["--openings", str(saved), "--save-openings", str(saved)], "give one of them"),
+        (["--openings", str(saved), "--skip", "-1"], "--skip takes a count of 0 or more"),
+        (["--skip", "1"], "--skip passes over a file's openings"),
     ):
         refused = subprocess.run([*script, *flags, "random", "random"], capture_output=True, text=True, timeout=120)
         assert refused.returncode == 2 and said in refused.stderr, refused.stderr
