@@ -32,6 +32,7 @@ from arbiter.bots.gomoku.search import (
 )
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
 from arbiter.bots.gomoku.vct import T_LINE
+from arbiter.engine import create_game
 
 DATA = json.loads((Path(__file__).parent / "vct_positions.json").read_text())
 SIZE, K = DATA["size"], DATA["k"]
@@ -160,5 +161,6 @@ def test_the_root_vct_runs_from_a_move_of_more_than_half_a_second(budget: float,
     brain = GomokuBrain(4)
     brain.warm_up()
     moves = [[cell % 15, cell // 15] for cell in MIDDLE_GAMES[0]]
-    result = brain.think(ThinkRequest("vct", "gomoku", {"m": 15, "n": 15, "k": 5, "exact": False}, moves, budget))
+    game = create_game("gomoku")
+    result = brain.think(ThinkRequest("vct", game.name, dict(game.params), moves, budget))
     assert result.info["reason"] == "search" and (result.info["vcf_nodes"] > 2_000) == vct
