@@ -9,7 +9,7 @@ import time
 import pytest
 
 from arbiter.bots.brain import ThinkRequest
-from arbiter.bots.gomoku.brain import GomokuBrain
+from arbiter.bots.gomoku.brain import LEVELS, PONDER_SECONDS, GomokuBrain, Settings, search_seconds
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.random_bot import RandomBrain
@@ -133,3 +133,15 @@ def test_a_stopped_searcher_aborts_every_search_until_resumed() -> None:
     assert stopped.depth == 0 and stopped.nodes <= 1024  # the kernel reads the stop every 1024 nodes
     searcher.resume()
     assert searcher.think(config).depth == 8
+
+
+@pytest.mark.parametrize("budget", [0.5, 1.0, 1.25, 3.0])
+def test_a_ponder_has_the_threat_searches_of_the_think_that_follows(budget: float) -> None:
+    """The root VCF's and VCT's budgets, and the VCT's floor, are a think's of the same budget, whose search
+    has TIME_SHARE of it: at 1 s a move neither runs the VCT, at 1.25 s both do. Only the time limit differs."""
+    ponder, think = LEVELS[4].ponder_config(budget), LEVELS[4].config(search_seconds(budget))
+    assert ponder.time_limit == PONDER_SECONDS
+    assert (ponder.root_vcf, ponder.root_vct, ponder.shallow_vct) == (think.root_vcf, think.root_vct, think.shallow_vct)
+    assert (ponder.root_vct > 0) == (budget > 1.2)
+    capped = Settings.parse(4, {"time": 0.5}).ponder_config(budget)  # the time option caps a think, so a ponder too
+    assert capped.root_vct == 0 and capped.root_vcf == LEVELS[4].config(min(search_seconds(budget), 0.5)).root_vcf

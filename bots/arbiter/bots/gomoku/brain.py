@@ -77,6 +77,11 @@ PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the t
 PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
 
 
+def search_seconds(budget: float) -> float:
+    """The search's share of a move's ``budget``: the rest covers replaying the moves and answering."""
+    return budget * TIME_SHARE - TIME_MARGIN
+
+
 class GomokuOptionError(BrainOptionError):
     """A gomoku bot option with an unknown name or a bad value, or a level out of range."""
 
@@ -144,6 +149,13 @@ class Settings:
             three_extension=THREE_EXTENSION_PLIES if self.three_extension else 0,
             width=self.width,
         )
+
+    def ponder_config(self, budget: float) -> SearchConfig:
+        """The limits of a ponder when our moves get ``budget`` seconds: PONDER_SECONDS of search, with the
+        threat searches of the think that follows (its budgets, and the VCT's floor on its share of the
+        budget, and the ``time`` option); larger ones spent the ponder before any alpha-beta."""
+        seconds = search_seconds(budget) if self.time is None else min(search_seconds(budget), self.time)
+        return replace(self.config(max(seconds, PREDICT_SECONDS)), time_limit=PONDER_SECONDS)
 
 
 LEVELS: dict[int, Settings] = {
@@ -233,7 +245,7 @@ class GomokuBrain(Brain):
             searcher.resume()  # after a ponder's stop
             searcher.set_position(cells)
             # What the preparation took (a new searcher's tables: tens of ms) comes off the search's time.
-            seconds = max(request.budget * TIME_SHARE - TIME_MARGIN - (time.perf_counter() - started), 0.001)
+            seconds = max(search_seconds(request.budget) - (time.perf_counter() - started), 0.001)
             if settings.time is not None:
                 seconds = min(seconds, settings.time)
             result = searcher.think(settings.config(seconds), seed)
@@ -284,10 +296,8 @@ class GomokuBrain(Brain):
             if state.is_terminal or stop.is_set():
                 return
             searcher.set_position([*cells, reply])
-            # The threat searches get the budgets of a think of request.budget (ours, a guess at the
-            # opponent's), as the next think will: larger ones spent the ponder before any alpha-beta.
-            config = replace(settings.config(max(request.budget, PREDICT_SECONDS)), time_limit=PONDER_SECONDS)
-            result = searcher.think(config, request.seed * 1_000_003 + len(cells) + 1)
+            # request.budget is our time a move, a guess at the opponent's too.
+            result = searcher.think(settings.ponder_config(request.budget), request.seed * 1_000_003 + len(cells) + 1)
             self._pondered[request.match_id] = Pondered(
                 cells, reply, predicted_by, result.depth, result.nodes, result.vcf_nodes, time.perf_counter() - started
             )
