@@ -9,7 +9,7 @@ import time
 import pytest
 
 from arbiter.bots.brain import ThinkRequest
-from arbiter.bots.gomoku.brain import LEVELS, PONDER_SECONDS, GomokuBrain, Settings, search_seconds
+from arbiter.bots.gomoku.brain import LEVELS, PONDER_SECONDS, TIME_MARGIN, TIME_SHARE, GomokuBrain, Settings
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.random_bot import RandomBrain
@@ -139,9 +139,10 @@ def test_a_stopped_searcher_aborts_every_search_until_resumed() -> None:
 def test_a_ponder_has_the_threat_searches_of_the_think_that_follows(budget: float) -> None:
     """The root VCF's and VCT's budgets, and the VCT's floor, are a think's of the same budget, whose search
     has TIME_SHARE of it: at 1 s a move neither runs the VCT, at 1.25 s both do. Only the time limit differs."""
-    ponder, think = LEVELS[4].ponder_config(budget), LEVELS[4].config(search_seconds(budget))
+    search = budget * TIME_SHARE - TIME_MARGIN  # a think's search, no preparation counted
+    ponder, think = LEVELS[4].ponder_config(budget), LEVELS[4].config(search)
     assert ponder.time_limit == PONDER_SECONDS
     assert (ponder.root_vcf, ponder.root_vct, ponder.shallow_vct) == (think.root_vcf, think.root_vct, think.shallow_vct)
     assert (ponder.root_vct > 0) == (budget > 1.2)
     capped = Settings.parse(4, {"time": 0.5}).ponder_config(budget)  # the time option caps a think, so a ponder too
-    assert capped.root_vct == 0 and capped.root_vcf == LEVELS[4].config(min(search_seconds(budget), 0.5)).root_vcf
+    assert capped.root_vct == 0 and capped.root_vcf == LEVELS[4].config(min(search, 0.5)).root_vcf

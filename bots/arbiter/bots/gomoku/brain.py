@@ -60,13 +60,13 @@ VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # Below this many seconds of search (the move's time times TIME_SHARE: from about 1.2 s a move) there is
 # no root VCT, nor VCT probes: wherever measured they cost more search than they found (docs/STRENGTH.md):
 # at 0.2 s a move (G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without), at 0.5 s (X35:
-# 28.0% against Rapfi with them, X36: 31.0% without, on the same 100 games) and at 1 s (G84: 41.0% against
-# the same bot without them; X38: 26.0% against Rapfi with them, X39: 29.0% without). The ladder's longer
+# 28.0% against Rapfi with them, X36: 31.0% without, on the same 100 games) and at 1 s (G84 + G86: 44.5% against
+# the same bot without them over 200 games; X38: 26.0% against Rapfi with them, X39: 29.0% without). The ladder's longer
 # moves keep them: not yet measured there.
 VCT_MIN_SECONDS = 1.0
 LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
 # Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT). Measured only
-# together with the root VCT (G84 above); G70-G74 (docs/STRENGTH.md) ran at 0.5 s a move, where they were off.
+# together with the root VCT (G84, G86 above); G70-G74 (docs/STRENGTH.md) ran at 0.5 s a move, where they were off.
 SHALLOW_VCT_NODES = 300
 # Plies from the root within which a defence against an open three costs no depth (level 4): lines of
 # threes searched to their end (docs/STRENGTH.md, "lines of threes"). 12 lost less by the judge's measure
@@ -75,11 +75,6 @@ THREE_EXTENSION_PLIES = 24
 WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
 PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none
 PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
-
-
-def search_seconds(budget: float) -> float:
-    """The search's share of a move's ``budget``: the rest covers replaying the moves and answering."""
-    return budget * TIME_SHARE - TIME_MARGIN
 
 
 class GomokuOptionError(BrainOptionError):
@@ -150,12 +145,17 @@ class Settings:
             width=self.width,
         )
 
+    def search_seconds(self, budget: float, spent: float = 0.0) -> float:
+        """The search's share of a move's ``budget`` after ``spent`` seconds of preparation (the rest covers
+        replaying the moves and answering), at most the ``time`` option."""
+        seconds = max(budget * TIME_SHARE - TIME_MARGIN - spent, 0.001)
+        return seconds if self.time is None else min(seconds, self.time)
+
     def ponder_config(self, budget: float) -> SearchConfig:
         """The limits of a ponder when our moves get ``budget`` seconds: PONDER_SECONDS of search, with the
         threat searches of the think that follows (its budgets, and the VCT's floor on its share of the
-        budget, and the ``time`` option); larger ones spent the ponder before any alpha-beta."""
-        seconds = search_seconds(budget) if self.time is None else min(search_seconds(budget), self.time)
-        return replace(self.config(max(seconds, PREDICT_SECONDS)), time_limit=PONDER_SECONDS)
+        budget); larger ones spent the ponder before any alpha-beta."""
+        return replace(self.config(max(self.search_seconds(budget), PREDICT_SECONDS)), time_limit=PONDER_SECONDS)
 
 
 LEVELS: dict[int, Settings] = {
@@ -245,9 +245,7 @@ class GomokuBrain(Brain):
             searcher.resume()  # after a ponder's stop
             searcher.set_position(cells)
             # What the preparation took (a new searcher's tables: tens of ms) comes off the search's time.
-            seconds = max(search_seconds(request.budget) - (time.perf_counter() - started), 0.001)
-            if settings.time is not None:
-                seconds = min(seconds, settings.time)
+            seconds = settings.search_seconds(request.budget, time.perf_counter() - started)
             result = searcher.think(settings.config(seconds), seed)
             cell = result.cell
             info = {

@@ -27,8 +27,8 @@ open threes within a few hundred nodes. A yes scores the node as that win: at pl
 leaves the opponent such a win is lost, at ply 2 an opponent's reply that leaves us one is refuted,
 both far past the horizon (a VCT line runs to a dozen plies). Those probes stay under an eighth of the
 search's nodes; about a quarter of them prove a win in self-play positions, almost all at ply 1. They
-run with the root VCT, from about 1.2 s a move; with it, at 1 s a move, they scored 41.0% against the
-search without both (docs/STRENGTH.md, G84; G70-G74 ran at 0.5 s a move, where they were off).
+run with the root VCT, from about 1.2 s a move; with it, at 1 s a move, they scored 44.5% against the
+search without both over 200 games (docs/STRENGTH.md, G84, G86; G70-G74 ran at 0.5 s, where they were off).
 
 Full strength also extends the lines of threes (``C_THREE_EXTENSION``): within two dozen plies of the
 root, a node whose opponent threatens an open four has only its defences on the list (as above), and

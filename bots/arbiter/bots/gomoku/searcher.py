@@ -6,7 +6,7 @@ without searching; if the opponent has such a win, only the moves that take it a
 list; the rest is the alpha-beta search, deepened one ply at a time until the clock (or a depth
 or node limit) says stop. Each threat search has its own node budget and its own table, kept
 for the whole match. The brain turns the VCT off below about 1.2 s a move, where it measured
-as costing more search than it found (docs/STRENGTH.md, G31-G33, X35-X36, G84).
+as costing more search than it found (docs/STRENGTH.md, G31-G33, X35-X36, G84, G86).
 """
 
 from __future__ import annotations
