@@ -6,7 +6,9 @@ from gomoku_solver import Position, forced_win
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
+from arbiter.bots.gomoku import searcher as searcher_module
+from arbiter.bots.gomoku.evaluation import FITTED
+from arbiter.bots.gomoku.searcher import ASPIRATION, ASPIRATION_GROWTH, SearchConfig, Searcher
 
 
 def searched(cells: list[int], m: int, k: int, exact: bool) -> bool:
@@ -40,3 +42,25 @@ def test_a_win_in_three_plies_is_seen_and_every_claimed_one_is_real(exact: bool,
         assert wins_in_three
     if result.mate_in is not None and -4 <= result.mate_in < 0:  # longer losses cost the solver minutes
         assert forced_win(position, 3 - mover, -result.mate_in)
+
+
+def test_a_root_score_outside_the_aspiration_window_widens_only_the_side_it_failed(monkeypatch) -> None:
+    """A position of a logged game whose fifth iteration fails high: the re-search keeps alpha and raises
+    beta past the score by a widened step, not to infinity, and the score it settles on lies inside."""
+    windows: list[tuple[int, int, int, int]] = []
+    kernel = searcher_module.search_root
+
+    def observed(g, s, w, v, t, root, values, count, depth, p, alpha, beta):  # the real kernel, watched
+        best = kernel(g, s, w, v, t, root, values, count, depth, p, alpha, beta)
+        windows.append((depth, alpha, beta, int(values[best])))
+        return best
+
+    monkeypatch.setattr(searcher_module, "search_root", observed)
+    searcher = Searcher(15, 15, 5, False, evaluation=FITTED)
+    searcher.set_position([100, 110, 156, 95, 97, 111, 112])
+    result = searcher.think(SearchConfig(max_depth=5, width=20))
+    (first, second) = [window for window in windows if window[0] == 5]
+    _, alpha, beta, value = first
+    assert value >= beta  # failed high...
+    assert alpha == second[1] and second[2] == value + ASPIRATION * ASPIRATION_GROWTH  # ... so only beta moved
+    assert second[1] < second[3] < second[2] and result.score == second[3]

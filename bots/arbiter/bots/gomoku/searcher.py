@@ -61,7 +61,9 @@ SOFT_TIME_SHARE = 0.75
 THREAT_TIME_SHARE = 0.3  # of the time, at most, for the root's threat searches (own wins, the opponent's, refutations)
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
 ASPIRATION = 300  # half-width of the root's window around the last iteration's score...
-ASPIRATION_DEPTH = 4  # ... from this depth on; a score outside it is searched again with a full window
+ASPIRATION_DEPTH = 4  # ... from this depth on; a score outside it is searched again with a wider window...
+ASPIRATION_GROWTH = 4  # ... this many times wider on the side it failed...
+ASPIRATION_MAX = 20_000  # ... and open on that side once wider than this
 
 
 @dataclass(frozen=True)
@@ -289,11 +291,20 @@ class Searcher:
         result = SearchResult(moves[0], 0, vcf_nodes=vcf_nodes)
         for depth in range(1, config.max_depth + 1):
             alpha, beta = -INF, INF
+            delta = ASPIRATION
             if depth >= ASPIRATION_DEPTH and abs(result.score) < MATE_BOUND:
-                alpha, beta = result.score - ASPIRATION, result.score + ASPIRATION
-            best = int(search_root(g, s, w, v, t, root, values, len(moves), depth, p, alpha, beta))
-            if best >= 0 and not w[C_ABORTED] and not alpha < values[best] < beta:
-                best = int(search_root(g, s, w, v, t, root, values, len(moves), depth, p, -INF, INF))
+                alpha, beta = result.score - delta, result.score + delta
+            while True:
+                best = int(search_root(g, s, w, v, t, root, values, len(moves), depth, p, alpha, beta))
+                if best < 0 or w[C_ABORTED] or alpha < values[best] < beta:
+                    break
+                # Outside the window: widen the failing side only, step by step, as the score moved.
+                value = int(values[best])
+                delta *= ASPIRATION_GROWTH
+                if value <= alpha:
+                    alpha = value - delta if delta < ASPIRATION_MAX and abs(value) < MATE_BOUND else -INF
+                else:
+                    beta = value + delta if delta < ASPIRATION_MAX and abs(value) < MATE_BOUND else INF
             aborted = bool(w[C_ABORTED])
             if best >= 0:
                 result.cell = int(root[best])
