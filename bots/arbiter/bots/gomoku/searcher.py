@@ -301,10 +301,11 @@ class Searcher:
                 # Outside the window: widen the failing side only, step by step, as the score moved.
                 value = int(values[best])
                 delta *= ASPIRATION_GROWTH
+                wide_open = delta >= ASPIRATION_MAX or abs(value) >= MATE_BOUND
                 if value <= alpha:
-                    alpha = value - delta if delta < ASPIRATION_MAX and abs(value) < MATE_BOUND else -INF
+                    alpha = -INF if wide_open else value - delta
                 else:
-                    beta = value + delta if delta < ASPIRATION_MAX and abs(value) < MATE_BOUND else INF
+                    beta = INF if wide_open else value + delta
             aborted = bool(w[C_ABORTED])
             if best >= 0:
                 result.cell = int(root[best])
