@@ -65,7 +65,6 @@ from arbiter.bots.bridge.engines import MAX_MATCH_MS, position_commands, rule_of
 from arbiter.bots.bridge.process import EngineProcess
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.bots.gomoku.arena import Contender
-from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.engine import Game, IllegalMove, Move, create_game
 
 SETUP_SECONDS = 10.0  # START, RESTART and the warm-up search
@@ -316,8 +315,7 @@ def report(label: str, tally: Gauntlet) -> str:
 async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
     game = create_game(args.game)
     bot = make_player(args.bot, args.time)
-    if isinstance(bot.brain, GomokuBrain):
-        bot.brain.warm_up()
+    bot.brain.warm_up()  # in-process or another checkout's child: warm before the first clock
     began = time.perf_counter()
     openings = chosen_openings(args, game)
     assert openings is not None  # the gauntlet always has a --balance

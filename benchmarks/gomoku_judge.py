@@ -40,7 +40,6 @@ from gomoku_strength import make_player
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.gomoku.arena import Contender
-from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.engine import Game, create_game
 
 # An engine's evaluation in its MESSAGE lines: "Eval -130", "Eval +M19" (Rapfi), "score 35" (ours).
@@ -139,8 +138,7 @@ async def judge(args: argparse.Namespace, engine_argv: list[str]) -> None:
     game = create_game(args.game)
     players: list[Contender] = [make_player(spec, args.time) for spec in args.players]
     for player in players:
-        if isinstance(player.brain, GomokuBrain):
-            player.brain.warm_up()
+        player.brain.warm_up()
     engine = Engine(engine_argv, game, [f"INFO {line}" for line in args.engine_info])
     scorer = Judge(engine, args.nodes)
     began = time.perf_counter()

@@ -58,11 +58,13 @@ DEFAULT_SERIES = [
 
 # Run by the other checkout's interpreter: one JSON request a line in, one JSON result a line out.
 CHILD = """
-import json, sys
+import json, sys, time
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.gomoku.brain import GomokuBrain
+began = time.perf_counter()
 brain = GomokuBrain(int(sys.argv[1]), **json.loads(sys.argv[2]))
 brain.warm_up()
+print(json.dumps({"warm_seconds": time.perf_counter() - began}), flush=True)
 for line in sys.stdin:
     result = brain.think(ThinkRequest(**json.loads(line)))
     print(json.dumps({"move": result.move, "info": result.info}), flush=True)
@@ -70,7 +72,13 @@ for line in sys.stdin:
 
 
 class ChildBrain(Brain):
-    """The gomoku bot of another checkout, thinking in a child process of that checkout's Python."""
+    """The gomoku bot of another checkout, thinking in a child process of that checkout's Python.
+
+    The child warms its kernels as it starts and then says so; ``warm_up`` waits for that line, so a
+    caller that warms its players before the first clock (as the gauntlet does) does not time the
+    child's start-up as its first move (it cost the first game on time in X40, X41 and X46,
+    docs/STRENGTH.md).
+    """
 
     name = "gomoku"
     takes_options = True
@@ -84,12 +92,24 @@ class ChildBrain(Brain):
             text=True,
             cwd="/",
         )
+        self.warm_seconds: float | None = None  # the child's start-up, once warm_up has read it
+
+    def warm_up(self) -> None:
+        """Wait until the child has warmed its kernels; SystemExit if it ended instead."""
+        if self.warm_seconds is not None:
+            return
+        assert self.child.stdout is not None
+        line = self.child.stdout.readline()
+        if not line:
+            raise SystemExit(f"the child bot ({self.child.args[0]}) ended before it was ready: see its error above")
+        self.warm_seconds = float(json.loads(line)["warm_seconds"])
 
     @classmethod
     def plays(cls, game: Game) -> bool:
         return GomokuBrain.plays(game)
 
     def think(self, request: ThinkRequest) -> ThinkResult:
+        self.warm_up()  # the ready line comes first, whoever asked for it
         assert self.child.stdin is not None and self.child.stdout is not None
         self.child.stdin.write(json.dumps(dataclasses.asdict(request)) + "\n")
         self.child.stdin.flush()
@@ -210,8 +230,11 @@ def check_opening_options(parser: argparse.ArgumentParser, args: argparse.Namesp
 
 
 def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int, openings: list[list[Move]] | None) -> None:
+    players = make_player(a, budget), make_player(b, budget)
+    for player in players:
+        player.brain.warm_up()  # before any clock: the first move times the search, not the start-up
     began = time.perf_counter()
-    tally = series(game, make_player(a, budget), make_player(b, budget), pairs, seed=seed, openings=openings)
+    tally = series(game, *players, pairs, seed=seed, openings=openings)
     think = statistics.mean(tally.think_seconds) if tally.think_seconds else 0.0
     low, high = wilson_interval(tally.wins + tally.draws / 2, tally.games, z_value())
     elo = ""

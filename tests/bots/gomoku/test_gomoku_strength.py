@@ -152,3 +152,35 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
     ):
         refused = subprocess.run([*script, *flags, "random", "random"], capture_output=True, text=True, timeout=120)
         assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+
+
+def test_another_checkouts_bot_is_warm_when_warm_up_returns_and_then_plays() -> None:
+    """The gauntlet warms its player before the first clock: a child bot must have warmed by then, or
+    its start-up is timed as its first move (the first game lost on time in X40, X41, X46)."""
+    strength = load_benchmark("gomoku_strength")
+    child = strength.ChildBrain(sys.executable, 3, {"nodes": 500})
+    try:
+        assert child.warm_seconds is None
+        child.warm_up()
+        assert child.warm_seconds is not None and child.warm_seconds > 0  # read from the child's ready line
+        child.warm_up()  # once only: a second call must not wait for another line
+        game = create_game("gomoku")
+        opening = [list(game.encode_move(move)) for move in [(7, 7), (8, 8), (6, 6)]]
+        move = child.think(ThinkRequest("m", game.name, dict(game.params), opening, budget=5.0)).move
+        state = game.new_state()
+        for stone in opening:
+            state.play(game.decode_move(stone))
+        assert game.decode_move(move) in state.legal_moves()
+    finally:
+        child.child.kill()
+        child.child.wait()
+
+
+def test_a_child_bot_that_cannot_start_is_refused_with_a_message() -> None:
+    strength = load_benchmark("gomoku_strength")
+    child = strength.ChildBrain(sys.executable, 9, {})  # no level 9: the child stops at once
+    try:
+        with pytest.raises(SystemExit, match="ended before it was ready"):
+            child.warm_up()
+    finally:
+        child.child.wait()
