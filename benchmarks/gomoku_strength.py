@@ -4,6 +4,8 @@
     python benchmarks/gomoku_strength.py --pairs 100 --game gomoku10 level=4:nodes=20000 level=1
     python benchmarks/gomoku_strength.py --time 0.2 level=4 level=3
     python benchmarks/gomoku_strength.py --time 0.2 level=4 /work/main/.venv/bin/python:level=4
+    python benchmarks/gomoku_strength.py --jobs 2 --time 5 --pairs 200 --balance 100 --spread 3 \
+        level=4:nodes=20000 /work/main/.venv/bin/python:level=4:nodes=20000
 
 A player is ``random`` or ``level=N`` with optional ``:depth=D``, ``:nodes=N``, ``:time=S``
 options (the gomoku bot's own), optionally after ``PYTHON:``: that player is the gomoku bot of
@@ -16,7 +18,9 @@ anywhere within R of the centre instead of touching: from touching stones the si
 most games between equals (``--spread 3 --balance 100`` splits them about evenly).
 ``--save-openings FILE`` writes the balanced openings judged, ``--openings FILE`` plays a file's
 (the same stones for every version: benchmarks/openings/gomoku_balanced.json has 100).
-The first player of a pairing is the one measured:
+``--jobs N`` plays the series in N processes side by side, each a share of consecutive pairs with
+its own players: on N cores, N times the games in the same time, for node-bound players (a clock
+would be shared with the other parts). The first player of a pairing is the one measured:
 score = (wins + draws / 2) / games. Each move is thought with ``--time`` seconds of budget;
 levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
 
@@ -30,15 +34,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import multiprocessing
 import random
 import statistics
 import subprocess
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from arbiter.bots.brain import Brain, ThinkRequest, ThinkResult
-from arbiter.bots.gomoku.arena import Contender, random_opening, scattered_opening, series
+from arbiter.bots.gomoku.arena import Contender, Tally, random_opening, scattered_opening, series
 from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import Game, Move, create_game
@@ -229,12 +235,47 @@ def check_opening_options(parser: argparse.ArgumentParser, args: argparse.Namesp
         parser.error("--skip passes over a file's openings: give --openings too")
 
 
-def run(game: str, a: str, b: str, pairs: int, budget: float, seed: int, openings: list[list[Move]] | None) -> None:
+def play_part(
+    game: str, a: str, b: str, budget: float, seed: int, openings: list[list[Move]], first_pair: int
+) -> Tally:
+    """One part of a series in this process: its own players, warm before any clock, on ``openings``."""
     players = make_player(a, budget), make_player(b, budget)
     for player in players:
         player.brain.warm_up()  # before any clock: the first move times the search, not the start-up
+    return series(game, *players, len(openings), seed=seed, openings=openings, first_pair=first_pair)
+
+
+def play_series(
+    game: str, a: str, b: str, pairs: int, budget: float, seed: int, openings: list[list[Move]] | None, jobs: int = 1
+) -> Tally:
+    """``pairs`` pairs of ``a`` against ``b``, split into ``jobs`` parts of consecutive pairs played side by side.
+
+    Each part runs in its own process with its own players, so on N cores N parts take about the time
+    of one. The games are seeded as one series would seed them, but each part's bots keep their tables
+    from game to game within the part only: with node-bound players the result depends on ``jobs`` and
+    not on the machine's load.
+    """
+    if openings is None:  # drawn here as series would draw them, then dealt to the parts
+        rng = random.Random(seed)
+        openings = [random_opening(create_game(game), 3, rng) for _ in range(pairs)]
+    if len(openings) < pairs:
+        raise ValueError(f"{pairs} pairs asked for, {len(openings)} openings given")
+    openings = openings[:pairs]
+    if jobs == 1:
+        return play_part(game, a, b, budget, seed, openings, 0)
+    bounds = [round(pairs * j / jobs) for j in range(jobs + 1)]
+    parts = [(bounds[j], bounds[j + 1]) for j in range(jobs) if bounds[j + 1] > bounds[j]]
+    # fork: each part finds play_part among the modules it inherits, even when this file was loaded from a path.
+    with ProcessPoolExecutor(len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(play_part, game, a, b, budget, seed, openings[lo:hi], lo) for lo, hi in parts]
+        return Tally.merged([future.result() for future in futures])
+
+
+def run(
+    game: str, a: str, b: str, pairs: int, budget: float, seed: int, openings: list[list[Move]] | None, jobs: int = 1
+) -> None:
     began = time.perf_counter()
-    tally = series(game, *players, pairs, seed=seed, openings=openings)
+    tally = play_series(game, a, b, pairs, budget, seed, openings, jobs)
     think = statistics.mean(tally.think_seconds) if tally.think_seconds else 0.0
     low, high = wilson_interval(tally.wins + tally.draws / 2, tally.games, z_value())
     elo = ""
@@ -258,6 +299,13 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=0.2, help="seconds of budget per move")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="parts of the series played side by side, one process each (with two players); use node-bound"
+        " players, as --time is wall time and parts share the cores",
+    )
+    parser.add_argument(
         "--balance", type=int, metavar="CP", help="openings judged within CP of even (as the gauntlet's), not random"
     )
     parser.add_argument(
@@ -270,11 +318,15 @@ def main() -> None:
     check_opening_options(parser, args, judged=args.balance is not None)
     if args.openings is not None and args.balance is not None:
         parser.error("--openings plays a file's openings: --balance and --spread judge new ones")
+    if args.jobs < 1:
+        parser.error(f"--jobs takes a count of 1 or more, not {args.jobs}")
+    if args.jobs > 1 and not args.players:
+        parser.error("--jobs splits a series of two players")
     if args.players:
         if len(args.players) != 2:
             raise SystemExit("name two players, or none for the default list")
         openings = chosen_openings(args, create_game(args.game))
-        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed, openings)
+        run(args.game, args.players[0], args.players[1], args.pairs, args.time, args.seed, openings, args.jobs)
         return
     if args.openings is not None or args.save_openings is not None or args.balance is not None:
         parser.error("--openings, --save-openings and --balance are for a series of two players")

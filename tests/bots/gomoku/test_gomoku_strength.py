@@ -14,7 +14,7 @@ import pytest
 from benchmark_scripts import BENCHMARKS, load_benchmark
 
 from arbiter.bots.brain import ThinkRequest, ThinkResult
-from arbiter.bots.gomoku.arena import Contender, random_opening, scattered_opening, series
+from arbiter.bots.gomoku.arena import Contender, Tally, random_opening, scattered_opening, series
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import create_game
@@ -149,6 +149,7 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
         (["--openings", str(saved), "--save-openings", str(saved)], "give one of them"),
         (["--openings", str(saved), "--skip", "-1"], "--skip takes a count of 0 or more"),
         (["--skip", "1"], "--skip passes over a file's openings"),
+        (["--jobs", "0"], "--jobs takes a count of 1 or more"),
     ):
         refused = subprocess.run([*script, *flags, "random", "random"], capture_output=True, text=True, timeout=120)
         assert refused.returncode == 2 and said in refused.stderr, refused.stderr
@@ -184,3 +185,28 @@ def test_a_child_bot_that_cannot_start_is_refused_with_a_message() -> None:
             child.warm_up()
     finally:
         child.child.wait()
+
+
+def test_a_series_split_into_jobs_plays_the_games_its_parts_would_play_in_turn() -> None:
+    """--jobs deals consecutive pairs to processes: with node-bound players the merged tally is the
+    parts' tallies, game for game, and one job plays the openings series itself would draw."""
+    strength = load_benchmark("gomoku_strength")
+    a, b, budget, seed = "level=4:nodes=800", "level=3:nodes=800", 30.0, 7
+    whole = strength.play_series("gomoku10", a, b, 3, budget, seed, None, jobs=1)
+    game = create_game("gomoku10")
+    drawn = series(game, strength.make_player(a, budget), strength.make_player(b, budget), 3, seed=seed)
+    assert (whole.wins, whole.draws, whole.losses, whole.lengths) == (
+        drawn.wins,
+        drawn.draws,
+        drawn.losses,
+        drawn.lengths,
+    )
+
+    rng = random.Random(seed)
+    openings = [random_opening(game, 3, rng) for _ in range(3)]
+    split = strength.play_series("gomoku10", a, b, 3, budget, seed, None, jobs=2)
+    parts = [strength.play_part("gomoku10", a, b, budget, seed, openings[lo:hi], lo) for lo, hi in ((0, 2), (2, 3))]
+    in_turn = Tally.merged(parts)
+    assert split.games == 6 and len(split.think_seconds) == len(in_turn.think_seconds)
+    fields = ("wins", "draws", "losses", "wins_as_first", "wins_as_second", "lengths")
+    assert [getattr(split, name) for name in fields] == [getattr(in_turn, name) for name in fields]

@@ -54,6 +54,17 @@ class Tally:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    @classmethod
+    def merged(cls, parts: Sequence[Tally]) -> Tally:
+        """One tally of several series' games (parts of one series played apart), in the parts' order."""
+        total = cls()
+        for part in parts:
+            for name in ("wins", "draws", "losses", "wins_as_first", "wins_as_second"):
+                setattr(total, name, getattr(total, name) + getattr(part, name))
+            total.think_seconds.extend(part.think_seconds)
+            total.lengths.extend(part.lengths)
+        return total
+
     @property
     def score(self) -> float:
         return (self.wins + self.draws / 2) / self.games if self.games else 0.0
@@ -143,11 +154,13 @@ def series(
     seed: int = 0,
     opening_stones: int = 3,
     openings: Sequence[list[Move]] | None = None,
+    first_pair: int = 0,
 ) -> Tally:
     """``pairs`` openings, each played with a first then with b first; a's tally.
 
     The openings are drawn at random (``random_opening``, seeded), or the first ``pairs`` of
-    ``openings`` when given (a balanced set, say).
+    ``openings`` when given (a balanced set, say). ``first_pair`` numbers the pairs from there, so
+    a series split into parts seeds each game as the whole series would.
     """
     if isinstance(game, str):
         game = create_game(game)
@@ -158,7 +171,7 @@ def series(
     for pair in tqdm(range(pairs), desc=f"{a.label} v {b.label}", unit="pair", disable=None, leave=False):
         opening = random_opening(game, opening_stones, rng) if openings is None else openings[pair]
         for a_moves_first in (True, False):
-            game_seed = seed * 100_003 + pair * 2 + int(a_moves_first)
+            game_seed = seed * 100_003 + (first_pair + pair) * 2 + int(a_moves_first)
             first, second = (a, b) if a_moves_first else (b, a)
             record = play_game(game, first, second, opening, game_seed)
             a_side = 0 if a_moves_first else 1
