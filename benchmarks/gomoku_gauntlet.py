@@ -17,16 +17,17 @@ limits where the score crosses 50%).
 Openings: three random stones anywhere within ``--spread`` cells of the centre (seeded by
 ``--seed``; arbiter.bots.gomoku.arena.scattered_opening), kept only when our bot, searching
 ``JUDGE_NODES`` nodes, scores the position within ``--balance`` centipawns of even
-(gomoku_strength.py's ``balanced_openings``); equal players then win about as often with either
-colour. ``--spread 0`` draws each stone beside the last instead (``random_opening``: the side with
-two stones then wins most games between equals, even within 300 cp). Since the judge is our own
-bot, a new version picks other openings from the same seed: ``--openings FILE`` plays the first
-``--pairs`` openings of a file instead, or the ``--pairs`` after its first ``--skip N``
-(``--save-openings FILE`` writes the ones judged; benchmarks/openings/gomoku_balanced.json holds 100,
-seed 3, within 100 cp, spread 3), so versions are measured on the same stones. Each is played
-twice, our bot taking the first player's side first, then the second's. A side that takes longer
-than its time a move plus ``--grace`` loses on time; an engine that crashes, hangs or answers an
-illegal move forfeits the game.
+(gomoku_strength.py's ``balanced_openings``), or within it of ``--centre`` CP: the judge underrates
+the move, and from within 100 cp of even the side to move wins most games between equals (80% in
+docs/STRENGTH.md's G96), from within 80 of -240 about half (G98). ``--spread 0`` draws each stone
+beside the last instead (``random_opening``: the side with two stones then wins most games between
+equals, even within 300 cp). Since the judge is our own bot, a new version picks other openings
+from the same seed: ``--openings FILE`` plays the first ``--pairs`` openings of a file instead, or
+the ``--pairs`` after its first ``--skip N`` (``--save-openings FILE`` writes the ones judged;
+benchmarks/openings/gomoku_balanced.json holds 100, seed 3, within 100 cp, spread 3), so versions
+are measured on the same stones. Each is played twice, our bot taking the first player's side first,
+then the second's. A side that takes longer than its time a move plus ``--grace`` loses on time; an
+engine that crashes, hangs or answers an illegal move forfeits the game.
 
 The engine is spoken to over pipes by the pbrain bridge's own process layer
 (arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
@@ -319,7 +320,7 @@ async def gauntlet(args: argparse.Namespace, engine_argv: list[str]) -> None:
     began = time.perf_counter()
     openings = chosen_openings(args, game)
     assert openings is not None  # the gauntlet always has a --balance
-    source = args.openings if args.openings is not None else f"within {args.balance} cp"
+    source = args.openings if args.openings is not None else f"within {args.balance} cp of {args.centre}"
     print(f"{len(openings)} openings {source} ({time.perf_counter() - began:.0f} s)", flush=True)
     setup = [f"INFO max_memory {args.engine_memory}", *(f"INFO {line}" for line in args.engine_info)]
     engine = Engine(engine_argv, game, setup)

@@ -88,7 +88,7 @@ def test_scattered_openings_lie_within_their_spread_and_are_reproducible() -> No
     assert len({tuple(scattered_opening(game, 3, 3, random.Random(seed))) for seed in range(20)}) == 20
 
 
-@pytest.mark.parametrize(("spread", "balance"), [(0, 300), (3, 100)])  # touching stones are never within 100
+@pytest.mark.parametrize(("spread", "balance"), [(0, 400), (3, 100)])  # touching stones are never within 100
 def test_the_strength_script_plays_balanced_openings_on_request(spread: int, balance: int) -> None:
     strength = load_benchmark("gomoku_strength")
     game = create_game("gomoku")
@@ -150,9 +150,23 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
         (["--openings", str(saved), "--skip", "-1"], "--skip takes a count of 0 or more"),
         (["--skip", "1"], "--skip passes over a file's openings"),
         (["--jobs", "0"], "--jobs takes a count of 1 or more"),
+        (["--centre", "-240"], "--centre moves the window of judged openings"),
+        (["--openings", str(saved), "--centre", "-240"], "--centre moves the window of judged openings"),
     ):
         refused = subprocess.run([*script, *flags, "random", "random"], capture_output=True, text=True, timeout=120)
         assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+
+
+def test_openings_judged_around_a_centre_score_lie_within_the_balance_of_it() -> None:
+    """The judge underrates the move itself, so --centre moves the window the openings are kept in."""
+    strength = load_benchmark("gomoku_strength")
+    game = create_game("gomoku")
+    for centre in (-240, -480):
+        (opening,) = strength.balanced_openings(game, 1, seed=6, balance=60, spread=3, centre=centre)
+        moves = [game.encode_move(move) for move in opening]
+        judge = GomokuBrain(nodes=strength.JUDGE_NODES)  # a fresh one, as each opening's (its table is kept)
+        score = judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"]
+        assert abs(score - centre) <= 60
 
 
 def test_another_checkouts_bot_is_warm_when_warm_up_returns_and_then_plays() -> None:
