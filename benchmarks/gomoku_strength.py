@@ -15,7 +15,8 @@ opening (three random stones, each beside the last ones, seeded) is played twice
 colours swapped (arbiter.bots.gomoku.arena). With ``--balance CP`` only openings our search
 judges within CP of even are kept, as in the gauntlet, and with ``--spread R`` their stones lie
 anywhere within R of the centre instead of touching: from touching stones the side with two wins
-most games between equals (``--spread 3 --balance 100`` splits them about evenly).
+most games between equals (``--spread 3 --balance 100`` split them about evenly in stop 29; by stop 38
+the side to move won 80% from them, and ``--centre -240 --balance 80`` splits them: gomoku_even.json).
 ``--save-openings FILE`` writes the balanced openings judged, ``--openings FILE`` plays a file's
 (the same stones for every version: benchmarks/openings/gomoku_balanced.json has 100).
 ``--jobs N`` plays the series in N processes side by side, each a share of consecutive pairs with
