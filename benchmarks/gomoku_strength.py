@@ -20,8 +20,8 @@ the side to move won 80% from them, and ``--centre -240 --balance 80`` splits th
 ``--save-openings FILE`` writes the balanced openings judged, ``--openings FILE`` plays a file's
 (the same stones for every version: benchmarks/openings/gomoku_balanced.json has 100).
 ``--jobs N`` plays the series in N processes side by side, each a share of consecutive pairs with
-its own players: on N cores, N times the games in the same time, for node-bound players (a clock
-would be shared with the other parts). The first player of a pairing is the one measured:
+its own players, for node-bound players (a clock would be shared with the other parts). The first
+player of a pairing is the one measured:
 score = (wins + draws / 2) / games. Each move is thought with ``--time`` seconds of budget;
 levels 2 (2 plies) and 3 (a node budget) stop earlier on their own.
 
@@ -124,6 +124,14 @@ class ChildBrain(Brain):
         return ThinkResult(answer["move"], answer["info"])
 
 
+def judge_score(game: Game, opening: list[Move]) -> int:
+    """The opening's score for the side to move, by a judge of its own (a judge's table is kept from one
+    position to the next, so a shared one would make each score depend on the openings judged before)."""
+    moves = [game.encode_move(move) for move in opening]
+    judge = GomokuBrain(nodes=JUDGE_NODES)
+    return int(judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"])
+
+
 def balanced_openings(
     game: Game, count: int, seed: int, balance: int, spread: int = 0, centre: int = 0
 ) -> list[list[Move]]:
@@ -134,8 +142,7 @@ def balanced_openings(
     player 34 of 40 games between equals, scattered ones (3, within 100 cp) 15-17 of 40 (docs/STRENGTH.md B1-B5).
     The judge underrates the move itself: by stop 38, from scattered openings within 100 cp the side to
     move won 80% of the games between level 4 at 40,000 and 20,000 nodes, and within 80 of -240 about half
-    (docs/STRENGTH.md, G96-G98): ``centre`` moves the window. Each opening has a judge of its own, so its
-    score depends on its stones alone, not on the openings judged before it (a judge's table is kept).
+    (docs/STRENGTH.md, G96-G98): ``centre`` moves the window. Each opening is scored by ``judge_score``.
     """
     rng = random.Random(seed)
     kept: list[list[Move]] = []
@@ -143,10 +150,7 @@ def balanced_openings(
         opening = scattered_opening(game, 3, spread, rng) if spread else random_opening(game, 3, rng)
         if opening in kept:
             continue
-        moves = [game.encode_move(move) for move in opening]
-        judge = GomokuBrain(nodes=JUDGE_NODES)
-        score = judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"]
-        if abs(score - centre) <= balance:
+        if abs(judge_score(game, opening) - centre) <= balance:
             kept.append(opening)
             if len(kept) == count:
                 return kept
@@ -272,10 +276,9 @@ def play_series(
 ) -> Tally:
     """``pairs`` pairs of ``a`` against ``b``, split into ``jobs`` parts of consecutive pairs played side by side.
 
-    Each part runs in its own process with its own players, so on N cores N parts take about the time
-    of one. The games are seeded as one series would seed them, but each part's bots keep their tables
-    from game to game within the part only: with node-bound players the result depends on ``jobs`` and
-    not on the machine's load.
+    Each part runs in its own process with its own players. The games are seeded as one series would
+    seed them, but each part's bots keep their tables from game to game within the part only: with
+    node-bound players the result depends on ``jobs`` and not on the machine's load.
     """
     if openings is None:  # drawn here as series would draw them, then dealt to the parts
         rng = random.Random(seed)

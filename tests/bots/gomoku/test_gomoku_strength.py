@@ -163,10 +163,7 @@ def test_openings_judged_around_a_centre_score_lie_within_the_balance_of_it() ->
     game = create_game("gomoku")
     for centre in (-240, -480):
         (opening,) = strength.balanced_openings(game, 1, seed=6, balance=60, spread=3, centre=centre)
-        moves = [game.encode_move(move) for move in opening]
-        judge = GomokuBrain(nodes=strength.JUDGE_NODES)  # a fresh one, as each opening's (its table is kept)
-        score = judge.think(ThinkRequest("judge", game.name, dict(game.params), moves, budget=60.0)).info["score"]
-        assert abs(score - centre) <= 60
+        assert abs(strength.judge_score(game, opening) - centre) <= 60
 
 
 def test_another_checkouts_bot_is_warm_when_warm_up_returns_and_then_plays() -> None:
@@ -206,15 +203,11 @@ def test_a_series_split_into_jobs_plays_the_games_its_parts_would_play_in_turn()
     parts' tallies, game for game, and one job plays the openings series itself would draw."""
     strength = load_benchmark("gomoku_strength")
     a, b, budget, seed = "level=4:nodes=800", "level=3:nodes=800", 30.0, 7
+    fields = ("wins", "draws", "losses", "wins_as_first", "wins_as_second", "lengths")
     whole = strength.play_series("gomoku10", a, b, 3, budget, seed, None, jobs=1)
     game = create_game("gomoku10")
     drawn = series(game, strength.make_player(a, budget), strength.make_player(b, budget), 3, seed=seed)
-    assert (whole.wins, whole.draws, whole.losses, whole.lengths) == (
-        drawn.wins,
-        drawn.draws,
-        drawn.losses,
-        drawn.lengths,
-    )
+    assert [getattr(whole, name) for name in fields] == [getattr(drawn, name) for name in fields]
 
     rng = random.Random(seed)
     openings = [random_opening(game, 3, rng) for _ in range(3)]
@@ -222,5 +215,4 @@ def test_a_series_split_into_jobs_plays_the_games_its_parts_would_play_in_turn()
     parts = [strength.play_part("gomoku10", a, b, budget, seed, openings[lo:hi], lo) for lo, hi in ((0, 2), (2, 3))]
     in_turn = Tally.merged(parts)
     assert split.games == 6 and len(split.think_seconds) == len(in_turn.think_seconds)
-    fields = ("wins", "draws", "losses", "wins_as_first", "wins_as_second", "lengths")
     assert [getattr(split, name) for name in fields] == [getattr(in_turn, name) for name in fields]
