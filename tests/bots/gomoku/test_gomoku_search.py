@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from gomoku_solver import Position, forced_win
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.bots.gomoku import searcher as searcher_module
+from arbiter.bots.gomoku.brain import WIDTH
 from arbiter.bots.gomoku.evaluation import FITTED
+from arbiter.bots.gomoku.search import C_NODES, NEAR_LEAF_WIDTH, WIDTH_PER_PLY, negamax, root_moves
 from arbiter.bots.gomoku.searcher import ASPIRATION, ASPIRATION_GROWTH, SearchConfig, Searcher
 
 
@@ -65,3 +69,31 @@ def test_a_root_score_outside_the_aspiration_window_widens_only_the_side_it_fail
     assert value >= beta  # failed high...
     assert alpha == second[1] and second[2] == value + ASPIRATION * ASPIRATION_GROWTH  # ... so only beta moved
     assert second[1] < second[3] < second[2] and result.score == second[3]
+
+
+@pytest.mark.parametrize("width", [WIDTH, 12, 8])
+def test_near_the_leaves_a_null_window_node_that_fails_low_stops_its_quiet_moves_sooner(width: int) -> None:
+    """With no tactical move on the board, a null-window node below every score searches NEAR_LEAF_WIDTH +
+    WIDTH_PER_PLY · depth moves (10 at depth 1, 14 at depth 2), or the width if fewer; its children all cut at
+    their first move. A node with an open window searches every move."""
+    cells = [112, 113, 127]  # two stones each: no four to make, no three to block
+
+    def searched(depth: int, alpha: int, beta: int) -> tuple[int, int]:
+        """Nodes below the node, and how many moves the node has."""
+        searcher = Searcher(15, 15, 5, False, tt_bits=16, evaluation=FITTED)
+        searcher.set_position(cells)
+        searcher.think(SearchConfig(max_depth=1, width=width))  # sets the kernel's limits; stores no entry here
+        board, w = searcher.board, searcher.work
+        moves = int(root_moves(board.g, board.s, w, board.to_move, np.zeros(board.cells, dtype=np.int64)))
+        w[C_NODES] = 0
+        negamax(board.g, board.s, w, searcher.leaf_vcf_work, searcher.vct_work, depth, alpha, beta, 0, board.to_move)
+        return int(w[C_NODES]) - 1, moves
+
+    alpha = 100_000  # above any evaluation: the node fails low
+    for depth in (1, 2):
+        kept = min(width, NEAR_LEAF_WIDTH + WIDTH_PER_PLY * depth)
+        nodes, moves = searched(depth, alpha, alpha + 1)
+        assert moves > NEAR_LEAF_WIDTH + WIDTH_PER_PLY * 2
+        assert nodes == kept * depth  # at depth 2, one grandchild under each child
+    nodes, moves = searched(1, alpha, alpha + 2)
+    assert nodes == moves

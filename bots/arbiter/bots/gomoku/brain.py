@@ -72,7 +72,7 @@ SHALLOW_VCT_NODES = 300
 # threes searched to their end (docs/STRENGTH.md, "lines of threes"). 12 lost less by the judge's measure
 # (stop 32), but neither 200 games against Rapfi nor 100 against 90a02ac showed it; 8 and no bound did worse.
 THREE_EXTENSION_PLIES = 24
-WIDTH = 20  # moves searched at non-PV nodes beyond the tactical ones (levels 3 and 4)
+WIDTH = 20  # moves searched at non-PV nodes before the quiet ones stop, fewer near the leaves (levels 3, 4)
 PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none
 PONDER_SECONDS = 60.0  # a ponder's time limit: past it (and its soft share) the core stays idle
 

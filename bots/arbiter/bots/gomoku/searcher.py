@@ -73,7 +73,7 @@ class SearchConfig:
     max_depth: int = MAX_DEPTH
     node_limit: int = 0
     time_limit: float | None = None  # seconds for this move
-    width: int = 0  # moves searched at non-PV nodes beyond the tactical ones; 0 = all
+    width: int = 0  # moves searched at non-PV nodes before the quiet ones stop, fewer near the leaves; 0 = all
     root_vcf: int = 0  # node budget of each VCF search at the root (own win, opponent's threat); 0 = none
     vcf_fours: int = MAX_FOURS
     root_vct: int = 0  # node budget of each VCT search at the root (own win, opponent's threat); 0 = none
