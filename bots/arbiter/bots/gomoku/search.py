@@ -5,7 +5,8 @@ moves only near stones, the end of the game read from the last move (here: the s
 which change only around the last stone), and the pattern score of a move as its ordering —
 here the cell's line shapes for both sides (shapes.py), as classical engines order moves.
 Around it: a transposition table with bound flags, principal-variation search, killer and
-history ordering, late-move reductions, forced-move extensions (a four must be blocked, so a
+history ordering, late-move reductions, late-move pruning (a non-PV node stops its quiet moves
+after the first few, fewer near the leaves), forced-move extensions (a four must be blocked, so a
 node facing one has a single reply and costs no depth), and an exact static rule: a side to move
 that can make two fours at once has won.
 
