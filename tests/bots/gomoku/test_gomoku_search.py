@@ -90,10 +90,8 @@ def test_near_the_leaves_a_null_window_node_that_fails_low_stops_its_quiet_moves
         return int(w[C_NODES]) - 1, moves
 
     alpha = 100_000  # above any evaluation: the node fails low
+    nodes, moves = searched(1, alpha, alpha + 2)
+    assert nodes == moves > NEAR_LEAF_WIDTH + WIDTH_PER_PLY * 2  # more moves than either limit below
     for depth in (1, 2):
         kept = min(width, NEAR_LEAF_WIDTH + WIDTH_PER_PLY * depth)
-        nodes, moves = searched(depth, alpha, alpha + 1)
-        assert moves > NEAR_LEAF_WIDTH + WIDTH_PER_PLY * 2
-        assert nodes == kept * depth  # at depth 2, one grandchild under each child
-    nodes, moves = searched(1, alpha, alpha + 2)
-    assert nodes == moves
+        assert searched(depth, alpha, alpha + 1)[0] == kept * depth  # at depth 2, one grandchild under each child

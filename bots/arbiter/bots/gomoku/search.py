@@ -422,6 +422,7 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
     count = generate(g, s, w, p, ply, restricted)
     scores = w[W_SCORES] + ply * cells
     prune = w[C_WIDTH] > 0 and not restricted and beta - alpha == 1
+    width = min(w[C_WIDTH], NEAR_LEAF_WIDTH + WIDTH_PER_PLY * depth)  # moves searched before quiet ones stop
     searched = 0 if best_move < 0 else 1
     for i in range(count):
         pick = i  # selection, not a sort: most nodes cut off after a move or two
@@ -437,7 +438,7 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
         if c == hash_move:
             continue
         quiet = score < TACTICAL
-        if prune and quiet and searched >= min(w[C_WIDTH], NEAR_LEAF_WIDTH + WIDTH_PER_PLY * depth):
+        if prune and quiet and searched >= width:
             break
         make(g, s, c, p)
         if searched == 0:
