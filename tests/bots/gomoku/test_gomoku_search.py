@@ -9,9 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.bots.gomoku import searcher as searcher_module
+from arbiter.bots.gomoku.board import make, unmake
 from arbiter.bots.gomoku.brain import WIDTH
 from arbiter.bots.gomoku.evaluation import FITTED
-from arbiter.bots.gomoku.search import C_NODES, NEAR_LEAF_WIDTH, WIDTH_PER_PLY, negamax, root_moves
+from arbiter.bots.gomoku.search import (
+    C_NODES,
+    NEAR_LEAF_WIDTH,
+    TACTICAL,
+    W_MOVES,
+    W_SCORES,
+    WIDTH_PER_PLY,
+    negamax,
+    root_moves,
+)
 from arbiter.bots.gomoku.searcher import ASPIRATION, ASPIRATION_GROWTH, SearchConfig, Searcher
 
 
@@ -95,3 +105,34 @@ def test_near_the_leaves_a_null_window_node_that_fails_low_stops_its_quiet_moves
     for depth in (1, 2):
         kept = min(width, NEAR_LEAF_WIDTH + WIDTH_PER_PLY * depth)
         assert searched(depth, alpha, alpha + 1)[0] == kept * depth  # at depth 2, one grandchild under each child
+
+
+def test_a_pruned_node_still_searches_every_tactical_move_past_its_width() -> None:
+    """Tactical moves (ordering score from TACTICAL up: fours made, threes blocked) are ordered first and never
+    pruned: a null-window node that fails low with a width of one searches every one of them, and not one of its
+    quiet moves, however many there are."""
+    black_three = [7 * 15 + 5, 7 * 15 + 6, 7 * 15 + 7]  # closed at (7, 4) by white: two cells make a four
+    cells = [black_three[0], 7 * 15 + 4, black_three[1], 3 * 15 + 3, black_three[2], 11 * 15 + 11]
+    searcher = Searcher(15, 15, 5, False, tt_bits=16, evaluation=FITTED)
+    searcher.set_position(cells)
+    searcher.think(SearchConfig(max_depth=1, width=1))  # sets the kernel's limits; stores no entry here
+    board, w = searcher.board, searcher.work
+    g, s, v, t, p = board.g, board.s, searcher.leaf_vcf_work, searcher.vct_work, board.to_move
+    count = int(root_moves(g, s, w, p, np.zeros(board.cells, dtype=np.int64)))
+    ordered = zip(w[w[W_MOVES] : w[W_MOVES] + count], w[w[W_SCORES] : w[W_SCORES] + count], strict=True)
+    tactical = [int(c) for c, score in ordered if score >= TACTICAL]
+    assert {7 * 15 + 8, 7 * 15 + 9} <= set(tactical) and count > len(tactical) + 1
+    alpha = 100_000  # above any evaluation: the node fails low
+
+    def nodes_below(c: int) -> int:
+        """The nodes of the tactical move ``c``'s subtree, searched on its own at the node's null window."""
+        make(g, s, c, p)
+        w[C_NODES] = 0
+        negamax(g, s, w, v, t, 0, -alpha - 1, -alpha, 1, 1 - p)
+        unmake(g, s)
+        return int(w[C_NODES])
+
+    expected = sum(nodes_below(c) for c in tactical)
+    w[C_NODES] = 0
+    negamax(g, s, w, v, t, 1, alpha, alpha + 1, 0, p)
+    assert int(w[C_NODES]) - 1 == expected
