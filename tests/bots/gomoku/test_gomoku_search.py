@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.bots.gomoku import searcher as searcher_module
-from arbiter.bots.gomoku.board import make, unmake
 from arbiter.bots.gomoku.brain import WIDTH
 from arbiter.bots.gomoku.evaluation import FITTED
 from arbiter.bots.gomoku.search import (
@@ -81,58 +80,65 @@ def test_a_root_score_outside_the_aspiration_window_widens_only_the_side_it_fail
     assert second[1] < second[3] < second[2] and result.score == second[3]
 
 
+FAILS_LOW = 100_000  # above any evaluation: a node searched with alpha here fails low
+
+
+def prepared(cells: list[int], width: int) -> Searcher:
+    """A full-strength searcher at ``cells`` with the kernel's limits set for ``width`` (by a one-ply think,
+    which stores no entry for the position itself)."""
+    searcher = Searcher(15, 15, 5, False, tt_bits=16, evaluation=FITTED)
+    searcher.set_position(cells)
+    searcher.think(SearchConfig(max_depth=1, width=width))
+    return searcher
+
+
+def ordered_moves(searcher: Searcher) -> list[tuple[int, int]]:
+    """The position's moves with the ordering scores its node sees, as the kernel generates them."""
+    board, w = searcher.board, searcher.work
+    count = int(root_moves(board.g, board.s, w, board.to_move, np.zeros(board.cells, dtype=np.int64)))
+    moves, scores = w[W_MOVES], w[W_SCORES]
+    return list(zip(w[moves : moves + count].tolist(), w[scores : scores + count].tolist(), strict=True))
+
+
+def nodes(searcher: Searcher, depth: int, alpha: int, beta: int) -> int:
+    """The kernel's nodes for one search of the position, ``depth`` plies within (alpha, beta), the node included."""
+    board, w = searcher.board, searcher.work
+    w[C_NODES] = 0
+    negamax(board.g, board.s, w, searcher.leaf_vcf_work, searcher.vct_work, depth, alpha, beta, 0, board.to_move)
+    return int(w[C_NODES])
+
+
 @pytest.mark.parametrize("width", [WIDTH, 12, 8])
 def test_near_the_leaves_a_null_window_node_that_fails_low_stops_its_quiet_moves_sooner(width: int) -> None:
     """With no tactical move on the board, a null-window node below every score searches NEAR_LEAF_WIDTH +
     WIDTH_PER_PLY · depth moves (10 at depth 1, 14 at depth 2), or the width if fewer; its children all cut at
     their first move. A node with an open window searches every move."""
     cells = [112, 113, 127]  # two stones each: no four to make, no three to block
-
-    def searched(depth: int, alpha: int, beta: int) -> tuple[int, int]:
-        """Nodes below the node, and how many moves the node has."""
-        searcher = Searcher(15, 15, 5, False, tt_bits=16, evaluation=FITTED)
-        searcher.set_position(cells)
-        searcher.think(SearchConfig(max_depth=1, width=width))  # sets the kernel's limits; stores no entry here
-        board, w = searcher.board, searcher.work
-        moves = int(root_moves(board.g, board.s, w, board.to_move, np.zeros(board.cells, dtype=np.int64)))
-        w[C_NODES] = 0
-        negamax(board.g, board.s, w, searcher.leaf_vcf_work, searcher.vct_work, depth, alpha, beta, 0, board.to_move)
-        return int(w[C_NODES]) - 1, moves
-
-    alpha = 100_000  # above any evaluation: the node fails low
-    nodes, moves = searched(1, alpha, alpha + 2)
-    assert nodes == moves > NEAR_LEAF_WIDTH + WIDTH_PER_PLY * 2  # more moves than either limit below
+    moves = len(ordered_moves(prepared(cells, width)))
+    # A fresh searcher for each search: an entry the last one stored would answer the next at once.
+    assert nodes(prepared(cells, width), 1, FAILS_LOW, FAILS_LOW + 2) - 1 == moves > NEAR_LEAF_WIDTH + WIDTH_PER_PLY * 2
     for depth in (1, 2):
         kept = min(width, NEAR_LEAF_WIDTH + WIDTH_PER_PLY * depth)
-        assert searched(depth, alpha, alpha + 1)[0] == kept * depth  # at depth 2, one grandchild under each child
+        below = nodes(prepared(cells, width), depth, FAILS_LOW, FAILS_LOW + 1) - 1
+        assert below == kept * depth  # at depth 2, one grandchild under each child
 
 
 def test_a_pruned_node_still_searches_every_tactical_move_past_its_width() -> None:
     """Tactical moves (ordering score from TACTICAL up: fours made, threes blocked) are ordered first and never
     pruned: a null-window node that fails low with a width of one searches every one of them, and not one of its
     quiet moves, however many there are."""
-    black_three = [7 * 15 + 5, 7 * 15 + 6, 7 * 15 + 7]  # closed at (7, 4) by white: two cells make a four
-    cells = [black_three[0], 7 * 15 + 4, black_three[1], 3 * 15 + 3, black_three[2], 11 * 15 + 11]
-    searcher = Searcher(15, 15, 5, False, tt_bits=16, evaluation=FITTED)
-    searcher.set_position(cells)
-    searcher.think(SearchConfig(max_depth=1, width=1))  # sets the kernel's limits; stores no entry here
-    board, w = searcher.board, searcher.work
-    g, s, v, t, p = board.g, board.s, searcher.leaf_vcf_work, searcher.vct_work, board.to_move
-    count = int(root_moves(g, s, w, p, np.zeros(board.cells, dtype=np.int64)))
-    ordered = zip(w[w[W_MOVES] : w[W_MOVES] + count], w[w[W_SCORES] : w[W_SCORES] + count], strict=True)
-    tactical = [int(c) for c, score in ordered if score >= TACTICAL]
-    assert {7 * 15 + 8, 7 * 15 + 9} <= set(tactical) and count > len(tactical) + 1
-    alpha = 100_000  # above any evaluation: the node fails low
+    row = 7 * 15  # black's three on row 7, closed at (7, 4) by white: (7, 8) and (7, 9) make a four
+    searcher = prepared([row + 5, row + 4, row + 6, 3 * 15 + 3, row + 7, 11 * 15 + 11], width=1)
+    moves = ordered_moves(searcher)
+    tactical = [c for c, score in moves if score >= TACTICAL]
+    assert {row + 8, row + 9} <= set(tactical) and len(moves) > len(tactical) + 1
 
-    def nodes_below(c: int) -> int:
-        """The nodes of the tactical move ``c``'s subtree, searched on its own at the node's null window."""
-        make(g, s, c, p)
-        w[C_NODES] = 0
-        negamax(g, s, w, v, t, 0, -alpha - 1, -alpha, 1, 1 - p)
-        unmake(g, s)
-        return int(w[C_NODES])
+    def subtree(c: int) -> int:
+        """The nodes of move ``c``'s subtree, searched on its own at the node's null window."""
+        searcher.board.play(c)
+        count = nodes(searcher, 0, -FAILS_LOW - 1, -FAILS_LOW)
+        searcher.board.undo()
+        return count
 
-    expected = sum(nodes_below(c) for c in tactical)
-    w[C_NODES] = 0
-    negamax(g, s, w, v, t, 1, alpha, alpha + 1, 0, p)
-    assert int(w[C_NODES]) - 1 == expected
+    expected = sum(subtree(c) for c in tactical)
+    assert nodes(searcher, 1, FAILS_LOW, FAILS_LOW + 1) - 1 == expected
