@@ -11,9 +11,25 @@ from hypothesis import strategies as st
 
 from arbiter.bots.gomoku.board import (
     FOURS,
+    S_BOARD,
+    S_CAND,
+    S_CAND_N,
+    S_CAND_POS,
+    S_COMBO,
     S_EVAL,
     S_HASH,
+    S_HEADER,
+    S_LINE_CODE,
+    S_MOVES,
+    S_NEAR,
+    S_SET_LEN,
+    S_SET_POS,
+    S_SETS,
+    S_STAMP,
+    S_UNDO_TOP,
+    S_WIN,
     THREES,
+    WIN_STRIDE,
     Board,
     double_threat,
     four_moves,
@@ -98,8 +114,47 @@ def test_tracks_match_a_recount_through_moves_and_undos(shape, data) -> None:
     while board.stones:
         board.undo()
     assert_consistent(board)
+    assert int(board.s[S_UNDO_TOP]) == 0  # every placement's record popped by its removal
     assert board.window_codes().tolist() == Board(m, n, k, exact).window_codes().tolist()
     assert int(board.s[S_HASH]) == int(fresh[S_HASH])
+
+
+def live_words(board: Board) -> np.ndarray:
+    """Every word of the tracks a kernel reads: the window sets, candidates and moves up to their lengths, every
+    other region whole; not the scratch stamps, nor the undo stack (its record of a move taken back stays behind)."""
+    s, cells, windows = board.s, board.cells, int(board.g[G_WINDOWS])
+    sets = region(s, S_SETS, 4 * windows).reshape(4, windows)
+    return np.concatenate(
+        [
+            np.delete(s[:S_HEADER], [S_STAMP, S_UNDO_TOP]),
+            region(s, S_BOARD, cells),
+            region(s, S_WIN, windows * WIN_STRIDE),
+            *(sets[row, : int(s[S_SET_LEN + row])] for row in range(4)),
+            region(s, S_SET_POS, 4 * windows),
+            region(s, S_NEAR, cells),
+            region(s, S_CAND, int(s[S_CAND_N])),
+            region(s, S_CAND_POS, cells),
+            region(s, S_MOVES, board.stones),
+            region(s, S_LINE_CODE, 2 * 4 * cells),
+            region(s, S_COMBO, 2 * cells),
+        ]
+    )
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(shape=shapes, data=st.data())
+def test_a_move_taken_back_leaves_the_tracks_exactly_as_they_were(shape, data) -> None:
+    """Not only the same position: the same order of window sets and candidates, so a search never depends on the
+    moves it tried before (its move order among equal scores comes from those lists)."""
+    m, n, k, exact = shape
+    board = Board(m, n, k, exact)
+    for _ in random_walk(board, data, 30):
+        for c in range(0, board.cells, 3):
+            if board.stone(c) == 0:
+                before = live_words(board)
+                board.play(c)
+                board.undo()
+                assert np.array_equal(live_words(board), before), f"cell {c} after {board.stones} stones"
 
 
 def threat_answers(board: Board, p: int) -> tuple[list[int], list[int], int]:

@@ -6,6 +6,12 @@ of fours and threes, every cell's line shapes (shapes.py), the candidate moves n
 the hash all change in O(k) work instead of a board rescan. Each window caches a
 *code* per player: -1 when it can no longer win for that player, else the player's stone count.
 
+A placement pushes what it changed onto an undo stack (in ``s``), and lifting the stone pops it:
+the removal restores those words instead of recomputing them, so it reads no pattern or value
+table and costs well under half a placement. It restores the tracks exactly, down to the order
+of the window sets and the candidate list, so what a search plays next never depends on the
+moves it tried and took back before.
+
 Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so
 "can the side to move win at once", "must it block", and "which moves make a four" are answered
 from a handful of windows. All of it lives in one flat array ``s`` (see layout); kernels take
@@ -77,8 +83,10 @@ S_SHAPE_EVAL = (
 (
     S_LINE_CODE,  # [2, 4, cells]: each cell's line code per player and direction (see shapes)
     S_COMBO,  # [2, cells]: each cell's combination index per player: its four shapes
-) = range(26, 28)
-S_HEADER = 28
+    S_UNDO,  # [cells * undo_words]: a stack, per stone on the board, of what unmake restores (see _update)
+) = range(26, 29)
+S_UNDO_TOP = 29  # words in use on the undo stack
+S_HEADER = 30
 # Fields of a window's record in the S_WIN region.
 W_COUNT = 0  # 2 fields: stones of player 0, of player 1
 W_CODE = 2  # 2 fields: -1 if dead for that player, else its stones
@@ -89,6 +97,10 @@ def new_tracks(g: np.ndarray) -> np.ndarray:
     """The empty board's tracks: every window live and empty for both players."""
     cells = int(g[G_CELLS])
     windows = int(g[G_WINDOWS])
+    # per stone: the window part (4 sums, three words per window code changed, the count), the shape part
+    # (4 sums, a pair per combination index changed, the count), and where the stone's cell stood in the candidates
+    windows_touched = int(g[G_CW_STRIDE] + g[G_END_STRIDE])
+    undo_words = 5 + 3 * 2 * windows_touched + 5 + 2 * 2 * 4 * 2 * int(g[G_HALF]) + 1
     s = allocate(
         S_HEADER,
         [
@@ -104,6 +116,7 @@ def new_tracks(g: np.ndarray) -> np.ndarray:
             (S_PARTNER, cells, 0),
             (S_LINE_CODE, 2 * 4 * cells, 0),
             (S_COMBO, 2 * cells, 0),
+            (S_UNDO, cells * undo_words, 0),
         ],
     )
     codes0 = region(g, G_LINE_CODE0, 4 * cells)
@@ -136,81 +149,169 @@ def _set_toggle(s, row, w, windows, add):
 
 
 @njit(cache=True)
+def _set_row(k, q, code):
+    """The set row a window with this code for q belongs in (FOURS + q or THREES + q), or -1."""
+    if code == k - 1:
+        return FOURS + q
+    if code == k - 2:
+        return THREES + q
+    return -1
+
+
+@njit(cache=True)
+def _reinsert(s, lists, pos, length, item, at):
+    """Undo the removal of ``item`` from index ``at`` of a list kept by swapping the last entry into a removed one's
+    place (the window sets, the candidates): the entry moved then goes back to the end, and the list's order with it.
+    ``lists`` and ``pos`` are the offsets of the list and of each item's index, ``length`` the slot of its length."""
+    n = s[length]
+    if at < n:
+        moved = s[lists + at]
+        s[lists + n] = moved
+        s[pos + moved] = n
+    s[lists + at] = item
+    s[pos + item] = at
+    s[length] = n + 1
+
+
+@njit(cache=True)
 def _update(g, s, c, p, sign):
     """Add (sign 1) or remove (sign -1) p's stone on c, refreshing every window it touches.
 
     In a window through c, p's code just steps by one while the window is live for p (its
-    borders do not change), and the opponent's dies on a placement or may revive on a removal.
-    Windows that c borders (exact five only) may die or revive for p. Written as one loop body
-    on purpose: a numba call costs reference counting per array argument.
+    borders do not change), and the opponent's dies. Windows that c borders (exact five only)
+    may die for p. A placement pushes onto the undo stack the four window sums and every window
+    code it changes, with the window's place in the set it leaves; a removal pops them in reverse,
+    putting each window back where it stood in the sets of fours and threes, and steps the stone
+    counts back. The window loop is one body on purpose: a numba call costs reference counting per
+    array argument.
     """
     k = g[G_K]
-    exact = g[G_EXACT]
     windows = g[G_WINDOWS]
-    weights = g[G_WEIGHTS]
-    wends = g[G_WENDS]
     board = s[S_BOARD]
     win = s[S_WIN]
-    s[board + c] = p + 1 if sign > 0 else 0
+    undo = s[S_UNDO]
     through = g[g[G_CWIN_N] + c]
     first = g[G_CWIN] + c * g[G_CW_STRIDE]
-    bordering = g[g[G_CEND_N] + c] if exact else 0
-    for i in range(through + bordering):
-        if i < through:
-            w = g[first + i]
-            s[win + WIN_STRIDE * w + W_COUNT + p] += sign
-        else:
-            w = g[g[G_CEND] + c * g[G_END_STRIDE] + i - through]
-        at = win + WIN_STRIDE * w
-        for q in range(2):
-            old = s[at + W_CODE + q]
-            if i < through and q == p:
-                new = old + sign if old >= 0 else -1
-            elif i < through and sign > 0:
-                new = -1
-            elif i < through and old >= 0:
-                continue  # a removal never spoils the other player's window
+    if sign < 0:
+        _update_candidates(g, s, c, sign)  # pushed last, so popped first
+        _update_shapes(g, s, c, p, sign)
+        s[board + c] = 0
+        for i in range(through):
+            s[win + WIN_STRIDE * g[first + i] + W_COUNT + p] -= 1
+        top = s[S_UNDO_TOP] - 1
+        for _ in range(s[undo + top]):
+            top -= 3
+            w = s[undo + top] >> 1
+            q = s[undo + top] & 1
+            old = s[undo + top + 1]
+            at = win + WIN_STRIDE * w + W_CODE + q
+            row = _set_row(k, q, s[at])
+            if row >= 0:  # joined last by the placement, so last in its list: drop it
+                s[S_SET_LEN + row] -= 1
+                s[s[S_SET_POS] + row * windows + w] = -1
+            if s[undo + top + 2] >= 0:
+                row = _set_row(k, q, old)
+                lists, pos = s[S_SETS] + row * windows, s[S_SET_POS] + row * windows
+                _reinsert(s, lists, pos, S_SET_LEN + row, w, s[undo + top + 2])
+            s[at] = old
+        top -= 4
+        for i in range(4):
+            s[S_EVAL + i] = s[undo + top + i]
+        s[S_UNDO_TOP] = top
+    else:
+        exact = g[G_EXACT]
+        weights = g[G_WEIGHTS]
+        wends = g[G_WENDS]
+        s[board + c] = p + 1
+        top = s[S_UNDO_TOP]
+        for i in range(4):
+            s[undo + top + i] = s[S_EVAL + i]
+        top += 4
+        changed = 0
+        bordering = g[g[G_CEND_N] + c] if exact else 0
+        for i in range(through + bordering):
+            if i < through:
+                w = g[first + i]
+                s[win + WIN_STRIDE * w + W_COUNT + p] += 1
             else:
-                # recompute: the opponent's window after a removal, or a bordered window
-                new = s[at + W_COUNT + q] if s[at + W_COUNT + 1 - q] == 0 else -1
-                if new >= 0 and exact:
-                    e0 = g[wends + 2 * w]
-                    e1 = g[wends + 2 * w + 1]
-                    if (e0 >= 0 and s[board + e0] == q + 1) or (e1 >= 0 and s[board + e1] == q + 1):
-                        new = -1  # filling it would make an overline, which does not win
-            if new == old:
-                continue
-            s[at + W_CODE + q] = new
-            if old > 0:
-                s[S_EVAL + 2 * EVAL_MOVER + q] -= g[weights + EVAL_MOVER * (k + 1) + old]
-                s[S_EVAL + 2 * EVAL_WAITER + q] -= g[weights + EVAL_WAITER * (k + 1) + old]
-                if old == k - 1:
-                    _set_toggle(s, FOURS + q, w, windows, False)
-                elif old == k - 2:
-                    _set_toggle(s, THREES + q, w, windows, False)
-            if new > 0:
-                s[S_EVAL + 2 * EVAL_MOVER + q] += g[weights + EVAL_MOVER * (k + 1) + new]
-                s[S_EVAL + 2 * EVAL_WAITER + q] += g[weights + EVAL_WAITER * (k + 1) + new]
-                if new == k - 1:
-                    _set_toggle(s, FOURS + q, w, windows, True)
-                elif new == k - 2:
-                    _set_toggle(s, THREES + q, w, windows, True)
-    _update_shapes(g, s, c, p, sign)
+                w = g[g[G_CEND] + c * g[G_END_STRIDE] + i - through]
+            at = win + WIN_STRIDE * w
+            for q in range(2):
+                old = s[at + W_CODE + q]
+                if i < through:
+                    new = old + 1 if q == p and old >= 0 else -1
+                else:
+                    # a bordered window: p's may now only fill into an overline, which does not win
+                    new = s[at + W_COUNT + q] if s[at + W_COUNT + 1 - q] == 0 else -1
+                    if new >= 0:
+                        e0 = g[wends + 2 * w]
+                        e1 = g[wends + 2 * w + 1]
+                        if (e0 >= 0 and s[board + e0] == q + 1) or (e1 >= 0 and s[board + e1] == q + 1):
+                            new = -1
+                if new == old:
+                    continue
+                row = _set_row(k, q, old)
+                s[undo + top] = 2 * w + q
+                s[undo + top + 1] = old
+                s[undo + top + 2] = s[s[S_SET_POS] + row * windows + w] if row >= 0 else -1
+                top += 3
+                changed += 1
+                s[at + W_CODE + q] = new
+                if row >= 0:
+                    _set_toggle(s, row, w, windows, False)
+                row = _set_row(k, q, new)
+                if row >= 0:
+                    _set_toggle(s, row, w, windows, True)
+                if old > 0:
+                    s[S_EVAL + 2 * EVAL_MOVER + q] -= g[weights + EVAL_MOVER * (k + 1) + old]
+                    s[S_EVAL + 2 * EVAL_WAITER + q] -= g[weights + EVAL_WAITER * (k + 1) + old]
+                if new > 0:
+                    s[S_EVAL + 2 * EVAL_MOVER + q] += g[weights + EVAL_MOVER * (k + 1) + new]
+                    s[S_EVAL + 2 * EVAL_WAITER + q] += g[weights + EVAL_WAITER * (k + 1) + new]
+        s[undo + top] = changed
+        s[S_UNDO_TOP] = top + 1
+        _update_shapes(g, s, c, p, sign)
+        _update_candidates(g, s, c, sign)
+    s[S_HASH] ^= g[g[G_ZOB] + p * g[G_CELLS] + c]
+
+
+@njit(cache=True)
+def _update_candidates(g, s, c, sign):
+    """The stone counts near the cells around c, and the candidate list: c leaves it, cells first near a stone join.
+
+    A placement takes c out of the list (pushing where it stood) and appends the cells that join; a
+    removal drops those again from the end, last first, and puts c back where it stood, so the list's
+    order, and with it the search's move order among equal scores, comes back exactly.
+    """
     near = g[G_NEAR] + c * g[G_NEAR_STRIDE]
+    count = g[g[G_NEAR_N] + c]
     near_stones = s[S_NEAR]
     cand_pos = s[S_CAND_POS]
-    if sign > 0 and s[cand_pos + c] >= 0:
-        _candidate_toggle(s, c, False)
-    for i in range(g[g[G_NEAR_N] + c]):
+    board = s[S_BOARD]
+    top = s[S_UNDO_TOP]
+    if sign > 0:
+        at = s[cand_pos + c]
+        s[s[S_UNDO] + top] = at
+        s[S_UNDO_TOP] = top + 1
+        if at >= 0:
+            _candidate_toggle(s, c, False)
+        for i in range(count):
+            q = g[near + i]
+            s[near_stones + q] += 1
+            if s[near_stones + q] == 1 and s[board + q] == 0:
+                _candidate_toggle(s, q, True)
+        return
+    for i in range(count - 1, -1, -1):
         q = g[near + i]
-        s[near_stones + q] += sign
-        if sign > 0 and s[near_stones + q] == 1 and s[board + q] == 0:
-            _candidate_toggle(s, q, True)
-        elif sign < 0 and s[near_stones + q] == 0 and s[cand_pos + q] >= 0:
-            _candidate_toggle(s, q, False)
-    if sign < 0 and s[near_stones + c] > 0:
-        _candidate_toggle(s, c, True)
-    s[S_HASH] ^= g[g[G_ZOB] + p * g[G_CELLS] + c]
+        s[near_stones + q] -= 1
+        if s[near_stones + q] == 0 and s[cand_pos + q] >= 0:  # joined last, so last in the list
+            s[S_CAND_N] -= 1
+            s[cand_pos + q] = -1
+    top -= 1
+    s[S_UNDO_TOP] = top
+    at = s[s[S_UNDO] + top]
+    if at >= 0:
+        _reinsert(s, s[S_CAND], cand_pos, S_CAND_N, c, at)
 
 
 @njit(cache=True)
@@ -220,26 +321,53 @@ def _update_shapes(g, s, c, p, sign):
     Cell c is digit j of each cell t listed for it; its digit there is 1 (own) in p's code and
     2 (blocked) in the opponent's. Only a changed shape touches t's combination index, and only
     an empty cell's value counts in the evaluation sum (so c's own value leaves it or returns).
+
+    A placement pushes onto the undo stack the four cell-value sums and every combination index it
+    changes, so that the removal only steps the codes back and restores those words: it reads no
+    shape or value table, and costs well under half the placement.
     """
     cells = g[G_CELLS]
     span = 2 * g[G_HALF]
-    board = s[S_BOARD]
     codes = s[S_LINE_CODE]
+    line = g[G_LINE_CELLS] + c * 4 * span
+    undo = s[S_UNDO]
+    top = s[S_UNDO_TOP]
+    if sign < 0:
+        top -= 1
+        for _ in range(s[undo + top]):
+            top -= 2
+            s[s[undo + top]] = s[undo + top + 1]
+        top -= 4
+        for i in range(4):
+            s[S_SHAPE_EVAL + i] = s[undo + top + i]
+        s[S_UNDO_TOP] = top
+        for d in range(4):
+            for j in range(span):
+                t = g[line + d * span + j]
+                if t >= 0:
+                    step = g[g[G_POW3] + j]
+                    s[codes + (p * 4 + d) * cells + t] -= step
+                    s[codes + ((1 - p) * 4 + d) * cells + t] -= 2 * step
+        return
+    board = s[S_BOARD]
     combos = s[S_COMBO]
     shape = g[G_SHAPE]
     evals = g[G_COMBO] + EVAL * COMBOS
     waits = g[G_COMBO] + WAITER_EVAL * COMBOS
+    for i in range(4):
+        s[undo + top + i] = s[S_SHAPE_EVAL + i]
+    top += 4
+    changed = 0
     for q in range(2):
-        s[S_SHAPE_EVAL + 2 * EVAL_MOVER + q] -= sign * g[evals + s[combos + q * cells + c]]
-        s[S_SHAPE_EVAL + 2 * EVAL_WAITER + q] -= sign * g[waits + s[combos + q * cells + c]]
-    line = g[G_LINE_CELLS] + c * 4 * span
+        s[S_SHAPE_EVAL + 2 * EVAL_MOVER + q] -= g[evals + s[combos + q * cells + c]]
+        s[S_SHAPE_EVAL + 2 * EVAL_WAITER + q] -= g[waits + s[combos + q * cells + c]]
     weight = 1
     for d in range(4):
         for j in range(span):
             t = g[line + d * span + j]
             if t < 0:
                 continue
-            step = sign * g[g[G_POW3] + j]
+            step = g[g[G_POW3] + j]
             for q in range(2):
                 at = codes + (q * 4 + d) * cells + t
                 old = s[at]
@@ -249,11 +377,17 @@ def _update_shapes(g, s, c, p, sign):
                 if change != 0:
                     index = combos + q * cells + t
                     before = s[index]
+                    s[undo + top] = index
+                    s[undo + top + 1] = before
+                    top += 2
+                    changed += 1
                     s[index] = before + change * weight
                     if s[board + t] == 0:
                         s[S_SHAPE_EVAL + 2 * EVAL_MOVER + q] += g[evals + before + change * weight] - g[evals + before]
                         s[S_SHAPE_EVAL + 2 * EVAL_WAITER + q] += g[waits + before + change * weight] - g[waits + before]
         weight *= SHAPES
+    s[undo + top] = changed
+    s[S_UNDO_TOP] = top + 1
 
 
 @njit(cache=True)
