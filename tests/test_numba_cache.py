@@ -32,3 +32,24 @@ def test_the_bots_sources_join_the_key_through_their_entry_point() -> None:
     packages = kernel_packages()
     assert packages == ["arbiter.bots", "arbiter.engine"]  # the bots register in `arbiter.kernels`
     assert source_digest(packages) != source_digest(["arbiter.engine"])
+
+
+KERNEL = """
+from numba import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+"""
+NUMBA_FIRST = "import numba, arbiter.engine, kernel; assert kernel.twice(21) == 42"
+
+
+def test_a_program_that_imports_numba_first_still_caches_in_the_keyed_folder(tmp_path: Path) -> None:
+    """Not beside the source, where numba checks a kernel against its own file only (stale after an edit elsewhere)."""
+    (tmp_path / "kernel.py").write_text(KERNEL)
+    clean = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env = {**clean, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+    subprocess.run([sys.executable, "-c", NUMBA_FIRST], check=True, env=env, cwd=tmp_path)
+    assert not list(tmp_path.glob("__pycache__/*.nbi"))
+    assert list((tmp_path / "cache" / "arbiter" / "numba").glob("*/*/kernel.twice-*.nbi"))

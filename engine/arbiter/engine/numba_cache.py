@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -46,6 +47,16 @@ def default_cache_dir() -> str:
 
 
 def configure_numba_cache() -> None:
-    """Point numba at the keyed folder; an explicit NUMBA_CACHE_DIR wins (and costs nothing)."""
+    """Point numba at the keyed folder; an explicit NUMBA_CACHE_DIR wins (and costs nothing).
+
+    numba reads its settings once, when first imported. A program that imported numba before the
+    engine (a script's own ``from numba import njit`` first) would otherwise cache every kernel it
+    loads beside its source, where a kernel is checked against its own file alone: after an edit
+    to another file it calls, the stale code loads, and can crash on a changed layout.
+    """
     if "NUMBA_CACHE_DIR" not in os.environ:
         os.environ["NUMBA_CACHE_DIR"] = default_cache_dir()
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        config.reload_config()
