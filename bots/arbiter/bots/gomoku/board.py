@@ -8,9 +8,9 @@ the hash all change in O(k) work instead of a board rescan. Each window caches a
 
 A placement pushes what it changed onto an undo stack (in ``s``), and lifting the stone pops it:
 the removal restores those words instead of recomputing them, so it reads no pattern or value
-table and costs well under half a placement. It restores the tracks exactly, down to the order
-of the window sets and the candidate list, so what a search plays next never depends on the
-moves it tried and took back before.
+table (make and unmake together take about 0.9 of the time they took before, docs/PERFORMANCE.md).
+It restores the tracks exactly, down to the order of the window sets and the candidate list, so
+what a search plays next never depends on the moves it tried and took back before.
 
 Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so
 "can the side to move win at once", "must it block", and "which moves make a four" are answered
@@ -324,7 +324,7 @@ def _update_shapes(g, s, c, p, sign):
 
     A placement pushes onto the undo stack the four cell-value sums and every combination index it
     changes, so that the removal only steps the codes back and restores those words: it reads no
-    shape or value table, and costs well under half the placement.
+    shape or value table.
     """
     cells = g[G_CELLS]
     span = 2 * g[G_HALF]
