@@ -206,9 +206,8 @@ def _update(g, s, c, p, sign):
             old = s[undo + top + 1]
             at = win + WIN_STRIDE * w + W_CODE + q
             row = _set_row(k, q, s[at])
-            if row >= 0:  # joined last by the placement, so last in its list: drop it
-                s[S_SET_LEN + row] -= 1
-                s[s[S_SET_POS] + row * windows + w] = -1
+            if row >= 0:  # joined last by the placement, so last in its list: its removal moves no other
+                _set_toggle(s, row, w, windows, False)
             if s[undo + top + 2] >= 0:
                 row = _set_row(k, q, old)
                 lists, pos = s[S_SETS] + row * windows, s[S_SET_POS] + row * windows
@@ -304,9 +303,8 @@ def _update_candidates(g, s, c, sign):
     for i in range(count - 1, -1, -1):
         q = g[near + i]
         s[near_stones + q] -= 1
-        if s[near_stones + q] == 0 and s[cand_pos + q] >= 0:  # joined last, so last in the list
-            s[S_CAND_N] -= 1
-            s[cand_pos + q] = -1
+        if s[near_stones + q] == 0 and s[cand_pos + q] >= 0:  # joined last, so last in the list: moves no other
+            _candidate_toggle(s, q, False)
     top -= 1
     s[S_UNDO_TOP] = top
     at = s[s[S_UNDO] + top]
