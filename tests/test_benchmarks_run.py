@@ -20,7 +20,7 @@ RUNS = [
     ("consistency_check.py", ["--games", "200", "--repeat", "1"], "arbiter check"),
     ("protocol_schema.py", ["--messages", "1000", "--repeat", "1"], "move: codec.decode + parse (baseline)"),
     ("store_writes.py", ["--games", "5", "--moves", "10", "--repeat", "1"], "PostgreSQL store"),
-    ("gomoku_search.py", ["--seconds", "0.2", "--positions", "1", "--reps", "1"], "targets: >= 1,000,000 nodes/s"),
+    ("gomoku_search.py", ["--seconds", "0.2", "--positions", "1", "--reps", "1"], "G+Q moves per CPU second"),
     ("mcts_search.py", ["--games", "tictactoe", "--seconds", "0.2", "--repeats", "1"], "ranges: random"),
     ("soccer_search.py", ["--seconds", "0.1", "--repeats", "1", "--positions", "1"], "median depth in 100 ms"),
     ("soccer_strength.py", ["--games", "2", "--time", "0.05"], "level=6"),
