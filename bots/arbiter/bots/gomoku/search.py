@@ -49,6 +49,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from arbiter.engine.borrow import borrow
+
 from .board import (
     FOURS,
     S_BOARD,
@@ -484,6 +486,7 @@ def search_root(g, s, w, v, t, root, values, count, depth, p, alpha, beta):
     ``values`` gets each finished move's value (exact for the best when it lies inside the
     window, a bound otherwise).
     """
+    g, s, w, v, t = borrow(g), borrow(s), borrow(w), borrow(v), borrow(t)
     o = 1 - p
     best = -INF
     best_index = -1

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from arbiter.engine.borrow import borrow
+
 from .board import (
     FOURS,
     S_HASH,
@@ -84,6 +86,7 @@ def makes_four(g, s, c, p):
 @njit(types.int64(GEOMETRY, ARRAY, ARRAY, types.int64, types.int64, types.int64), cache=True, nogil=True)
 def vcf(g, s, v, p, fours, ply):
     """1 if ``p``, to move, wins by at most ``fours`` continuous fours, else 0. Sets the line on success."""
+    g, s, v = borrow(g), borrow(s), borrow(v)  # no reference counting in the recursion (arbiter.engine.borrow)
     v[V_NODES] += 1
     if (v[V_NODE_LIMIT] > 0 and v[V_NODES] > v[V_NODE_LIMIT]) or (
         v[V_NODES] & (CLOCK_EVERY - 1) == 1 and v[V_DEADLINE_NS] > 0 and now_ns() >= v[V_DEADLINE_NS]

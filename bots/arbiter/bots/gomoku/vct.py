@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from arbiter.engine.borrow import borrow
+
 from .board import (
     FOURS,
     S_CAND,
@@ -149,6 +151,7 @@ def vct(g, s, t, p, depth, ply, defending):
     On a win, the line from ``ply`` on holds the last branch proved: the attacker's move, the
     defender's last reply, and so on.
     """
+    g, s, t = borrow(g), borrow(s), borrow(t)  # no reference counting in the recursion (arbiter.engine.borrow)
     t[T_NODES] += 1
     if (
         (t[T_NODE_LIMIT] > 0 and t[T_NODES] > t[T_NODE_LIMIT])

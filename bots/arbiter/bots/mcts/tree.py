@@ -32,6 +32,7 @@ from numba import njit
 
 from arbiter.engine import State, ops
 from arbiter.engine.base import STATUS, STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, TO_MOVE
+from arbiter.engine.borrow import borrow
 
 from .policy import light_playout, scratch_size
 
@@ -291,6 +292,9 @@ def search(
     full arena stops expanding and simulations go on from the leaves).
     ``work``, ``actions`` and ``scratch`` are buffers: a state copy, the legal list, the policy's.
     """
+    # no reference counting in the calls below (arbiter.engine.borrow)
+    p, root_state, nodes, counters = borrow(p), borrow(root_state), borrow(nodes), borrow(counters)
+    work, actions, scratch = borrow(work), borrow(actions), borrow(scratch)
     first_child, next_sibling, action, mover = nodes[FIRST_CHILD], nodes[NEXT_SIBLING], nodes[ACTION], nodes[MOVER]
     n_legal, n_children, proven = nodes[N_LEGAL], nodes[N_CHILDREN], nodes[PROVEN]
     order_start, order_stride = nodes[ORDER_START], nodes[ORDER_STRIDE]

@@ -49,6 +49,7 @@ from numba import int64, njit
 
 from arbiter.engine import State
 from arbiter.engine.base import HASH
+from arbiter.engine.borrow import borrow
 from arbiter.engine.paper_soccer import PaperSoccerGame, turn_complete, undo
 
 from .clock import now_ns
@@ -171,6 +172,9 @@ NEGAMAX_SIGNATURE = int64(
 @njit(NEGAMAX_SIGNATURE, cache=True)
 def negamax(p, s, depth, alpha, beta, ply, tree, turns, meta, visited, walk, tt, dist, ctl):
     """The score of ``s`` (a turn boundary, game on) for the side to move, ``depth`` turns deep, fail-soft."""
+    # no reference counting in the recursion (arbiter.engine.borrow)
+    p, s, tree, turns, meta, visited = borrow(p), borrow(s), borrow(tree), borrow(turns), borrow(meta), borrow(visited)
+    walk, tt, dist, ctl = borrow(walk), borrow(tt), borrow(dist), borrow(ctl)
     ctl[C_NODES] += 1
     if ctl[C_STEPS] >= ctl[C_NEXT_CHECK]:
         ctl[C_NEXT_CHECK] = ctl[C_STEPS] + CHECK_EVERY
