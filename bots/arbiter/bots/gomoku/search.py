@@ -486,6 +486,7 @@ def search_root(g, s, w, v, t, root, values, count, depth, p, alpha, beta):
     ``values`` gets each finished move's value (exact for the best when it lies inside the
     window, a bound otherwise).
     """
+    # no reference counting in the recursion (arbiter.engine.borrow)
     g, s, w, v, t = borrow(g), borrow(s), borrow(w), borrow(v), borrow(t)
     o = 1 - p
     best = -INF
