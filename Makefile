@@ -56,17 +56,18 @@ lint: install-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# The suite in one pytest-xdist worker per core, at most four: most tests wait on sockets and processes, so two
-# workers on two cores finish in about two thirds of one's time (docs/PERFORMANCE.md, "The test suite"). Every test
-# starts its own servers on free ports, and each worker its own PostgreSQL and Redis, so no two workers share one.
-TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
+# The suite in one pytest-xdist worker per core, at most four (xdist's own `auto` and `--maxprocesses`): two workers
+# on two cores finish in 0.67 of one's time (docs/PERFORMANCE.md, "The test suite"). Every test starts its own
+# servers on free ports, and each worker its own PostgreSQL and Redis, so no two workers share one.
+TEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4
 
 test: install-test warm lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	$(PYTEST)
 
 # The inner loop: everything but the slow, browser and process tests (CI runs them all: `make test`).
 test-fast: install-test warm
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) -m "not slow and not browser and not process"
+	$(PYTEST) -m "not slow and not browser and not process"
 
 clean:
 	rm -rf $(VENV) server/node_modules .numba_cache .pytest_cache .hypothesis
