@@ -3,7 +3,7 @@ node a client asked, kept current by updates from every node; a dead node's entr
 
 from __future__ import annotations
 
-from wsclient import Client
+from wsclient import Client, start_match
 
 
 def names(state: dict) -> set[str]:
@@ -19,6 +19,14 @@ async def presence_of(client: Client, name: str) -> dict:
     while (update := await until(client, "presence"))["player"]["name"] != name:
         pass
     return update
+
+
+async def listed(client: Client, wanted: dict[str, dict]) -> None:
+    """Presence updates until each named player's latest entry has the fields wanted."""
+    seen: dict[str, dict] = {}
+    while not all(fields.items() <= seen.get(name, {}).items() for name, fields in wanted.items()):
+        player = (await until(client, "presence"))["player"]
+        seen[player["name"]] = player
 
 
 async def test_every_node_lists_every_node_s_players_seeks_and_matches(cluster, connect) -> None:
@@ -44,16 +52,35 @@ async def test_every_node_lists_every_node_s_players_seeks_and_matches(cluster, 
     assert (await until(bob, "match_start", match=match))["color"] in (0, 1)
     assert (await until(watcher, "seek_removed"))["seek"] == seek
     assert (await until(watcher, "match_listed"))["match"]["match"] == match
-    assert [m["match"] for m in (await watcher.request("lobby"))["matches"]] == [match]
+    snapshot = await watcher.request("lobby")
+    assert [m["match"] for m in snapshot["matches"]] == [match]
+    # Each player's count is of its matches on every node: alice's home (n1) lists her, her match is on n3.
+    await listed(watcher, {"alice": {"playing": 1}, "bob": {"playing": 1}})
+    assert {p["name"]: p["playing"] for p in (await watcher.request("lobby"))["players"]}["alice"] == 1
 
     resigned = await alice.request("resign", match=match)
     assert resigned["type"] == "ok", resigned
     unlisted = await until(watcher, "match_unlisted", match=match)
     assert unlisted["reason"] == "resign"
+    await listed(watcher, {"alice": {"playing": 0}, "bob": {"playing": 0}})
 
     await alice.close()
     assert (await until(watcher, "player_offline", name="alice"))["name"] == "alice"
     assert "alice" not in names(await bob.request("lobby"))
+
+
+async def test_a_player_s_new_home_lists_the_matches_it_plays_on_other_nodes(cluster, connect) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    match = await start_match(alice, bob)  # on n2, bob's node
+    watcher = await connect(nodes["n1"])
+    await watcher.request("subscribe")
+    await alice.close()
+    await bob.expect("player_left", match=match)
+    await listed(watcher, {"alice": {"away": True}})  # the updates from here on are of her return
+    await connect(nodes["n3"], token=tokens["alice"])  # her new home: her match is on n2
+    await listed(watcher, {"alice": {"away": False, "playing": 1}})
 
 
 async def test_a_dead_node_s_players_and_seeks_leave_the_lobby(cluster, connect) -> None:

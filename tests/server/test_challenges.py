@@ -89,6 +89,23 @@ async def test_open_seek_listed_and_accepted(connect):
     assert unlisted["result"] == "0-1" and unlisted["reason"] == "resign"
 
 
+async def test_a_subscriber_sees_a_player_s_live_matches_counted_as_they_start_and_end(connect):
+    alice, bob, watcher = await connect(), await connect(), await connect()
+    await watcher.request("subscribe")  # after both came online: each presence from now on is a count
+
+    async def counts() -> dict[str, int]:
+        updates = [(await watcher.expect("presence"))["player"] for _ in range(2)]
+        return {player["name"]: player["playing"] for player in updates}
+
+    cid = (await challenge(alice, bob))["challenge"]["id"]
+    match = (await bob.request("accept", challenge=cid))["match"]
+    assert await counts() == {alice.name: 1, bob.name: 1}
+    assert (await alice.request("resign", match=match))["type"] == "ok"
+    assert await counts() == {alice.name: 0, bob.name: 0}
+    assert (await watcher.request("ping"))["type"] == "pong"
+    assert watcher.pending("presence") == []  # once each: no update that changes nothing
+
+
 @with_config(seek_ttl_s=0.3)
 async def test_seek_expires(connect):
     watcher, alice = await connect(), await connect()

@@ -91,6 +91,13 @@ class Lobby:
         """A player came online, or its entry changed (away or back)."""
         self._changed({"type": "presence", "player": player.describe()}, player)
 
+    def playing_changed(self, player: OnlinePlayer) -> None:
+        """One of the player's matches here started or ended: its entry's ``playing`` changed. (On a
+        node of a cluster the count is every node's, and the node whose count changed announces it
+        to the node listing the player: cluster/lobby.py.)"""
+        if self.relay is None and self.roster.get(player.name) is player:
+            self.presence(player)
+
     def player_offline(self, player: OnlinePlayer) -> None:
         self._changed({"type": "player_offline", "name": player.name}, player)
 

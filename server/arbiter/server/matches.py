@@ -238,6 +238,7 @@ class Matches:
             player.send(encode(message))
         self._arm(live)
         self.lobby.match_listed(live.summary())
+        self._counts_changed(live)
         log.info(
             "match started",
             extra={"match": match_id, "game": game.name, "players": [p.name for p in players], "rated": rated},
@@ -268,6 +269,7 @@ class Matches:
             return live
         self._arm(live)
         self.lobby.match_listed(live.summary())
+        self._counts_changed(live)
         log.info("match adopted", extra={"match": match.id, "ply": match.ply, "players": [p.name for p in players]})
         return live
 
@@ -485,6 +487,7 @@ class Matches:
         assert result is not None
         self._forget(live)
         self.lobby.match_unlisted(live.id, result.result, result.reason)
+        self._counts_changed(live)
         task = asyncio.get_running_loop().create_task(self._finish(live, result, time.time()))
         self._finishing.add(task)
         task.add_done_callback(self._finishing.discard)
@@ -574,6 +577,11 @@ class Matches:
             self.end(live)
         elif not live.match.over:
             self._arm(live)
+
+    def _counts_changed(self, live: LiveMatch) -> None:
+        """The match was listed or unlisted: its players' entries count their matches again."""
+        for player in live.players:
+            self.lobby.playing_changed(player)
 
     def _forget(self, live: LiveMatch) -> None:
         live.alarm.cancel()

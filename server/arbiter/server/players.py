@@ -54,7 +54,18 @@ class Identity:
 class OnlinePlayer:
     """A player the server knows right now, connected (``session``) or away (``session is None``)."""
 
-    __slots__ = ("capacity", "games", "grace", "identity", "levels", "matches", "missed", "resume_token", "session")
+    __slots__ = (
+        "capacity",
+        "cluster_playing",
+        "games",
+        "grace",
+        "identity",
+        "levels",
+        "matches",
+        "missed",
+        "resume_token",
+        "session",
+    )
 
     def __init__(self, identity: Identity, games: list[str] | None, resume_token: str | None) -> None:
         self.identity = identity
@@ -63,6 +74,9 @@ class OnlinePlayer:
         self.capacity: int | None = None  # matches it plays at once, all games together (its hello)
         self.session: Connection | None = None
         self.matches: list[str] = []  # ids of its live matches, oldest first
+        # On a node of a cluster: its live matches on every node, as this node last read them (the
+        # lobby lists that); None: the matches here are all there are.
+        self.cluster_playing: int | None = None
         self.resume_token = resume_token
         self.grace: Alarm | None = None
         self.missed: list[bytes] = []
@@ -87,13 +101,18 @@ class OnlinePlayer:
         elif len(self.missed) < MISSED_KEPT:
             self.missed.append(data)
 
+    @property
+    def playing(self) -> int:
+        """Its live matches, as the lobby lists them."""
+        return len(self.matches) if self.cluster_playing is None else self.cluster_playing
+
     def describe(self) -> dict[str, Any]:
         """The player's presence entry in the lobby."""
         return {
             **self.identity.describe(),
             "games": self.games,
             "levels": self.levels,
-            "playing": len(self.matches),
+            "playing": self.playing,
             "away": self.session is None,
         }
 

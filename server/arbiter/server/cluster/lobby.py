@@ -7,10 +7,16 @@ subscribers. A snapshot is the union of the live nodes' hashes. A player is list
 while it is away, by the node holding its matches; a node that stands in for a player connected
 elsewhere (a proxy) lists nothing for it. When a node dies, one survivor removes its entries and
 announces the removal of each that no live node lists by then.
+
+A player's ``playing`` counts its live matches on every node: the shared ``PLAYING`` hash. A node
+that changes a count there announces a recount of the player; the node listing it reads the count
+again and, if it changed, announces its entry (so does a node after each entry it writes, since the
+player may play elsewhere already).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +41,7 @@ class ClusterLobby:
         self.cluster = cluster
         self.players_key, self.seeks_key, self.matches_key = lobby_keys(cluster.node)
         self.started = False
+        self._recounts: asyncio.Queue[str] = asyncio.Queue()  # names whose count to read again
 
     async def start(self) -> None:
         """Join with no entries (a node restarted under the same id leaves none behind)."""
@@ -45,6 +52,34 @@ class ClusterLobby:
         lobby.relay = self.relay
         lobby.gather = self.gather
         self.started = True
+
+    async def count_again(self) -> None:
+        """Read the counts of the players named for a recount, one batch at a time (one reader, so
+        a later read never lands before an earlier one), and announce those that changed."""
+        hub = self.cluster.hub
+        while True:
+            names = {await self._recounts.get()}
+            while not self._recounts.empty():
+                names.add(self._recounts.get_nowait())
+            counts = await self.cluster.live_matches_of(sorted(names))
+            for name, count in (counts or {}).items():  # None: Redis cannot say (logged); the next change reads again
+                player = hub.roster.get(name)
+                if player is None or not self.lists(player):
+                    continue
+                listed = player.playing
+                player.cluster_playing = count
+                if count != listed:
+                    hub.lobby.presence(player)
+
+    def recount(self, name: str) -> None:
+        """The player's live matches changed on some node: read its count again if this node lists it."""
+        player = self.cluster.hub.roster.get(name)
+        if player is not None and self.lists(player):
+            self._recounts.put_nowait(name)
+
+    def lists(self, player: OnlinePlayer) -> bool:
+        """Whether this node lists the player: its home, or the node holding its matches while it is away."""
+        return not self.cluster.is_proxy(player.session)
 
     async def write_again(self) -> None:
         """This node's entries, all of them, as the lobby has them now (after a Redis restart)."""
@@ -68,10 +103,11 @@ class ClusterLobby:
         envelope = msgpack.packb(["lobby", cluster.node, encode(message)], use_bin_type=True)
         if kind == "presence":
             assert player is not None
-            if cluster.is_proxy(player.session):
+            if not self.lists(player):
                 cluster.command("hdel", self.players_key, player.name)  # its home lists it
                 return
             cluster.command("hset", self.players_key, player.name, _pack(message["player"]))
+            self._recounts.put_nowait(player.name)  # it may play on other nodes (a new home, say)
         elif kind == "player_offline":
             cluster.command("eval", DELETE_AND_ANNOUNCE, 2, self.players_key, EVERY_NODE, message["name"], envelope)
             return

@@ -160,7 +160,7 @@ class Cluster:
         loop = asyncio.get_running_loop()
         self._sender = loop.create_task(self._send())
         self._tasks = [loop.create_task(self._listen()), loop.create_task(self._heartbeat()),
-                       loop.create_task(self._watch_owners())]  # fmt: skip
+                       loop.create_task(self._watch_owners()), loop.create_task(self.lobby.count_again())]  # fmt: skip
         for message_class, handler in list(self.hub.handlers.items()):
             if issubclass(message_class, MatchRequest):
                 self.hub.register(message_class, self._routed_by_match(handler))
@@ -301,6 +301,7 @@ class Cluster:
             self.command("hset", keys.MATCH_PLAYERS, live.id, "\t".join(p.name for p in live.players))
             for player in live.players:
                 self.command("hincrby", PLAYING, player.name, 1)
+            self.publish(EVERY_NODE, ["recount", self.node, [p.name for p in live.players]])
 
     def _journal(self, live: Any, move: MoveRecord, announce: Callable[[], None]) -> None:
         """An accepted move goes to Redis first; its ``moved`` goes out once Redis has it (in order
@@ -342,6 +343,7 @@ class Cluster:
         self.command("delete", keys.journal_key(live.id))
         for player in live.players:
             self.command("hincrby", PLAYING, player.name, -1)
+        self.publish(EVERY_NODE, ["recount", self.node, [p.name for p in live.players]])
 
     # --- routing requests ---------------------------------------------------------------------
     def _routed_by_match(self, local: Handler) -> Handler:
@@ -478,6 +480,10 @@ class Cluster:
     def _on_lobby(self, node: str, frame: bytes) -> None:
         self.lobby.on_change(frame)
 
+    def _on_recount(self, node: str, names: list[str]) -> None:
+        for name in names:
+            self.lobby.recount(name)
+
     def _on_authority(self, node: str) -> None:
         self.ladder.on_new_holder(node)
 
@@ -489,6 +495,7 @@ class Cluster:
 
     _handlers: ClassVar[dict[str, Callable[..., None]]] = {
         "lobby": _on_lobby,
+        "recount": _on_recount,
         "authority": _on_authority,
         "leaving": _on_leaving,
         "adopted": _on_adopted,
@@ -589,6 +596,9 @@ class Cluster:
                 pipe.hset(CHALLENGES, challenge_id, self.node)
             await pipe.execute()
         await self.lobby.write_again()
+        counted = sorted({player.name for live in hub.matches.live.values() for player in live.players})
+        if counted:  # their counts were lost with the rest: the nodes listing them read them again
+            self.publish(EVERY_NODE, ["recount", self.node, counted])
 
     async def _heartbeat(self) -> None:
         while True:
@@ -677,6 +687,7 @@ class Cluster:
             # Free for the ladder only after its end is on the way (one outbox, in order): a pairing
             # that sees the player free sends its match_start behind that end, never before it.
             self.command("hincrby", PLAYING, name, -1)
+        self.publish(EVERY_NODE, ["recount", self.node, list(filter(None, names))])
 
     async def _charged(self, dead: str) -> float:
         """Of the time since ``dead`` stopped (its last heartbeat), what the side to move pays: what
