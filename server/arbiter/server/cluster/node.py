@@ -21,13 +21,8 @@ players, seeks and matches in Redis and announces changes to all; one node at a 
 ladder. Open challenges and seeks are in the directory too, so an accept reaches the node holding
 the seek.
 
-Failover: every node watches the directory; a live match whose owner's heartbeat has expired is
-adopted by one survivor (a Redis lock with expiry decides which), which replays it from the store
-— every stored move with the time it took, so both clocks are as they were — and becomes its
-owner; the time the failover took is credited to the side to move, up to the reconnect grace.
-Its players resync through their homes; a player whose home died has the reconnect grace to
-connect to any node and resume. SIGTERM hands over the same way, without waiting for a heartbeat
-to expire (``hand_over``).
+A live match whose owner died goes on on a survivor (``failover.py``). SIGTERM hands a node's
+matches over the same way, without waiting for a heartbeat to expire (``hand_over``).
 """
 
 from __future__ import annotations
@@ -41,7 +36,6 @@ import socket
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import msgpack
@@ -56,8 +50,9 @@ from arbiter.protocol.move_frames import MoveFrame
 from ..hub import Hub
 from ..players import Connection, Identity, OnlinePlayer
 from ..session import Handler, Session
-from ..store.base import GameRecord, MoveRecord
+from ..store.base import MoveRecord
 from . import keys
+from .failover import Failover
 from .keys import (
     BEATS,
     CHALLENGES,
@@ -72,45 +67,16 @@ from .keys import (
 )
 from .ladder import LadderLease
 from .lobby import ClusterLobby
+from .proxy import RemoteTransport, home_of
 
 log = logging.getLogger("arbiter.server.cluster")
 
 HEARTBEAT_S = 1.0
 ALIVE_MS = 5_000  # a node whose heartbeat is older than this is dead
-ADOPT_LOCK_MS = 60_000  # one survivor adopts a dead node's match: the others see the lock
 
 
 def new_node_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
-
-
-class RemoteTransport:
-    """A proxy session's transport: frames go over Redis to the player's home node."""
-
-    __slots__ = ("cluster", "home", "name")
-
-    def __init__(self, cluster: Cluster, home: str, name: str) -> None:
-        self.cluster = cluster
-        self.home = home
-        self.name = name
-
-    def send(self, data: bytes) -> None:
-        self.cluster.publish(node_channel(self.home), ["out", self.cluster.node, self.name, data])
-
-    def close(self, code: int, reason: str) -> None:
-        if code == CloseCode.REPLACED:
-            return  # the player connected elsewhere: its home closes its own connection
-        self.cluster.publish(node_channel(self.home), ["close", self.cluster.node, self.name, int(code), reason])
-
-    @property
-    def latency(self) -> float:
-        return 0.0  # the home measures the socket; the owner credits no lag it cannot see
-
-
-def home_of(session: Connection | None) -> str | None:
-    """The home node of a proxy session; None for a local connection."""
-    transport = getattr(session, "transport", None)
-    return transport.home if isinstance(transport, RemoteTransport) else None
 
 
 def _profile(player: OnlinePlayer) -> dict[str, Any]:
@@ -139,11 +105,10 @@ class Cluster:
         # node is dead once unseen for ALIVE_MS: an empty Redis after a restart kills nobody.
         self._seen: dict[str, float] = {}
         self._gone: set[str] = set()  # nodes that said they were leaving
-        self._adopting: set[str] = set()  # matches being adopted: counted for their players already
         self.alive: set[str] = {self.node}  # the nodes seen alive lately
-        self._look_now = asyncio.Event()  # a node left: look for its matches without waiting
         self.lobby = ClusterLobby(self)
         self.ladder = LadderLease(self)
+        self.failover = Failover(self)
 
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -160,7 +125,7 @@ class Cluster:
         loop = asyncio.get_running_loop()
         self._sender = loop.create_task(self._send())
         self._tasks = [loop.create_task(self._listen()), loop.create_task(self._heartbeat()),
-                       loop.create_task(self._watch_owners()), loop.create_task(self.lobby.count_again())]  # fmt: skip
+                       loop.create_task(self.failover.watch()), loop.create_task(self.lobby.count_again())]  # fmt: skip
         for message_class, handler in list(self.hub.handlers.items()):
             if issubclass(message_class, MatchRequest):
                 self.hub.register(message_class, self._routed_by_match(handler))
@@ -218,7 +183,7 @@ class Cluster:
         kwargs = self.redis.connection_pool.connection_kwargs
         return f"redis://{kwargs.get('host', '?')}:{kwargs.get('port', '?')}"
 
-    async def _is_alive(self, node: str) -> bool:
+    async def is_alive(self, node: str) -> bool:
         """Whether ``node`` is alive (a node seen alive lately is taken at its word)."""
         if node not in self.alive and await self.redis.exists(alive_key(node)):
             self._saw(node, heartbeat=True)
@@ -297,7 +262,7 @@ class Cluster:
         """A match goes live here: its owner is written before any message about it is sent (and,
         unless it is adopted, counted for its players)."""
         self.command("hset", MATCHES, live.id, self.node)
-        if live.id not in self._adopting:
+        if live.id not in self.failover.adopting:
             self.command("hset", keys.MATCH_PLAYERS, live.id, "\t".join(p.name for p in live.players))
             for player in live.players:
                 self.command("hincrby", PLAYING, player.name, 1)
@@ -363,7 +328,7 @@ class Cluster:
         def route(session: Session, msg: Challenge) -> Awaitable[None] | None:
             if msg.to is None or home_of(session) is not None or self._connected_here(msg.to):
                 return local(session, msg)  # a seek, a request forwarded to us, or a player of ours
-            return self._look_up_then(session, msg, local, self._find_home(msg.to))
+            return self._look_up_then(session, msg, local, self.find_home(msg.to))
 
         return route
 
@@ -386,7 +351,7 @@ class Cluster:
     ) -> None:
         try:
             node = await lookup
-            elsewhere = node is not None and node != self.node and await self._is_alive(node)
+            elsewhere = node is not None and node != self.node and await self.is_alive(node)
         except (RedisError, OSError) as exc:
             log.warning("cluster directory unavailable: %s", exc, extra={"node": self.node})
             node, elsewhere = None, False
@@ -410,7 +375,7 @@ class Cluster:
         if len(self._match_owner) > self.hub.config.finished_ids_kept:
             self._match_owner.popitem(last=False)
 
-    async def _find_home(self, name: str) -> str | None:
+    async def find_home(self, name: str) -> str | None:
         return await self._find(PLAYERS, name)
 
     async def _find(self, directory: str, key: str) -> str | None:
@@ -440,7 +405,7 @@ class Cluster:
         handler(self, *envelope[1:])
 
     def _on_request(self, home: str, name: str, kind: str, guest: bool, frame: bytes, profile: dict[str, Any]) -> None:
-        session = self._proxy(home, Identity(name, kind, guest))
+        session = self.proxy(home, Identity(name, kind, guest))
         player = session.player
         assert player is not None
         player.games, player.levels, player.capacity = profile["games"], profile["levels"], profile["capacity"]
@@ -466,7 +431,7 @@ class Cluster:
         if previous is not None and home_of(previous) is None:
             previous.close_replaced()  # one connection per player in the whole cluster
         if player.matches or home_of(previous) is not None:
-            self._proxy(home, player.identity)
+            self.proxy(home, player.identity)
 
     def _on_left(self, home: str, name: str) -> None:
         player = self.hub.roster.get(name)
@@ -491,7 +456,7 @@ class Cluster:
         self._gone.add(node)
         self._seen.pop(node, None)
         self.alive.discard(node)
-        self._look_now.set()
+        self.failover.look_now.set()
 
     _handlers: ClassVar[dict[str, Callable[..., None]]] = {
         "lobby": _on_lobby,
@@ -506,7 +471,7 @@ class Cluster:
         "left": _on_left,
     }
 
-    def _proxy(self, home: str, identity: Identity) -> Session:
+    def proxy(self, home: str, identity: Identity) -> Session:
         """The session that stands here for a player whose home is ``home`` (made, or re-pointed)."""
         player = self.hub.roster.get(identity.name)
         if player is not None and home_of(player.session) == home:
@@ -607,113 +572,6 @@ class Cluster:
                 await self._beat()
             except (RedisError, OSError) as exc:
                 log.error("cluster heartbeat failed: %s", exc, extra={"node": self.node})
-
-    # --- failover -----------------------------------------------------------------------------
-    async def _watch_owners(self) -> None:
-        """Adopt the live matches of nodes whose heartbeat stopped; players whose home stopped are away."""
-        while True:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.heartbeat_s):
-                    await self._look_now.wait()
-            self._look_now.clear()
-            try:
-                owners = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(MATCHES)).items()}
-                alive = await self.look_for_live_nodes()
-                await self.lobby.reap(alive)
-                for player in self.hub.roster:
-                    home = home_of(player.session)
-                    if home is not None and home not in alive:
-                        self.hub.disconnected(player.session)  # type: ignore[arg-type]
-                for match_id, owner in owners.items():
-                    if owner != self.node and owner not in alive and match_id not in self.hub.matches.live:
-                        await self._adopt(match_id, owner, alive)
-            except (RedisError, OSError) as exc:
-                log.error("cluster: cannot watch for dead nodes: %s", exc, extra={"node": self.node})
-            except Exception:
-                log.exception("cluster: failover failed", extra={"node": self.node})
-
-    async def _adopt(self, match_id: str, dead: str, alive: set[str]) -> None:
-        if not await self.redis.set(f"arbiter:adopt:{match_id}", self.node, nx=True, px=ADOPT_LOCK_MS):
-            return  # another survivor takes it
-        record = await self.hub.store.get_game(match_id)
-        if record is None or record.ended is not None:
-            if await self.redis.eval(DELETE_IF_OURS, 1, MATCHES, match_id, dead):
-                await self._gone_with(match_id, record)
-            return
-        journaled = await self._journaled(match_id, len(record.moves))
-        record = replace(record, moves=record.moves + journaled)
-        players = [await self._player_for(name, alive) for name in record.start.players]
-        self._adopting.add(match_id)
-        try:
-            live = self.hub.matches.adopt(record, (players[0], players[1]), charged_s=await self._charged(dead))
-        finally:
-            self._adopting.discard(match_id)
-        for move in journaled:  # announced by the dead node, not yet stored by it
-            self.hub.store.record_move(match_id, move)
-        self.publish(EVERY_NODE, ["adopted", self.node, match_id])
-        log.warning("adopted a match of a dead node", extra={"node": self.node, "match": match_id, "dead": dead,
-                                                              "ply": live.match.ply})  # fmt: skip
-        for player in players:
-            if player.session is not None:
-                self.hub.matches.player_returned(player)  # a full resync, through the player's home
-            elif player.grace is None:
-                self.hub.start_grace(player)
-
-    async def _journaled(self, match_id: str, stored: int) -> list[MoveRecord]:
-        """The moves of ``match_id`` that its dead node announced after the ``stored`` ones."""
-        moves: list[MoveRecord] = []
-        for entry in await self.redis.lrange(keys.journal_key(match_id), 0, -1):
-            ply, move, elapsed_ms, info = msgpack.unpackb(entry, raw=False)
-            if ply == stored + len(moves):
-                moves.append(MoveRecord(ply, move, elapsed_ms, info))
-        return moves
-
-    async def _gone_with(self, match_id: str, record: GameRecord | None) -> None:
-        """A dead node's match that cannot go on: it ended before the node died (whose last
-        messages may have died with it), or it started too late to be stored (so it is void). Its
-        players hear its end, again perhaps, through their homes, and are free for the ladder."""
-        names = (await self.redis.hget(keys.MATCH_PLAYERS, match_id) or b"").decode().split("\t")
-        if record is not None:
-            end = self.hub.matches.stored_end(record)
-        else:
-            end = encode({"type": "end", "match": match_id, "result": None, "winner": None, "reason": "interrupted",
-                          "clocks": [0, 0], "ply": 0, "rating_changes": {}})  # fmt: skip
-            log.warning("a dead node's match was never stored: void", extra={"match": match_id, "players": names})
-        self.command("hdel", keys.MATCH_PLAYERS, match_id)
-        for name in filter(None, names):
-            home = await self._find_home(name)
-            if home is not None and await self._is_alive(home):
-                self.publish(node_channel(home), ["out", self.node, name, end])
-            # Free for the ladder only after its end is on the way (one outbox, in order): a pairing
-            # that sees the player free sends its match_start behind that end, never before it.
-            self.command("hincrby", PLAYING, name, -1)
-        self.publish(EVERY_NODE, ["recount", self.node, list(filter(None, names))])
-
-    async def _charged(self, dead: str) -> float:
-        """Of the time since ``dead`` stopped (its last heartbeat), what the side to move pays: what
-        exceeds the reconnect grace. (Its turn before that is given back whole: the store keeps each
-        move's thinking time, not when the last turn began.)"""
-        beat = await self.redis.hget(BEATS, dead)
-        if beat is None:
-            return 0.0
-        stopped_s = max(0.0, time.time() - int(beat) / 1000)
-        return max(0.0, stopped_s - self.hub.config.reconnect_grace_s)
-
-    async def _player_for(self, name: str, alive: set[str]) -> OnlinePlayer:
-        """The player as this node knows it: local, a proxy to its live home, or away."""
-        player = self.hub.roster.get(name)
-        if player is not None:
-            return player
-        account = await self.hub.store.get_player(name)
-        identity = (
-            Identity(name, account.kind, False, account.owner) if account is not None else Identity(name, "human", True)
-        )
-        home = await self._find_home(name)
-        if home is not None and home != self.node and home in alive:
-            session = self._proxy(home, identity)
-            assert session.player is not None
-            return session.player
-        return self.hub.roster.add(identity, None)
 
 
 def _refuse_while_leaving(session: Session, msg: Request) -> None:
