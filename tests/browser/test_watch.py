@@ -1,7 +1,8 @@
 """Everything around playing, in headless Chromium against the real server and bots: watching a
-bot-vs-bot game live, replaying it move by move, two guests meeting through an open seek, the
-vanishing and 3-D boards, draw / abort / resign, the leaderboard, and server errors shown as
-messages (a refused request, an unknown game, a dropped connection)."""
+bot-vs-bot game live, replaying it move by move, two guests meeting through an open seek (a third
+page sees them playing, then idle), the vanishing and 3-D boards, draw / abort / resign, the
+leaderboard, and server errors shown as messages (a refused request, an unknown game, a dropped
+connection)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,7 @@ async def test_a_guest_watches_a_bot_versus_bot_game_then_replays_it(new_page, a
 async def test_two_guests_meet_through_an_open_seek(new_page) -> None:
     seeker = await new_page()
     taker = await new_page()
+    watcher = await new_page()  # stays in the lobby: it sees the two playing, then idle again
     await seeker.select_option("#game", "tictactoe")
     await seeker.select_option("#opponent", "")
     await seeker.select_option("#color", "first")
@@ -102,6 +104,8 @@ async def test_two_guests_meet_through_an_open_seek(new_page) -> None:
     await seeker.wait_for_url("**/#/match/*")
     await taker.wait_for_url("**/#/match/*")
     assert seeker.url.rsplit("/", 1)[1] == taker.url.rsplit("/", 1)[1]
+    listed = watcher.locator(f'#people li[data-player="{name}"]')
+    await listed.filter(has_text="playing 1").wait_for()
 
     assert await wait_turn(seeker)
     await play_mnk_move(seeker, 0, 3)
@@ -111,6 +115,7 @@ async def test_two_guests_meet_through_an_open_seek(new_page) -> None:
     await taker.get_by_role("button", name="Really resign?").click()
     assert "You lost" in await result_text(taker)
     assert "You won" in await result_text(seeker) and "resignation" in await seeker.inner_text("#result")
+    await listed.filter(has_text="idle").wait_for()
 
 
 async def test_vanishing_marks_the_stone_about_to_go(new_page, arena: Arena) -> None:
