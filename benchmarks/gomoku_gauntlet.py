@@ -25,7 +25,8 @@ equals, even within 300 cp). Since the judge is our own bot, a new version picks
 from the same seed: ``--openings FILE`` plays the first ``--pairs`` openings of a file instead, or
 the ``--pairs`` after its first ``--skip N`` (``--save-openings FILE`` writes the ones judged;
 benchmarks/openings/gomoku_balanced.json holds 100, seed 3, within 100 cp, spread 3;
-gomoku_even.json 200, seed 382, within 80 of -240, where colour decides less), so versions are
+gomoku_even.json 200, seed 382, within 80 of -240, where colour decides less; gomoku_even_more.json
+300 more the same way, seed 383, one of them also in the first), so versions are
 measured on the same stones. Each is played twice, our bot taking the first player's side first,
 then the second's. A side that takes longer than its time a move plus ``--grace`` loses on time; an
 engine that crashes, hangs or answers an illegal move forfeits the game.
