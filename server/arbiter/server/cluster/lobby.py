@@ -61,15 +61,18 @@ class ClusterLobby:
             names = {await self._recounts.get()}
             while not self._recounts.empty():
                 names.add(self._recounts.get_nowait())
-            counts = await self.cluster.live_matches_of(sorted(names))
-            for name, count in (counts or {}).items():  # None: Redis cannot say (logged); the next change reads again
-                player = hub.roster.get(name)
-                if player is None or not self.lists(player):
-                    continue
-                listed = player.playing
-                player.cluster_playing = count
-                if count != listed:
-                    hub.lobby.presence(player)
+            try:
+                counts = await self.cluster.live_matches_of(sorted(names))
+                for name, count in (counts or {}).items():  # None: Redis cannot say (logged); read at the next change
+                    player = hub.roster.get(name)
+                    if player is None or not self.lists(player):
+                        continue
+                    listed = player.playing
+                    player.cluster_playing = count
+                    if count != listed:
+                        hub.lobby.presence(player)
+            except Exception:  # a bug: logged, and the next recount is read all the same
+                log.exception("cluster lobby: recount failed", extra={"node": self.cluster.node})
 
     def recount(self, name: str) -> None:
         """The player's live matches changed on some node: read its count again if this node lists it."""

@@ -282,7 +282,8 @@ class Cluster:
         try:
             counts = await self.redis.hmget(PLAYING, names)
         except (RedisError, OSError) as exc:
-            log.warning("cluster: live matches unknown, the ladder pairs later: %s", exc, extra={"node": self.node})
+            log.warning("cluster: live matches unknown (the ladder pairs, the lobby counts later): %s", exc,
+                        extra={"node": self.node})  # fmt: skip
             return None
         return {name: int(count or 0) for name, count in zip(names, counts, strict=True)}
 
