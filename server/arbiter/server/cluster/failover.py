@@ -27,7 +27,7 @@ from arbiter.protocol.codec import encode
 from ..players import Identity, OnlinePlayer
 from ..store.base import GameRecord, MoveRecord
 from . import keys
-from .keys import BEATS, DELETE_IF_OURS, EVERY_NODE, MATCHES, PLAYING, node_channel
+from .keys import BEATS, DELETE_IF_OURS, EVERY_NODE, MATCHES, node_channel
 from .proxy import home_of
 
 if TYPE_CHECKING:
@@ -119,14 +119,14 @@ class Failover:
                           "clocks": [0, 0], "ply": 0, "rating_changes": {}})  # fmt: skip
             log.warning("a dead node's match was never stored: void", extra={"match": match_id, "players": names})
         cluster.command("hdel", keys.MATCH_PLAYERS, match_id)
-        for name in filter(None, names):
+        names = [name for name in names if name]
+        for name in names:
             home = await cluster.find_home(name)
             if home is not None and await cluster.is_alive(home):
                 cluster.publish(node_channel(home), ["out", cluster.node, name, end])
-            # Free for the ladder only after its end is on the way (one outbox, in order): a pairing
-            # that sees the player free sends its match_start behind that end, never before it.
-            cluster.command("hincrby", PLAYING, name, -1)
-        cluster.publish(EVERY_NODE, ["recount", cluster.node, list(filter(None, names))])
+        # Free for the ladder only after their ends are on the way (one outbox, in order): a pairing
+        # that sees a player free sends its match_start behind that end, never before it.
+        cluster.count_matches(names, -1)
 
     async def _charged(self, dead: str) -> float:
         """Of the time since ``dead`` stopped (its last heartbeat), what the side to move pays: what

@@ -264,9 +264,7 @@ class Cluster:
         self.command("hset", MATCHES, live.id, self.node)
         if live.id not in self.failover.adopting:
             self.command("hset", keys.MATCH_PLAYERS, live.id, "\t".join(p.name for p in live.players))
-            for player in live.players:
-                self.command("hincrby", PLAYING, player.name, 1)
-            self.publish(EVERY_NODE, ["recount", self.node, [p.name for p in live.players]])
+            self.count_matches([p.name for p in live.players], 1)
 
     def _journal(self, live: Any, move: MoveRecord, announce: Callable[[], None]) -> None:
         """An accepted move goes to Redis first; its ``moved`` goes out once Redis has it (in order
@@ -274,6 +272,13 @@ class Cluster:
         entry = msgpack.packb([move.ply, move.move, move.elapsed_ms, move.info], use_bin_type=True)
         self.command("rpush", keys.journal_key(live.id), entry)
         self._outbox.put_nowait(("then", announce))
+
+    def count_matches(self, names: list[str], change: int) -> None:
+        """Each player's live matches on every node change by ``change`` (after the commands queued
+        before); the nodes listing them read their counts again."""
+        for name in names:
+            self.command("hincrby", PLAYING, name, change)
+        self.publish(EVERY_NODE, ["recount", self.node, names])
 
     async def live_matches_of(self, names: list[str]) -> dict[str, int] | None:
         """Each player's live matches on every node (every name asked, 0 if none); None if Redis cannot say."""
@@ -307,9 +312,7 @@ class Cluster:
         self.command("eval", DELETE_IF_OURS, 1, MATCHES, live.id, self.node)
         self.command("hdel", keys.MATCH_PLAYERS, live.id)
         self.command("delete", keys.journal_key(live.id))
-        for player in live.players:
-            self.command("hincrby", PLAYING, player.name, -1)
-        self.publish(EVERY_NODE, ["recount", self.node, [p.name for p in live.players]])
+        self.count_matches([p.name for p in live.players], -1)
 
     # --- routing requests ---------------------------------------------------------------------
     def _routed_by_match(self, local: Handler) -> Handler:
