@@ -6,7 +6,10 @@
 - a player who reconnects to a different node within the grace resumes with a full resync;
 - one connection per player across the cluster: a second connection anywhere replaces the first;
 - after kill -9 of the node that owns a live match, a survivor adopts it from the store and the
-  players, reconnected anywhere, finish it with every move kept and both clocks right;
+  players, reconnected anywhere, finish it with every move kept and both clocks right (and the
+  lobby counts the adopted match once);
+- after Redis restarts empty, the nodes write their part again, the players' live-match counts
+  included, and play goes on;
 - each node answers /healthz with its own id.
 """
 
@@ -18,6 +21,7 @@ import subprocess
 import sys
 import urllib.request
 
+from lobby_updates import listed
 from wsclient import Client, play_move, play_out, start_match
 
 from arbiter.protocol.errors import CloseCode
@@ -110,7 +114,10 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
     nodes, tokens = cluster
     alice = await connect(nodes["n1"], token=tokens["alice"])
     bob = await connect(nodes["n2"], token=tokens["bob"])
+    watcher = await connect(nodes["n1"])
+    await watcher.request("subscribe")
     match = await start_match(alice, bob, "gomoku", clock={"initial_ms": 120_000, "increment_ms": 1_000})
+    await listed(watcher, {"alice": {"playing": 1}, "bob": {"playing": 1}})
     moves = [[7, 7], [7, 8], [8, 8], [6, 6]]
     last = await play_moves(alice, bob, match, moves)
     # At once, without waiting for the store: a move a player has seen is in Redis already.
@@ -127,6 +134,8 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
     await play_moves(alice, bob, match, rest, start=len(moves))
     ends = [await player.expect("end", match=match) for player in (alice, bob)]
     assert ends[0]["result"] == "1-0" and ends[0]["ply"] == len(moves) + len(rest)
+    # The adopter counted the match once, as its first owner had: its end leaves no live match.
+    await listed(watcher, {"alice": {"playing": 0}, "bob": {"playing": 0, "away": False}})
 
     store = PostgresStore(postgres_url)
     await store.open()
@@ -200,3 +209,7 @@ async def test_the_cluster_carries_on_after_redis_restarts_empty(cluster, connec
     assert (await carol.expect("moved", match=match, ply=1))["move"] == [0, 0]
     assert (await play_move(alice, match, 2, [2, 2]))["type"] == "moved"  # forwarded from alice's node
     assert (await bob.expect("moved", match=match, ply=2))["move"] == [2, 2]
+    # The live-match counts went with the rest and were written again: the end takes them to 0, not below.
+    await carol.request("subscribe")
+    assert (await alice.request("resign", match=match))["type"] == "ok"
+    await listed(carol, {"alice": {"playing": 0}, "bob": {"playing": 0}})

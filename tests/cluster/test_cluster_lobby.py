@@ -3,30 +3,12 @@ node a client asked, kept current by updates from every node; a dead node's entr
 
 from __future__ import annotations
 
-from wsclient import Client, start_match
+from lobby_updates import listed, presence_of, until
+from wsclient import start_match
 
 
 def names(state: dict) -> set[str]:
     return {player["name"] for player in state["players"]}
-
-
-async def until(client: Client, kind: str, **fields: object) -> dict:
-    return await client.expect(kind, timeout=20, **fields)
-
-
-async def presence_of(client: Client, name: str) -> dict:
-    """The next presence update about ``name`` (others' are skipped)."""
-    while (update := await until(client, "presence"))["player"]["name"] != name:
-        pass
-    return update
-
-
-async def listed(client: Client, wanted: dict[str, dict]) -> None:
-    """Presence updates until each named player's latest entry has the fields wanted."""
-    seen: dict[str, dict] = {}
-    while not all(fields.items() <= seen.get(name, {}).items() for name, fields in wanted.items()):
-        player = (await until(client, "presence"))["player"]
-        seen[player["name"]] = player
 
 
 async def test_every_node_lists_every_node_s_players_seeks_and_matches(cluster, connect) -> None:
