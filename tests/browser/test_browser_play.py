@@ -30,6 +30,17 @@ async def result_text(page) -> str:
     return await page.inner_text("#result")
 
 
+# Per side: the colour of its mark beside its name, and of its pieces on the board (X's strokes, O's ring,
+# a stone's fill), as the browser paints them.
+SIDE_COLOURS = """() => [0, 1].map((c) => {
+  const paint = (selector, property) => getComputedStyle(document.querySelector(selector))[property];
+  const piece = document.querySelector(`.stone.p${c}`)
+    ? paint(`.stone.p${c}`, "fill")
+    : paint(c === 0 ? ".mark.p0 line" : ".mark.p1", "stroke");
+  return [paint(`.player-bar[data-color="${c}"] .side-mark`, "backgroundColor"), piece];
+})"""
+
+
 async def test_a_guest_plays_tic_tac_toe_against_the_bot_by_touch(new_page, arena: Arena) -> None:
     page = await new_page(has_touch=True, is_mobile=True, viewport={"width": 390, "height": 844})
     me = await page.inner_text("#me .who")
@@ -48,6 +59,8 @@ async def test_a_guest_plays_tic_tac_toe_against_the_bot_by_touch(new_page, aren
     assert made >= 3 and len(stones) == await moves_shown(page)
     assert await page.locator(".cell.last").count() == 1
     assert await page.locator(".clock.running").count() == 0  # both clocks stopped at the end
+    for mark, piece in await page.evaluate(SIDE_COLOURS):  # X blue, O red, beside the names too
+        assert mark == piece, (mark, piece)
     await page.screenshot(path=screenshot_path("tictactoe"), full_page=True)
 
 
@@ -86,6 +99,8 @@ async def test_a_guest_plays_gomoku_to_the_end(new_page, arena: Arena) -> None:
     assert await page.locator(".win-line").count() == 1
     coordinates = await page.eval_on_selector_all(".coords text", "els => els.map(e => e.textContent)")
     assert coordinates[:3] == ["a", "b", "c"] and "15" in coordinates
+    colours = await page.evaluate(SIDE_COLOURS)  # black and white stones, and beside the names
+    assert all(mark == piece for mark, piece in colours) and colours[0][0] != colours[1][0], colours
     await page.screenshot(path=screenshot_path("gomoku"), full_page=True)
 
 

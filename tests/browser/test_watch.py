@@ -81,6 +81,10 @@ async def test_a_guest_watches_a_bot_versus_bot_game_then_replays_it(new_page, a
     await page.wait_for_function("document.querySelector('#replay-ply').textContent.startsWith('2 /')")
     assert sorted(s for s in (await cells(page)).values() if s != "empty") == ["0", "1"]
     assert await page.locator(".replay-moves li.current").count() == 1
+    paint = "els => els.map(e => getComputedStyle(e).backgroundColor)"
+    marks = await page.eval_on_selector_all(".replaying .player .side-mark", paint)  # beside the names...
+    pieces = [await page.eval_on_selector(f".stone.p{c}", "e => getComputedStyle(e).fill") for c in (0, 1)]
+    assert marks == pieces, (marks, pieces)  # ... each side's stone colour
     await page.get_by_role("button", name="final position").click()
     await page.wait_for_function(f"document.querySelector('#replay-ply').textContent.startsWith('{plies} /')")
     assert "a line" in await page.inner_text("#result") or "Draw" in text

@@ -92,6 +92,7 @@ export function mountMatch(root, ctx, matchId) {
     }
     fill(boardHolder, board.el);
     boardHolder.dataset.family = info.family;
+    if (board.style) layout.dataset.pieces = board.style; // the side marks take the pieces' colours
     // The player at the bottom is me (or the first player when watching).
     const bottom = playing() ? myColor() : 0;
     const order = [bottom, 1 - bottom];

@@ -148,7 +148,7 @@ export function mountReplay(root, ctx, arg) {
       holder,
       h(
         "div",
-        { class: "match replaying", "data-match": matchId },
+        { class: "match replaying", "data-match": matchId, "data-pieces": board.style },
         h(
           "div",
           { class: "board-col" },
