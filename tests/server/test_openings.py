@@ -1,6 +1,7 @@
-"""Balanced openings for ladder games between bots: chosen by seed, balanced by measure, played before
-the clocks start, announced in match_start, each played twice with the colours swapped, stored with
-the game and shown in its record and replay data; people never get one."""
+"""Balanced openings for ladder games between bots: chosen by seed, balanced by measure (a judged book
+where one is shipped, random playouts otherwise), played before the clocks start, announced in
+match_start, each played twice with the colours swapped, stored with the game and shown in its record
+and replay data; people never get one."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from wsclient import Client, play_move
 from arbiter.engine import create_game
 from arbiter.server import RunningServer, ServerConfig
 from arbiter.server.clock import ClockSpec
-from arbiter.server.config import LadderConfig, parse_ladder_opening
+from arbiter.server.config import DEFAULT_LADDER_OPENINGS, LadderConfig, parse_ladder_opening
 from arbiter.server.match import Match
-from arbiter.server.openings import BAND, balanced_opening, playout_score
+from arbiter.server.openings import BAND, BOOKS, balanced_opening, book, playout_score, wins_at_once
 from arbiter.server.records import format_record, parse_records
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -35,6 +36,37 @@ def test_an_opening_is_seeded_legal_unfinished_and_balanced(game: str, plies: in
         state.play(rules.decode_move(move))  # whole moves: a paper-soccer turn with its bounces
     assert len(moves) == plies and not state.is_terminal
     assert BAND[0] <= playout_score(state, 5) <= BAND[1] + 0.05  # measured on other playouts: close to the band
+
+
+@pytest.mark.parametrize("path", sorted(BOOKS.glob("*.json")), ids=lambda path: path.stem)
+def test_every_opening_of_a_book_is_legal_unfinished_and_of_the_book_s_length(path: Path) -> None:
+    document = json.loads(path.read_text())
+    assert document["game"] == path.stem and document["made"]  # named for its game, and says how it was made
+    rules = create_game(path.stem)
+    openings = book(path.stem)
+    assert len(openings) >= 100 and len(set(openings)) == len(openings)
+    for opening in openings:
+        state = rules.new_state()
+        for move in opening:
+            state.play(rules.decode_move(list(move)))
+        assert len(opening) == len(openings[0]) and not state.is_terminal and not wins_at_once(state)
+
+
+def test_the_ladder_s_default_openings_come_from_the_books_shipped() -> None:
+    for path in BOOKS.glob("*.json"):
+        assert DEFAULT_LADDER_OPENINGS[path.stem] == len(book(path.stem)[0]), path.stem
+
+
+def test_a_game_with_a_book_draws_its_opening_from_it_by_seed() -> None:
+    gomoku = create_game("gomoku")
+    shelf = {tuple(tuple(move) for move in opening) for opening in book("gomoku")}
+    drawn = [balanced_opening(gomoku, 3, seed) for seed in range(20)]
+    assert all(tuple(tuple(move) for move in opening) in shelf for opening in drawn)
+    assert drawn[0] == balanced_opening(gomoku, 3, 0) and len({str(opening) for opening in drawn}) > 15
+    # Not a book's length, or not the book's rules: random plies measured by playouts, as for any game.
+    assert len(balanced_opening(gomoku, 4, 0)) == 4
+    exact = balanced_opening(create_game("gomoku", {"exact": True}), 3, 0)
+    assert tuple(tuple(move) for move in exact) not in shelf
 
 
 def test_an_opening_is_played_before_the_clock_and_counts_as_nobody_s_move() -> None:
@@ -59,7 +91,8 @@ def test_the_ladder_opening_flag_is_checked() -> None:
 
 @pytest.fixture
 def config() -> ServerConfig:
-    ladder = LadderConfig(window=1000.0, rematch_after_s=0.0, retry_s=0.05, seed=7, openings={"tictactoe": 2})
+    openings = {"tictactoe": 2, "gomoku": 3}
+    ladder = LadderConfig(window=1000.0, rematch_after_s=0.0, retry_s=0.05, seed=7, openings=openings)
     return ServerConfig(port=0, ladder=ladder)
 
 
@@ -111,6 +144,18 @@ async def test_two_bots_play_each_opening_twice_with_the_colours_swapped(server:
             return json.loads(response.read())
 
     assert (await asyncio.to_thread(game_json))["opening"] == 2  # the replay marks the opening's moves
+
+
+async def test_a_gomoku_ladder_game_between_bots_starts_from_an_opening_of_the_book(server, store, connect):
+    tokens = {name: await store.add_player(name, "bot") for name in ("alpha", "beta")}
+    clients = {name: await connect(token=token) for name, token in tokens.items()}
+    for client in clients.values():
+        assert (await client.request("ladder_join", game="gomoku"))["type"] == "ladder_joined"
+    starts = [await client.expect("match_start") for client in clients.values()]
+    assert starts[0]["moves"] == starts[1]["moves"]
+    assert tuple(tuple(move) for move in starts[0]["moves"]) in book("gomoku")
+    assert len(starts[0]["moves"]) == 3 and starts[0]["to_move"] == 1  # the second player moves first
+    assert (await clients["alpha"].request("resign", match=starts[0]["match"]))["type"] == "ok"
 
 
 async def test_people_and_challenges_never_start_from_an_opening(server: RunningServer, store, connect):

@@ -21,8 +21,9 @@ DEFAULT_LADDER_CLOCKS: dict[str, ClockSpec] = {
 }
 DEFAULT_LADDER_CLOCK = ClockSpec(60_000, 1_000)
 # Balanced openings for ladder games between two bots (openings.py): plies per game, each opening
-# played twice with the colours swapped. Deterministic bots would otherwise replay one game.
-DEFAULT_LADDER_OPENINGS: dict[str, int] = {"gomoku": 4, "gomoku10": 2}
+# played twice with the colours swapped. Deterministic bots would otherwise replay one game. A game
+# with a book of judged openings (books/) gets its book's plies.
+DEFAULT_LADDER_OPENINGS: dict[str, int] = {"gomoku": 3, "gomoku10": 2}
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class LadderConfig:
 
 
 def parse_ladder_opening(text: str) -> tuple[str, int]:
-    """``gomoku=4``: GAME=PLIES of the balanced opening ladder bot games start from (0: none); ValueError."""
+    """``gomoku=3``: GAME=PLIES of the balanced opening ladder bot games start from (0: none); ValueError."""
     game, sep, plies = text.partition("=")
     if not sep or game not in game_names():
         raise ValueError(f"{text!r}: expected GAME=PLIES with a game from {game_names()}")

@@ -2,25 +2,37 @@
 
 Bots that play the same deterministic game from the empty board repeat it; a ladder of such games
 measures one line, not the bots. So a ladder game between two bots may start from an opening of
-``plies`` random legal moves (whole turns in paper soccer), and each opening is played twice with
+``plies`` legal moves (whole turns in paper soccer), and each opening is played twice with
 the colours swapped (ladder.py), so whatever edge it gives one side is given to both bots.
 
-"Neither side clearly winning" is measured, not assumed. A candidate is refused if the game is over,
-if the side to move can win at once, or if ``PLAYOUTS`` random playouts from it (the engine's
-kernel, seeded) score outside ``BAND`` for the first player. Of ``TRIES`` seeded candidates the first
-that passes is taken, else the one whose playout score is closest to one half.
+"Neither side clearly winning" is measured, not assumed, in one of two ways:
+
+- **A book**, where one is shipped (``books/NAME.json``, for a game at its default rules and openings
+  of that many plies): a seeded choice among openings an alpha-beta bot judged even, made offline by
+  benchmarks/gomoku_strength.py (``--save-openings``; docs/STORE.md says how each book was made). Random
+  playouts say little about gomoku: a four-stone opening that bot proves won for the first player
+  scored 0.46 and 0.53 over two sets of playouts, and the openings they passed gave the side to move
+  a median of +695 cp by that judge, where about -240 is even (docs/STRENGTH.md, stop 46).
+- **Playouts** otherwise. A candidate is refused if the game is over, if the side to move can win at
+  once, or if ``PLAYOUTS`` random playouts from it (the engine's kernel, seeded) score outside ``BAND``
+  for the first player. Of ``TRIES`` seeded candidates the first that passes is taken, else the one
+  whose playout score is closest to one half.
 """
 
 from __future__ import annotations
 
+import json
 import random
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from arbiter.engine import Game, State
+from arbiter.engine import Game, State, create_game
 from arbiter.engine.ops import playouts
 
+BOOKS = Path(__file__).resolve().parent / "books"
 PLAYOUTS = 256
 BAND = (0.35, 0.65)  # the first player's playout score an opening must leave
 TRIES = 24
@@ -29,6 +41,9 @@ TRIES = 24
 def balanced_opening(game: Game, plies: int, seed: int) -> list[Any]:
     """``plies`` wire moves from the start of ``game`` that leave it balanced (see the module docstring)."""
     rng = random.Random(seed)
+    shelf = book(game.name) if game == create_game(game.name) else ()
+    if shelf and len(shelf[0]) == plies:
+        return [list(move) for move in rng.choice(shelf)]
     best: tuple[float, list[Any]] | None = None
     for attempt in range(TRIES):
         state = game.new_state()
@@ -37,7 +52,7 @@ def balanced_opening(game: Game, plies: int, seed: int) -> list[Any]:
             if state.is_terminal:
                 break
             moves.append(_random_move(state, rng))
-        if state.is_terminal or _wins_at_once(state):
+        if state.is_terminal or wins_at_once(state):
             continue
         score = playout_score(state, seed * TRIES + attempt)
         if BAND[0] <= score <= BAND[1]:
@@ -45,6 +60,17 @@ def balanced_opening(game: Game, plies: int, seed: int) -> list[Any]:
         if best is None or abs(score - 0.5) < best[0]:
             best = (abs(score - 0.5), moves)
     return best[1] if best is not None else []
+
+
+@cache
+def book(name: str) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The judged openings shipped for the game ``name`` at its default rules, as wire moves; () if none.
+    Every opening of a book has the same number of plies (tests/server/test_openings.py checks each)."""
+    path = BOOKS / f"{name}.json"
+    if not path.is_file():
+        return ()
+    document = json.loads(path.read_text())
+    return tuple(tuple(tuple(move) for move in opening) for opening in document["openings"])
 
 
 def playout_score(state: State, seed: int) -> float:
@@ -69,7 +95,7 @@ def _random_move(state: State, rng: random.Random) -> Any:
     return state.game.encode_move(move)
 
 
-def _wins_at_once(state: State) -> bool:
+def wins_at_once(state: State) -> bool:
     """Whether the side to move has a move that wins on the spot (single-action moves; enough for m,n,k)."""
     mover = state.to_move
     for action in state.legal_actions():
