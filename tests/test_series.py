@@ -266,6 +266,22 @@ async def test_random_openings_vary_the_games_and_each_pair_shares_one(tmp_path:
     assert "each pair of games opens with the same 3 random plies, colours swapped" in result.summary_lines()
 
 
+async def test_book_openings_open_each_pair_of_games_from_the_game_s_book(tmp_path: Path) -> None:
+    from arbiter.server.openings import book
+
+    log = tmp_path / "games.jsonl"
+    player = SeriesPlayer(GomokuBrain, 1)  # the source's G+Q player: quick games
+    config = SeriesConfig(player, player, "gomoku", 4, CLOCK, book=True, game_log=log)
+    result = await run_series(config)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    openings = [record["moves"][:3] for record in records]
+    assert openings[0] == openings[1] and openings[2] == openings[3] and openings[0] != openings[2]
+    assert all(tuple(map(tuple, o)) in book("gomoku") for o in openings)
+    assert all((d["info"] == {"opening": True}) == (d["ply"] < 3) for r in records for d in r["decisions"])
+    assert "each pair of games opens with one opening of gomoku's book, colours swapped" in result.summary_lines()
+    assert result.as_json()["book"] is True
+
+
 def test_an_opening_never_ends_the_game() -> None:
     for pair in range(50):
         moves = opening("tictactoe", {}, 5, pair, 8)  # 8 random plies often complete a line: drawn again
@@ -393,6 +409,9 @@ def test_the_command_prints_the_summary() -> None:
         ("random random --game tictactoe --server http://x/ --token-a a --token-b b", "ws://"),
         ("random random --game tictactoe --server ws://x/ --token-a a --token-b a", "the same player"),
         ("random random --game tictactoe --bogus", "No such option '--bogus'"),
+        ("random random --game gomoku --book --opening-plies 3", "give one of them"),
+        ("random random --game tictactoe --book", "tictactoe has no book of openings"),
+        ("random random --game gomoku -p exact=true --book", "gomoku has no book of openings with these"),
     ],
 )
 def test_bad_flags_fail_on_one_line_with_exit_code_2(arguments: str, message: str) -> None:
@@ -435,6 +454,7 @@ def test_the_flags_are_documented() -> None:
         "--workers",
         "--seed",
         "--opening-plies",
+        "--book",
         "--json",
     ):
         assert flag in outcome.output

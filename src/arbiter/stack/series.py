@@ -196,6 +196,7 @@ class SeriesConfig:
     params: Mapping[str, Any] = field(default_factory=dict)  # only the parameters that differ from the game's
     seed: int = 0
     opening_plies: int = 0  # random plies that open each pair of games (see ``opening``)
+    book: bool = False  # open each pair of games from the game's book of judged openings instead (``opening``)
     server: str | None = None  # an existing server's ws:// address; None starts a private one
     db: Path | None = None  # the private server's SQLite file; None keeps the games in memory
     game_log: Path | None = None  # A's finished games, one JSON line each
@@ -271,6 +272,7 @@ class SeriesResult:
             "clock": dict(config.clock),
             "seed": config.seed,
             "opening_plies": config.opening_plies,
+            "book": config.book,
             "games": config.games,
             "played": len(self.outcomes),
             "scored": tally.games,
@@ -302,7 +304,9 @@ class SeriesResult:
             f"{config.game} ({params}), clock {clock}, {len(self.outcomes)} of {config.games} games, "
             f"seed {config.seed}",
         ]
-        if config.opening_plies:
+        if config.book:
+            lines.append(f"each pair of games opens with one opening of {config.game}'s book, colours swapped")
+        elif config.opening_plies:
             lines.append(f"each pair of games opens with the same {config.opening_plies} random plies, colours swapped")
         tally = self.tally()
         found = self.estimate()
@@ -366,15 +370,23 @@ class SeriesError(RuntimeError):
     """The series cannot go on: a bot refused or stopped, the server unreachable, games not starting."""
 
 
-def opening(game: str, params: Mapping[str, Any], seed: int, pair: int, plies: int) -> list[Any]:
-    """The random opening of games ``2·pair`` and ``2·pair + 1``: ``plies`` wire moves, the game still on.
+def opening(game: str, params: Mapping[str, Any], seed: int, pair: int, plies: int, book: bool = False) -> list[Any]:
+    """The opening of games ``2·pair`` and ``2·pair + 1``: ``plies`` random wire moves, the game still on,
+    or with ``book`` one of the game's book of judged openings (the ladder's: arbiter.server.openings).
 
     Bots that never vary their play (fixed-depth searches) would otherwise repeat one game per
-    colour all series long; starting each pair of games from its own random position, once with
-    each colour, gives independent samples while keeping the pair fair to both sides.
+    colour all series long; starting each pair of games from its own position, once with each
+    colour, gives independent samples while keeping the pair fair to both sides. Random stones on
+    a gomoku board mostly hand the game to one colour, so each pair splits whoever is stronger; the
+    book's openings leave the colours about even.
     """
     rules = create_game(game, params)
     rng = np.random.default_rng([seed, pair])
+    if book:
+        from arbiter.server.openings import book as openings_book  # the server's package: imported when needed
+
+        shelf = openings_book(game)
+        return [list(move) for move in shelf[int(rng.integers(len(shelf)))]]
     while True:
         state = rules.new_state()
         for _ in range(plies):
@@ -390,13 +402,16 @@ class SeriesClient(BotClient):
 
     It also seeds every decision from the series seed, the game's number and the ply (instead of
     the server's random match id), so a series of fixed-budget bots is replayed exactly by
-    running it again with the same seed; and it plays the series' random opening moves itself.
+    running it again with the same seed; and it plays the series' opening moves itself.
     """
 
     def __init__(self, url: str, *, token: str, pool: BrainPool, settings: BotSettings, config: SeriesConfig) -> None:
         super().__init__(url, token=token, pool=pool, settings=settings)
         self.config = config
         self._openings: dict[int, list[Any]] = {}
+        self._opening_plies = config.opening_plies
+        if config.book:
+            self._opening_plies = len(opening(config.game, config.params, config.seed, 0, 0, book=True))
         self._closures: dict[str, asyncio.Future[ChallengeClosed]] = {}
         self._results: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self._numbers: dict[str, int] = {}
@@ -427,10 +442,12 @@ class SeriesClient(BotClient):
         number = self._numbers.setdefault(request.match_id, len(self._numbers))
         ply = len(request.moves)
         config = self.config
-        if ply < config.opening_plies:
+        if ply < self._opening_plies:
             pair = number // 2
             if pair not in self._openings:
-                self._openings[pair] = opening(config.game, config.params, config.seed, pair, config.opening_plies)
+                self._openings[pair] = opening(
+                    config.game, config.params, config.seed, pair, config.opening_plies, config.book
+                )
             moves = self._openings[pair]
             if ply < len(moves) and request.moves == moves[:ply]:
                 return ThinkResult(moves[ply], {"opening": True})

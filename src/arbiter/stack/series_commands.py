@@ -87,6 +87,12 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
     show_default=True,
     help="Open each pair of games with this many random plies, the same for both colours.",
 )
+@click.option(
+    "--book",
+    is_flag=True,
+    help="Open each pair of games with an opening of the game's book of judged-even openings (the ladder's; "
+    "gomoku), the same for both colours.",
+)
 @click.option("--server", metavar="URL", help="Play on this ws:// server instead of a private one.")
 @click.option("--token-a", metavar="TOKEN", help="A's token on --server.")
 @click.option("--token-b", metavar="TOKEN", help="B's token on --server.")
@@ -119,6 +125,7 @@ def series(
     workers: int,
     seed: int,
     opening_plies: int,
+    book: bool,
     server: str | None,
     token_a: str | None,
     token_b: str | None,
@@ -136,7 +143,9 @@ def series(
 
     Bots that never vary (fixed-depth searches) would repeat one game per colour; with
     --opening-plies N each pair of games (1–2, 3–4, …) starts from its own N random plies, played
-    once with each colour. The summary counts distinct games either way.
+    once with each colour; with --book, from an opening of the game's book (gomoku: three stones
+    judged even, where random ones mostly hand the game to one colour). The summary counts distinct
+    games either way.
 
     Neither bot ponders (thinks on the other's time) unless --ponder-a or --ponder-b says so: both
     run on this machine, where a ponder takes a core the other side's think may need.
@@ -170,6 +179,13 @@ def series(
             fail(f"bot {side}: {error}")
         brain_options.append(options)
 
+    if book:
+        from arbiter.server.openings import book as openings_book
+
+        if opening_plies:
+            fail("--book and --opening-plies both choose the opening: give one of them")
+        if game != create_game(game_name) or not openings_book(game_name):
+            fail(f"{game_name} has no book of openings with these parameters (only gomoku has one, at its rules)")
     time_control = _time_control(game_name, clock, move_time)
     if server is None:
         if token_a or token_b:
@@ -199,6 +215,7 @@ def series(
         params={key: game.params[key] for key in parse_params(params)},
         seed=seed,
         opening_plies=opening_plies,
+        book=book,
         server=server,
         db=None if db is None else Path(db),
         game_log=None if game_log is None else Path(game_log),
