@@ -23,7 +23,7 @@ DEFAULT_LADDER_CLOCK = ClockSpec(60_000, 1_000)
 # Balanced openings for ladder games between two bots (openings.py): plies per game, each opening
 # played twice with the colours swapped. Deterministic bots would otherwise replay one game. A game
 # with a book of judged openings (books/) gets its book's plies.
-DEFAULT_LADDER_OPENINGS: dict[str, int] = {"gomoku": 3, "gomoku10": 2}
+DEFAULT_LADDER_OPENINGS: dict[str, int] = {"gomoku": 3, "gomoku10": 3}
 
 
 @dataclass(frozen=True)

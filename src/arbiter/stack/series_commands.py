@@ -91,7 +91,7 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
     "--book",
     is_flag=True,
     help="Open each pair of games with an opening of the game's book of judged-even openings (the ladder's; "
-    "gomoku), the same for both colours.",
+    "gomoku, gomoku10), the same for both colours.",
 )
 @click.option("--server", metavar="URL", help="Play on this ws:// server instead of a private one.")
 @click.option("--token-a", metavar="TOKEN", help="A's token on --server.")
@@ -143,8 +143,8 @@ def series(
 
     Bots that never vary (fixed-depth searches) would repeat one game per colour; with
     --opening-plies N each pair of games (1–2, 3–4, …) starts from its own N random plies, played
-    once with each colour; with --book, from an opening of the game's book (gomoku: three stones
-    judged even, where random ones mostly hand the game to one colour). The summary counts distinct
+    once with each colour; with --book, from an opening of the game's book (gomoku, gomoku10: three
+    stones judged even, where random ones mostly hand the game to one colour). The summary counts distinct
     games either way.
 
     Neither bot ponders (thinks on the other's time) unless --ponder-a or --ponder-b says so: both
@@ -185,7 +185,7 @@ def series(
         if opening_plies:
             fail("--book and --opening-plies both choose the opening: give one of them")
         if game != create_game(game_name) or not openings_book(game_name):
-            fail(f"{game_name} has no book of openings with these parameters (only gomoku has one, at its rules)")
+            fail(f"{game_name} has no book of openings with these parameters (gomoku and gomoku10 have one, at their rules)")
     time_control = _time_control(game_name, clock, move_time)
     if server is None:
         if token_a or token_b:

@@ -101,9 +101,9 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     multiple=True,
     metavar="GAME=PLIES",
     help="Ladder games between two bots start from a balanced opening of PLIES moves, each played twice with the "
-    "colours swapped: drawn from the game's book of judged openings if it has one of that length (gomoku: 3 "
-    "plies), else random moves checked by playouts; e.g. gomoku=3; 0 turns it off (repeatable; defaults: "
-    "gomoku=3, gomoku10=2).",
+    "colours swapped: drawn from the game's book of judged openings if it has one of that length (gomoku and "
+    "gomoku10: 3 plies), else random moves checked by playouts; e.g. gomoku=3; 0 turns it off (repeatable; "
+    "defaults: gomoku=3, gomoku10=3).",
 )
 @click.option(
     "--max-open-challenges",
