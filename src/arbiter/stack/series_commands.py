@@ -185,7 +185,7 @@ def series(
         if opening_plies:
             fail("--book and --opening-plies both choose the opening: give one of them")
         if game != create_game(game_name) or not openings_book(game_name):
-            fail(f"{game_name} has no book of openings with these parameters (gomoku and gomoku10 have one, at their rules)")
+            fail(f"{game_name} has no book of openings with these parameters (gomoku and gomoku10 do, by default)")
     time_control = _time_control(game_name, clock, move_time)
     if server is None:
         if token_a or token_b:
