@@ -173,7 +173,9 @@ async def test_standings_and_records_over_http(connect, tokens, server: RunningS
     assert all(r.result is None for r in live)
     assert record.start.players == tuple(order) and record.result == "1-0" and len(record.moves) == 5
     assert record.rating_changes[order[0]] == pytest.approx(end["rating_changes"][order[0]], abs=0.01)
-    for path, expected in [("/leaderboard.json", 400), ("/leaderboard.json?game=chess", 404),
+    status, _, body = await asyncio.to_thread(http_get, f"{base}/leaderboard.json")  # no game: one with ratings
+    assert status == 200 and json.loads(body)["game"] == "tictactoe" and json.loads(body)["ratings"]
+    for path, expected in [("/leaderboard.json?game=chess", 404), ("/crosstable.json?game=tictactoe&pool=x", 404),
                            ("/export?game=chess", 404), ("/export?limit=x", 400)]:  # fmt: skip
         assert (await asyncio.to_thread(http_get, base + path))[0] == expected, path
 

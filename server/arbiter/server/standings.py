@@ -2,9 +2,11 @@
 
 ``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
 list of ladders without ``game``), each for the game's ladder pool or, with ``&pool=P``, another
-of its rating pools (pools.py) and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
+of its rating pools (pools.py), and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
 records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``). Each answer is one
-or two store reads; a store that fails answers 503.
+or two store reads (three for a JSON route without ``game``: it answers for the first game whose
+ladder has ratings, so the browser's leaderboard opens on standings that exist); a store that fails
+answers 503.
 """
 
 from __future__ import annotations
@@ -112,17 +114,22 @@ class StandingsPages:
     ) -> Response:
         query = query_params(request)
         game = query.get("game")
-        if game is None:
-            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?game=NAME"})
-        if game not in game_names():
+        if game is not None and game not in game_names():
             return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no game {game!r}"})
-        pool = query.get("pool") or self.ladder_pool(game)
-        if game_of(pool) != game:
-            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no pool {pool!r} of {game}"})
         try:
+            if game is None:
+                game = await self._first_rated_game()
+            pool = query.get("pool") or self.ladder_pool(game)
+            if game_of(pool) != game:
+                return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no pool {pool!r} of {game}"})
             return await respond(game, pool)
         except StoreError:
             return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+
+    async def _first_rated_game(self) -> str:
+        """The first game, in the server's order, whose ladder pool holds ratings (else the first game)."""
+        rated = set(await self.store.rating_pools())
+        return next((game for game in game_names() if self.ladder_pool(game) in rated), game_names()[0])
 
     async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)

@@ -1,13 +1,14 @@
 // The standings of one game's rating pool (its ladder's first; the others from a menu): Glicko-2
 // rating (provisional while the deviation is high), deviation, games and wins/draws/losses, read
-// from the server's /leaderboard.json. A bot's levels are rated apart ("name@level").
+// from the server's /leaderboard.json. A bot's levels are rated apart ("name@level"). With no game
+// in the address, the server picks the first game whose ladder has ratings.
 
 import { errorText, fill, h, playerLink, ratingCells } from "./ui.js";
 
 const COLUMNS = ["#", "player", "rating", "RD", "games", "W", "D", "L"];
 
 export function mountLeaderboard(root, ctx, gameName) {
-  const game = ctx.game(gameName) ? gameName : ctx.games[0].name;
+  let game = ctx.game(gameName) ? gameName : null; // null: the server's choice, known once loaded
   const select = h(
     "select",
     { id: "leaderboard-game", "aria-label": "game" },
@@ -17,20 +18,20 @@ export function mountLeaderboard(root, ctx, gameName) {
   const poolSelect = h("select", { id: "leaderboard-pool", "aria-label": "rating pool" });
   poolSelect.addEventListener("change", () => load(poolSelect.value));
   const body = h("div", { class: "standings" }, h("p", { class: "loading" }, "Loading…"));
+  const crosstable = h("a", {}, "Crosstable and game records");
   root.append(
     h(
       "section",
       { class: "card wide" },
       h("div", { class: "card-head" }, h("h2", {}, "Leaderboard"), select, poolSelect),
       body,
-      h("p", { class: "muted" }, "? marks a provisional rating (few games so far). ",
-        h("a", { href: `/leaderboard?game=${encodeURIComponent(game)}` }, "Crosstable and game records")),
+      h("p", { class: "muted" }, "? marks a provisional rating (few games so far). ", crosstable),
     ),
   );
   let alive = true;
 
   function load(pool) {
-    const query = new URLSearchParams({ game, ...(pool ? { pool } : {}) });
+    const query = new URLSearchParams({ ...(game ? { game } : {}), ...(pool ? { pool } : {}) });
     fetch(`/leaderboard.json?${query}`, { cache: "no-store" })
       .then(async (response) => {
         const data = await response.json().catch(() => ({}));
@@ -43,8 +44,11 @@ export function mountLeaderboard(root, ctx, gameName) {
       });
   }
 
-  function show({ pool, pools, ratings }) {
+  function show({ game: shown, pool, pools, ratings }) {
     if (!alive) return;
+    game = shown;
+    select.value = game;
+    crosstable.href = `/leaderboard?game=${encodeURIComponent(game)}`;
     const choices = [...new Set([pool, ...pools])].sort();
     fill(poolSelect, choices.map((p) => h("option", { value: p, selected: p === pool }, p)));
     if (!ratings.length) {
