@@ -92,10 +92,11 @@ class Lobby:
         self._changed({"type": "presence", "player": player.describe()}, player)
 
     def playing_changed(self, player: OnlinePlayer) -> None:
-        """One of the player's matches here started or ended: its entry's ``playing`` changed. (On a
+        """One of the player's matches here started or ended: its entry's ``playing`` changed. The
+        player is still listed: one leaves the roster only once its matches are over (hub.py). (On a
         node of a cluster the count is every node's, and the node whose count changed announces it
         to the node listing the player: cluster/lobby.py.)"""
-        if self.relay is None and self.roster.get(player.name) is player:
+        if self.relay is None:
             self.presence(player)
 
     def player_offline(self, player: OnlinePlayer) -> None:
