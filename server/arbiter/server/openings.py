@@ -41,7 +41,7 @@ TRIES = 24
 def balanced_opening(game: Game, plies: int, seed: int) -> list[Any]:
     """``plies`` wire moves from the start of ``game`` that leave it balanced (see the module docstring)."""
     rng = random.Random(seed)
-    shelf = book(game.name) if game == create_game(game.name) else ()
+    shelf = book_of(game)
     if shelf and len(shelf[0]) == plies:
         return [list(move) for move in rng.choice(shelf)]
     best: tuple[float, list[Any]] | None = None
@@ -71,6 +71,12 @@ def book(name: str) -> tuple[tuple[tuple[int, ...], ...], ...]:
         return ()
     document = json.loads(path.read_text())
     return tuple(tuple(tuple(move) for move in opening) for opening in document["openings"])
+
+
+def book_of(game: Game) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``game``'s book: the one shipped for its name if it is at its default rules (a book is judged
+    on those), else ()."""
+    return book(game.name) if game == create_game(game.name) else ()
 
 
 def playout_score(state: State, seed: int) -> float:

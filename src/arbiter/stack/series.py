@@ -383,9 +383,9 @@ def opening(game: str, params: Mapping[str, Any], seed: int, pair: int, plies: i
     rules = create_game(game, params)
     rng = np.random.default_rng([seed, pair])
     if book:
-        from arbiter.server.openings import book as openings_book  # the server's package: imported when needed
+        from arbiter.server.openings import book_of  # the server's package: imported when needed
 
-        shelf = openings_book(game)
+        shelf = book_of(rules)
         return [list(move) for move in shelf[int(rng.integers(len(shelf)))]]
     while True:
         state = rules.new_state()
@@ -409,9 +409,6 @@ class SeriesClient(BotClient):
         super().__init__(url, token=token, pool=pool, settings=settings)
         self.config = config
         self._openings: dict[int, list[Any]] = {}
-        self._opening_plies = config.opening_plies
-        if config.book:
-            self._opening_plies = len(opening(config.game, config.params, config.seed, 0, 0, book=True))
         self._closures: dict[str, asyncio.Future[ChallengeClosed]] = {}
         self._results: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self._numbers: dict[str, int] = {}
@@ -442,7 +439,7 @@ class SeriesClient(BotClient):
         number = self._numbers.setdefault(request.match_id, len(self._numbers))
         ply = len(request.moves)
         config = self.config
-        if ply < self._opening_plies:
+        if config.book or ply < config.opening_plies:  # the pair's opening, however long, is played below
             pair = number // 2
             if pair not in self._openings:
                 self._openings[pair] = opening(

@@ -180,11 +180,11 @@ def series(
         brain_options.append(options)
 
     if book:
-        from arbiter.server.openings import book as openings_book
+        from arbiter.server.openings import book_of
 
         if opening_plies:
             fail("--book and --opening-plies both choose the opening: give one of them")
-        if game != create_game(game_name) or not openings_book(game_name):
+        if not book_of(game):
             fail(f"{game_name} has no book of openings with these parameters (gomoku and gomoku10 do, by default)")
     time_control = _time_control(game_name, clock, move_time)
     if server is None:
