@@ -33,6 +33,9 @@ from arbiter.bots.gomoku.board import (
     Board,
     double_threat,
     four_moves,
+    make,
+    make_windows,
+    unmake_windows,
     winning_cells,
 )
 from arbiter.bots.gomoku.geometry import G_WINDOWS, G_ZOB, NEAR_RADIUS, window_cells
@@ -155,6 +158,46 @@ def test_a_move_taken_back_leaves_the_tracks_exactly_as_they_were(shape, data) -
                 board.play(c)
                 board.undo()
                 assert np.array_equal(live_words(board), before), f"cell {c} after {board.stones} stones"
+
+
+def window_words(s: np.ndarray, board: Board) -> np.ndarray:
+    """What the VCF reads: the stones, the windows and their sets of fours and threes, the window sums, the hash."""
+    windows = int(board.g[G_WINDOWS])
+    sets = region(s, S_SETS, 4 * windows).reshape(4, windows)
+    return np.concatenate(
+        [
+            s[[S_HASH, S_EVAL, S_EVAL + 1, S_EVAL + 2, S_EVAL + 3]],
+            s[S_SET_LEN : S_SET_LEN + 4],
+            region(s, S_BOARD, board.cells),
+            region(s, S_WIN, windows * WIN_STRIDE),
+            *(sets[row, : int(s[S_SET_LEN + row])] for row in range(4)),
+            region(s, S_SET_POS, 4 * windows),
+        ]
+    )
+
+
+@settings(derandomize=True, max_examples=30, deadline=None)
+@given(shape=shapes, data=st.data())
+def test_a_placement_of_the_windows_alone_keeps_them_as_make_does_and_lifts_cleanly(shape, data) -> None:
+    """make_windows (the VCF's placement) leaves the windows, their sets and the hash as make() does, and after
+    unmake_windows every track is exactly as before, down to the order of the lists."""
+    m, n, k, exact = shape
+    board = Board(m, n, k, exact)
+    g = board.g
+    for _ in random_walk(board, data, 30):
+        empty = [c for c in range(board.cells) if board.stone(c) == 0]
+        if not empty:
+            continue
+        cells = data.draw(st.lists(st.sampled_from(empty), min_size=1, max_size=4, unique=True), label="fours")
+        before = live_words(board)
+        made = board.s.copy()
+        for i, c in enumerate(cells):
+            make(g, made, c, (board.to_move + i) % 2)
+            make_windows(g, board.s, c, (board.to_move + i) % 2)
+            assert np.array_equal(window_words(board.s, board), window_words(made, board))
+        for _ in cells:
+            unmake_windows(g, board.s)
+        assert np.array_equal(live_words(board), before)
 
 
 def threat_answers(board: Board, p: int) -> tuple[list[int], list[int], int]:

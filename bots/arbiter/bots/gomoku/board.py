@@ -182,8 +182,9 @@ def _reinsert(s, lists, pos, length, item, at):
 
 
 @njit(cache=True)
-def _update(g, s, c, p, sign):
-    """Add (sign 1) or remove (sign -1) p's stone on c, refreshing every window it touches.
+def _update(g, s, c, p, sign, cells):
+    """Add (sign 1) or remove (sign -1) p's stone on c, refreshing every window it touches, and with ``cells``
+    the cells' shapes and the candidates too (a removal must be given the ``cells`` of its placement).
 
     In a window through c, p's code just steps by one while the window is live for p (its
     borders do not change), and the opponent's dies. Windows that c borders (exact five only)
@@ -201,8 +202,9 @@ def _update(g, s, c, p, sign):
     through = g[g[G_CWIN_N] + c]
     first = g[G_CWIN] + c * g[G_CW_STRIDE]
     if sign < 0:
-        _update_candidates(g, s, c, sign)  # pushed last, so popped first
-        _update_shapes(g, s, c, p, sign)
+        if cells:
+            _update_candidates(g, s, c, sign)  # pushed last, so popped first
+            _update_shapes(g, s, c, p, sign)
         s[board + c] = 0
         for i in range(through):
             s[_u(win + WIN_STRIDE * g[_u(first + i)] + W_COUNT + p)] -= 1
@@ -277,8 +279,9 @@ def _update(g, s, c, p, sign):
                     s[_u(S_EVAL + 2 * EVAL_WAITER + q)] += g[_u(weights + EVAL_WAITER * (k + 1) + new)]
         s[undo + top] = changed
         s[S_UNDO_TOP] = top + 1
-        _update_shapes(g, s, c, p, sign)
-        _update_candidates(g, s, c, sign)
+        if cells:
+            _update_shapes(g, s, c, p, sign)
+            _update_candidates(g, s, c, sign)
     s[S_HASH] ^= g[g[G_ZOB] + p * g[G_CELLS] + c]
 
 
@@ -420,7 +423,7 @@ def _candidate_toggle(s, c, add):
 @njit(cache=True)
 def make(g, s, c, p):
     """Put player ``p``'s stone on the empty cell ``c`` and bring every track up to date."""
-    _update(g, s, c, p, 1)
+    _update(g, s, c, p, 1, True)
     s[s[S_MOVES] + s[S_STONES]] = c
     s[S_STONES] += 1
 
@@ -430,7 +433,25 @@ def unmake(g, s):
     """Lift the last stone placed with make()."""
     s[S_STONES] -= 1
     c = s[s[S_MOVES] + s[S_STONES]]
-    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1)
+    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1, True)
+
+
+@njit(cache=True)
+def make_windows(g, s, c, p):
+    """make() for a search that reads only the stones, the windows (their sets of fours and threes) and the hash,
+    as the VCF does: the cells' shapes, the evaluation's cell values and the candidates are left as they were,
+    about half of make's work. Lift the stone with unmake_windows() before anything reads those again."""
+    _update(g, s, c, p, 1, False)
+    s[s[S_MOVES] + s[S_STONES]] = c
+    s[S_STONES] += 1
+
+
+@njit(cache=True)
+def unmake_windows(g, s):
+    """Lift the last stone placed with make_windows()."""
+    s[S_STONES] -= 1
+    c = s[s[S_MOVES] + s[S_STONES]]
+    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1, False)
 
 
 # --- questions the search asks ----------------------------------------------------------------
