@@ -128,7 +128,7 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
         state = await player.expect("match_state", match=match, timeout=30)
         assert state["moves"] == moves and state["to_move"] == 0
         # The clocks are those of the last move: the failover's time is not charged (within 1 s).
-        assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True))
+        assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True)), (state, last)
 
     rest = [[9, 9], [5, 5], [10, 10], [4, 4], [11, 11]]  # alice completes five on the diagonal
     await play_moves(alice, bob, match, rest, start=len(moves))
@@ -160,7 +160,7 @@ async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connec
     for player in (alice, bob):
         state = await player.expect("match_state", match=match, timeout=15)
         assert state["moves"] == moves and state["to_move"] == 1
-        assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True))
+        assert all(abs(a - b) < 1000 for a, b in zip(state["clocks"], last["clocks"], strict=True)), (state, last)
 
     rest = [[6, 6], [9, 9], [5, 5], [10, 10], [4, 4], [11, 11]]  # alice's diagonal, 7,7 to 11,11
     await play_moves(alice, bob, match, rest, start=len(moves))
