@@ -14,7 +14,9 @@ Baselines measured in the same run, on the same positions:
 
 - the evaluation without the incremental tracks: every window rescanned at each leaf (same
   value, checked), against make + incremental evaluation + unmake;
-- the source's level-1 evaluator: G+Q of every candidate move, moves scored per second.
+- the source's level-1 evaluator: G+Q of every candidate move, moves scored per second;
+- the VCF's placement (make_windows + unmake_windows: the stones, windows and hash only) against
+  make + unmake, over every candidate.
 """
 
 from __future__ import annotations
@@ -26,7 +28,17 @@ import time
 import numpy as np
 from numba import njit
 
-from arbiter.bots.gomoku.board import S_BOARD, S_CAND, S_CAND_N, Board, evaluate, make, unmake
+from arbiter.bots.gomoku.board import (
+    S_BOARD,
+    S_CAND,
+    S_CAND_N,
+    Board,
+    evaluate,
+    make,
+    make_windows,
+    unmake,
+    unmake_windows,
+)
 from arbiter.bots.gomoku.brain import LEAF_VCF_NODES, SHALLOW_VCT_NODES, THREE_EXTENSION_PLIES
 from arbiter.bots.gomoku.evaluation import FITTED
 from arbiter.bots.gomoku.geometry import G_EXACT, G_K, G_WCELLS, G_WEIGHTS, G_WENDS, G_WINDOWS
@@ -205,6 +217,21 @@ def leaf_rate(g, s, p, rescan, reps):
 
 
 @njit(cache=True)
+def placement_rate(g, s, p, windows_only, reps):
+    """Place and lift a stone on every candidate, ``reps`` times: with make_windows (the VCF's) or make."""
+    moves = s[s[S_CAND] : s[S_CAND] + s[S_CAND_N]].copy()
+    for _ in range(reps):
+        for c in moves:
+            if windows_only:
+                make_windows(g, s, c, p)
+                unmake_windows(g, s)
+            else:
+                make(g, s, c, p)
+                unmake(g, s)
+    return len(moves)
+
+
+@njit(cache=True)
 def intuitive_rate(g, s, p, reps):
     """G+Q of every candidate, ``reps`` times (the source's one-ply evaluator)."""
     digits = np.zeros(2 * g[G_K], dtype=np.int64)
@@ -229,15 +256,21 @@ def evaluation_rates(boards: list[Board], reps: int) -> dict[str, float]:
         g, s, p = board.g, board.s, board.to_move
         assert leaf_rate(g, s, p, False, 1) == leaf_rate(g, s, p, True, 1)
         intuitive_rate(g, s, p, 1)
+        placement_rate(g, s, p, True, 1)
+        placement_rate(g, s, p, False, 1)
     rates = {}
+    per_name = {"incremental": reps, "rescan": max(1, reps // 20), "g+q": max(1, reps // 4)}
+    per_name.update(make=reps, windows=reps)
     for name, run in (
         ("incremental", lambda b: leaf_rate(b.g, b.s, b.to_move, False, reps)),
-        ("rescan", lambda b: leaf_rate(b.g, b.s, b.to_move, True, max(1, reps // 20))),
-        ("g+q", lambda b: intuitive_rate(b.g, b.s, b.to_move, max(1, reps // 4))),
+        ("rescan", lambda b: leaf_rate(b.g, b.s, b.to_move, True, per_name["rescan"])),
+        ("g+q", lambda b: intuitive_rate(b.g, b.s, b.to_move, per_name["g+q"])),
+        ("make", lambda b: placement_rate(b.g, b.s, b.to_move, False, reps)),
+        ("windows", lambda b: placement_rate(b.g, b.s, b.to_move, True, reps)),
     ):
         count = cpu = 0.0
         for board in boards:
-            per = {"incremental": reps, "rescan": max(1, reps // 20), "g+q": max(1, reps // 4)}[name]
+            per = per_name[name]
             count += per * int(board.s[S_CAND_N])
             cpu += timed(run, board)[1]
         rates[name] = count / cpu
@@ -294,6 +327,10 @@ def main() -> None:
     print(
         f"leaves (make + evaluate + unmake) per CPU second: incremental {rates['incremental']:,.0f}, "
         f"rescanning every window {rates['rescan']:,.0f}: {rates['incremental'] / rates['rescan']:.1f}x"
+    )
+    print(
+        f"placements (place + lift) per CPU second: make {rates['make']:,.0f}, the VCF's make_windows "
+        f"{rates['windows']:,.0f}: {rates['windows'] / rates['make']:.2f}x"
     )
     print(
         f"source's G+Q evaluator: {rates['g+q']:,.0f} moves scored per CPU second; "

@@ -12,6 +12,9 @@ table (make and unmake together take about 0.9 of the time they took before, doc
 It restores the tracks exactly, down to the order of the window sets and the candidate list, so
 what a search plays next never depends on the moves it tried and took back before.
 
+The VCF reads only the stones, the windows and the hash, so it places its stones with make_windows,
+which leaves the cells' shapes and the candidates alone: about a quarter of make's time (docs/PERFORMANCE.md).
+
 Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so
 "can the side to move win at once", "must it block", and "which moves make a four" are answered
 from a handful of windows. All of it lives in one flat array ``s`` (see layout); kernels take
@@ -440,7 +443,7 @@ def unmake(g, s):
 def make_windows(g, s, c, p):
     """make() for a search that reads only the stones, the windows (their sets of fours and threes) and the hash,
     as the VCF does: the cells' shapes, the evaluation's cell values and the candidates are left as they were,
-    about half of make's work. Lift the stone with unmake_windows() before anything reads those again."""
+    most of make's work. Lift the stone with unmake_windows() before anything reads those again."""
     _update(g, s, c, p, 1, False)
     s[s[S_MOVES] + s[S_STONES]] = c
     s[S_STONES] += 1
