@@ -259,18 +259,16 @@ def evaluation_rates(boards: list[Board], reps: int) -> dict[str, float]:
         placement_rate(g, s, p, True, 1)
         placement_rate(g, s, p, False, 1)
     rates = {}
-    per_name = {"incremental": reps, "rescan": max(1, reps // 20), "g+q": max(1, reps // 4)}
-    per_name.update(make=reps, windows=reps)
-    for name, run in (
-        ("incremental", lambda b: leaf_rate(b.g, b.s, b.to_move, False, reps)),
-        ("rescan", lambda b: leaf_rate(b.g, b.s, b.to_move, True, per_name["rescan"])),
-        ("g+q", lambda b: intuitive_rate(b.g, b.s, b.to_move, per_name["g+q"])),
-        ("make", lambda b: placement_rate(b.g, b.s, b.to_move, False, reps)),
-        ("windows", lambda b: placement_rate(b.g, b.s, b.to_move, True, reps)),
+    rescan_reps, gq_reps = max(1, reps // 20), max(1, reps // 4)
+    for name, per, run in (
+        ("incremental", reps, lambda b: leaf_rate(b.g, b.s, b.to_move, False, reps)),
+        ("rescan", rescan_reps, lambda b: leaf_rate(b.g, b.s, b.to_move, True, rescan_reps)),
+        ("g+q", gq_reps, lambda b: intuitive_rate(b.g, b.s, b.to_move, gq_reps)),
+        ("make", reps, lambda b: placement_rate(b.g, b.s, b.to_move, False, reps)),
+        ("windows", reps, lambda b: placement_rate(b.g, b.s, b.to_move, True, reps)),
     ):
         count = cpu = 0.0
         for board in boards:
-            per = per_name[name]
             count += per * int(board.s[S_CAND_N])
             cpu += timed(run, board)[1]
         rates[name] = count / cpu

@@ -423,20 +423,32 @@ def _candidate_toggle(s, c, add):
         s[S_CAND_N] = last
 
 
+@njit(cache=True, inline="always")
+def _place(g, s, c, p, cells):
+    """Put ``p``'s stone on the empty cell ``c`` (see _update for ``cells``) and note it for _lift."""
+    _update(g, s, c, p, 1, cells)
+    s[s[S_MOVES] + s[S_STONES]] = c
+    s[S_STONES] += 1
+
+
+@njit(cache=True, inline="always")
+def _lift(g, s, cells):
+    """Lift the last stone, placed by _place with the same ``cells``."""
+    s[S_STONES] -= 1
+    c = s[s[S_MOVES] + s[S_STONES]]
+    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1, cells)
+
+
 @njit(cache=True)
 def make(g, s, c, p):
     """Put player ``p``'s stone on the empty cell ``c`` and bring every track up to date."""
-    _update(g, s, c, p, 1, True)
-    s[s[S_MOVES] + s[S_STONES]] = c
-    s[S_STONES] += 1
+    _place(g, s, c, p, True)
 
 
 @njit(cache=True)
 def unmake(g, s):
     """Lift the last stone placed with make()."""
-    s[S_STONES] -= 1
-    c = s[s[S_MOVES] + s[S_STONES]]
-    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1, True)
+    _lift(g, s, True)
 
 
 @njit(cache=True)
@@ -444,17 +456,13 @@ def make_windows(g, s, c, p):
     """make() for a search that reads only the stones, the windows (their sets of fours and threes) and the hash,
     as the VCF does: the cells' shapes, the evaluation's cell values and the candidates are left as they were,
     most of make's work. Lift the stone with unmake_windows() before anything reads those again."""
-    _update(g, s, c, p, 1, False)
-    s[s[S_MOVES] + s[S_STONES]] = c
-    s[S_STONES] += 1
+    _place(g, s, c, p, False)
 
 
 @njit(cache=True)
 def unmake_windows(g, s):
     """Lift the last stone placed with make_windows()."""
-    s[S_STONES] -= 1
-    c = s[s[S_MOVES] + s[S_STONES]]
-    _update(g, s, c, s[s[S_BOARD] + c] - 1, -1, False)
+    _lift(g, s, False)
 
 
 # --- questions the search asks ----------------------------------------------------------------
