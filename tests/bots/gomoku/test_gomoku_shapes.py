@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from functools import cache
 
+import numpy as np
 import pytest
 from board_walks import random_walk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.bots.gomoku.board import Board
-from arbiter.bots.gomoku.evaluation import HAND, Evaluation
+from arbiter.bots.gomoku.evaluation import FITTED, HAND, Evaluation
 from arbiter.bots.gomoku.geometry import DIRECTIONS
 from arbiter.bots.gomoku.shapes import (
     BLOCK2,
@@ -32,9 +33,11 @@ from arbiter.bots.gomoku.shapes import (
     WAITER_EVAL,
     combo_index,
     combo_tables,
+    eval_pairs,
     half_width,
     pair_class,
     shape_table,
+    split_pair,
 )
 
 # Cell values that differ for the mover and the waiter, with pair values: each table row is its own.
@@ -170,11 +173,14 @@ shapes = st.tuples(st.integers(5, 9), st.integers(5, 9), st.integers(4, 6), st.b
 @settings(derandomize=True, max_examples=40, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_incremental_shapes_match_a_recount_after_moves_and_undos(shape, data) -> None:
+    """Every empty cell's codes and combination, and the sums. An occupied cell keeps the ones it had when its stone
+    came (no one reads them, and the stone's lift, last in first out, finds the board as it was then)."""
     board = Board(*shape, evaluation=data.draw(st.sampled_from([HAND, SPLIT])))
     for _ in random_walk(board, data, 30):
         codes, combos, sums = recount(board)
-        assert board.line_codes().tolist() == codes
-        assert board.combos().tolist() == combos
+        empty = np.array([board.stone(c) == 0 for c in range(board.cells)])
+        assert np.array_equal(board.line_codes()[:, :, empty], np.array(codes)[:, :, empty])
+        assert np.array_equal(board.combos()[:, empty], np.array(combos)[:, empty])
         assert board.shape_evals() == sums
 
 
@@ -198,3 +204,18 @@ def test_cell_values_add_shapes_bonus_and_pair_per_side() -> None:
     assert tables[EVAL][combo_index((FIVE, FLEX3, NONE, NONE))] == 0
     hand = combo_tables(HAND)
     assert (hand[EVAL] == hand[WAITER_EVAL]).all()  # one table for both sides: levels 1 to 3 play as before
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(
+    evaluation=st.sampled_from([HAND, SPLIT, FITTED]),
+    added=st.lists(st.integers(0, COMBOS - 1), max_size=225),
+    taken=st.lists(st.integers(0, COMBOS - 1), max_size=225),
+)
+def test_sums_of_eval_pair_words_split_into_the_sums_of_each_value(evaluation, added, taken) -> None:
+    """What board.py keeps: a board's worth of cell values added and taken away, both values in one word."""
+    tables, pairs = combo_tables(evaluation), eval_pairs(evaluation)
+    word = sum(int(pairs[i]) for i in added) - sum(int(pairs[i]) for i in taken)
+    mover = sum(int(tables[EVAL][i]) for i in added) - sum(int(tables[EVAL][i]) for i in taken)
+    waiter = sum(int(tables[WAITER_EVAL][i]) for i in added) - sum(int(tables[WAITER_EVAL][i]) for i in taken)
+    assert split_pair(word) == (mover, waiter)

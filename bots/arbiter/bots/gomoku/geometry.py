@@ -15,7 +15,7 @@ import numpy as np
 from .evaluation import HAND, Evaluation
 from .layout import allocate, region
 from .patterns import window_weights
-from .shapes import BLOCKED, COMBOS, SHAPES, combo_tables, half_width, shape_table
+from .shapes import BLOCKED, COMBOS, SHAPES, combo_tables, eval_pairs, half_width, shape_table
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 NEAR_RADIUS = 2  # candidate moves: empty cells within this many steps of a stone along a line
@@ -45,8 +45,9 @@ G_HALF = 19  # cells seen on each side of a cell by the line shapes (shapes.half
     G_COMBO0,  # [cells]: each cell's combination index on the empty board
     G_SHAPE,  # [3^(2·half)]: shapes.shape_table
     G_COMBO,  # [4, COMBOS]: shapes.combo_tables
-) = range(20, 26)
-G_HEADER = 26
+    G_EVAL_PAIR,  # [COMBOS]: a cell's two evaluation values in one word, shapes.eval_pairs
+) = range(20, 27)
+G_HEADER = 27
 
 
 @lru_cache(maxsize=16)
@@ -113,6 +114,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
             (G_COMBO0, cells, 0),
             (G_SHAPE, shapes.size, 0),
             (G_COMBO, 4 * COMBOS, 0),
+            (G_EVAL_PAIR, COMBOS, 0),
         ],
     )
     g[G_HALF] = half
@@ -133,6 +135,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
     region(g, G_COMBO0, cells)[:] = combo0
     region(g, G_SHAPE, shapes.size)[:] = shapes
     region(g, G_COMBO, 4 * COMBOS)[:] = combo_tables(evaluation).ravel()
+    region(g, G_EVAL_PAIR, COMBOS)[:] = eval_pairs(evaluation)
     g.setflags(write=False)
     return g
 
