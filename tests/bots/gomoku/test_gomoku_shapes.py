@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -219,3 +220,10 @@ def test_sums_of_eval_pair_words_split_into_the_sums_of_each_value(evaluation, a
     mover = sum(int(tables[EVAL][i]) for i in added) - sum(int(tables[EVAL][i]) for i in taken)
     waiter = sum(int(tables[WAITER_EVAL][i]) for i in added) - sum(int(tables[WAITER_EVAL][i]) for i in taken)
     assert split_pair(word) == (mover, waiter)
+
+
+def test_cell_values_too_large_to_pair_are_refused() -> None:
+    """Past 2^21 a cell's value could overflow a large board's sum into the other half of the word."""
+    with pytest.raises(ValueError, match="too large"):
+        eval_pairs(replace(SPLIT, win=1 << 21))
+    assert eval_pairs(replace(SPLIT, win=1 << 18)).size == COMBOS  # under the bound: accepted

@@ -190,7 +190,9 @@ def eval_pairs(evaluation: Evaluation = HAND) -> np.ndarray:
     differences (split_pair), which halves the table reads of board.py's busiest loop.
     """
     tables = combo_tables(evaluation)
-    assert np.abs(tables[EVAL : WAITER_EVAL + 1]).max() < 1 << (PAIR_SHIFT - 10)  # sums of 225 cells fit too
+    # A board's sum must fit in the low half too: 1,024 cells (the largest board has 26 x 26) of at most this value.
+    if np.abs(tables[EVAL : WAITER_EVAL + 1]).max() >= 1 << (PAIR_SHIFT - 11):
+        raise ValueError("cell values too large to pair in one word")
     pairs = tables[EVAL] + (tables[WAITER_EVAL] << PAIR_SHIFT)
     pairs.setflags(write=False)
     return pairs
