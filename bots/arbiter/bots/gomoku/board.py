@@ -647,7 +647,7 @@ class Board:
         return region(self.s, S_LINE_CODE, 2 * 4 * self.cells).reshape(2, 4, self.cells)
 
     def combos(self) -> np.ndarray:
-        """[2, cells]: each cell's combination index per player (an occupied cell's: from when its stone came)."""
+        """[2, cells]: each cell's combination index per player (an occupied cell's: from when it filled)."""
         return region(self.s, S_COMBO, 2 * self.cells).reshape(2, self.cells)
 
     def shape_evals(self) -> list[list[int]]:
