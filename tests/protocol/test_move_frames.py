@@ -79,6 +79,7 @@ VALID = [("type", "move"), ("match", "m1"), ("ply", 3), ("move", [4, 5])]
 @example(pairs=[*VALID, ("match", "m" * 65)], bin_strings=True, cut=0)  # one past each length bound
 @example(pairs=[*VALID, ("id", "r" * 65)], bin_strings=True, cut=0)
 @example(pairs=[*VALID, ("match", "")], bin_strings=True, cut=0)
+@example(pairs=VALID[1:], bin_strings=False, cut=0)  # no type: no move
 def test_the_fast_path_accepts_only_what_the_general_one_accepts(pairs: list, bin_strings: bool, cut: int) -> None:
     frame = pack_pairs(pairs, bin_strings=bin_strings)
     frame = frame[: len(frame) - cut] if cut < len(frame) else frame

@@ -139,6 +139,12 @@ async def test_map_without_type(arena):
     await refused(arena, arena.alice, pack({"id": 4, "match": arena.match}), "not_a_map", rid=4)
 
 
+async def test_a_whole_move_without_its_type_is_no_move(arena):
+    """The move fast path once took it: every field of a legal move, but no ``type``."""
+    frame = pack({"id": 12, "match": arena.match, "ply": 2, "move": [2, 2]})
+    await refused(arena, arena.alice, frame, "not_a_map", rid=12)
+
+
 async def test_type_not_a_string(arena):
     await refused(arena, arena.alice, pack({"type": 7, "id": 5}), "not_a_map", rid=5)
 

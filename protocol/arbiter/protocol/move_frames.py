@@ -13,7 +13,7 @@ generated frames, valid and not.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -23,9 +23,14 @@ from .messages import INT32, MAX_ID_LEN, FieldError, analysis
 _Int32 = Annotated[int, msgspec.Meta(ge=-INT32, le=INT32)]
 
 
-class MoveFrame(msgspec.Struct, tag_field="type", tag="move", forbid_unknown_fields=True):
-    """A valid ``move``: MakeMove's fields with its checkers' bounds (messages.py: IDENT, PLY, wire_move, id)."""
+class MoveFrame(msgspec.Struct, forbid_unknown_fields=True):
+    """A valid ``move``: MakeMove's fields with its checkers' bounds (messages.py: IDENT, PLY, wire_move, id).
 
+    ``type`` is a required field, not msgspec's tag: a lone tagged struct decodes a map without its tag, and a
+    frame with no type is no move (the general path refuses it).
+    """
+
+    type: Literal["move"]
     match: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
     ply: Annotated[int, msgspec.Meta(ge=0, le=INT32)]
     move: Annotated[list[_Int32 | Annotated[list[_Int32], msgspec.Meta(max_length=MAX_ARRAY_LEN)]],
