@@ -31,7 +31,6 @@ from .geometry import (
     G_CELLS,
     G_CEND,
     G_CEND_N,
-    G_COMBO,
     G_COMBO0,
     G_CW_STRIDE,
     G_CWIN,
@@ -59,7 +58,7 @@ from .geometry import (
 )
 from .layout import allocate, region
 from .patterns import EVAL_MOVER, EVAL_WAITER
-from .shapes import COMBOS, EVAL, SHAPES, WAITER_EVAL, split_pair
+from .shapes import COMBOS, SHAPES, split_pair
 
 # Rows of the window sets: fours of player p are row FOURS + p, threes row THREES + p.
 FOURS = 0
@@ -135,9 +134,9 @@ def new_tracks(g: np.ndarray) -> np.ndarray:
     combo0 = region(g, G_COMBO0, cells)
     region(s, S_LINE_CODE, 2 * 4 * cells)[:] = np.tile(codes0, 2)
     region(s, S_COMBO, 2 * cells)[:] = np.tile(combo0, 2)
-    tables = region(g, G_COMBO, 4 * COMBOS).reshape(4, COMBOS)
-    for role, row in ((EVAL_MOVER, EVAL), (EVAL_WAITER, WAITER_EVAL)):
-        s[S_SHAPE_EVAL + 2 * role : S_SHAPE_EVAL + 2 * role + 2] = int(tables[row][combo0].sum())
+    mover, waiter = split_pair(int(region(g, G_EVAL_PAIR, COMBOS)[combo0].sum()))  # every cell empty
+    for role, value in ((EVAL_MOVER, mover), (EVAL_WAITER, waiter)):
+        s[S_SHAPE_EVAL + 2 * role : S_SHAPE_EVAL + 2 * role + 2] = value
     return s
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from .evaluation import HAND, Evaluation
 from .layout import allocate, region
 from .patterns import window_weights
-from .shapes import BLOCKED, COMBOS, SHAPES, combo_tables, eval_pairs, half_width, shape_table
+from .shapes import BLOCKED, COMBOS, ORDERS, SHAPES, combo_tables, eval_pairs, half_width, shape_table
 
 DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 NEAR_RADIUS = 2  # candidate moves: empty cells within this many steps of a stone along a line
@@ -44,7 +44,7 @@ G_HALF = 19  # cells seen on each side of a cell by the line shapes (shapes.half
     G_LINE_CODE0,  # [4, cells]: each cell's line codes on the empty board (the edge is blocked)
     G_COMBO0,  # [cells]: each cell's combination index on the empty board
     G_SHAPE,  # [3^(2·half)]: shapes.shape_table
-    G_COMBO,  # [4, COMBOS]: shapes.combo_tables
+    G_COMBO,  # [2, COMBOS]: the ordering rows of shapes.combo_tables (ORDER_OWN, ORDER_BLOCK)
     G_EVAL_PAIR,  # [COMBOS]: a cell's two evaluation values in one word, shapes.eval_pairs
 ) = range(20, 27)
 G_HEADER = 27
@@ -113,7 +113,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
             (G_LINE_CODE0, 4 * cells, 0),
             (G_COMBO0, cells, 0),
             (G_SHAPE, shapes.size, 0),
-            (G_COMBO, 4 * COMBOS, 0),
+            (G_COMBO, ORDERS * COMBOS, 0),
             (G_EVAL_PAIR, COMBOS, 0),
         ],
     )
@@ -134,7 +134,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
     region(g, G_LINE_CODE0, 4 * cells)[:] = line_code0.ravel()
     region(g, G_COMBO0, cells)[:] = combo0
     region(g, G_SHAPE, shapes.size)[:] = shapes
-    region(g, G_COMBO, 4 * COMBOS)[:] = combo_tables(evaluation).ravel()
+    region(g, G_COMBO, ORDERS * COMBOS)[:] = combo_tables(evaluation)[:ORDERS].ravel()
     region(g, G_EVAL_PAIR, COMBOS)[:] = eval_pairs(evaluation)
     g.setflags(write=False)
     return g

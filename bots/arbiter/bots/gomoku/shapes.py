@@ -55,6 +55,7 @@ _FOUR_THREE_OWN, _FOUR_THREE_BLOCK = 40_000, 12_000
 _DOUBLE_THREE_OWN, _DOUBLE_THREE_BLOCK = 15_000, 7_000
 # Rows of combo_tables: ordering values, then the evaluation's cell value for the mover and for the waiter.
 ORDER_OWN, ORDER_BLOCK, EVAL, WAITER_EVAL = range(4)
+ORDERS = 2  # the ordering rows come first: the search's geometry keeps those, and the values as eval_pairs
 NO_BONUS, WIN_BONUS, FOUR_THREE_BONUS, DOUBLE_THREE_BONUS = range(4)
 # Pair classes: a cell's two strongest shapes (strongest first), both BLOCK2 to FLEX4; class 0: no such pair.
 PAIR_SHAPES = [(a, b) for a in range(BLOCK2, FLEX4 + 1) for b in range(BLOCK2, a + 1)]
