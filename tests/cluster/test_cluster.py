@@ -8,6 +8,8 @@
 - after kill -9 of the node that owns a live match, a survivor adopts it from the store and the
   players, reconnected anywhere, finish it with every move kept and both clocks right (and the
   lobby counts the adopted match once);
+- a dead node's match that was never stored ends void (no result) for its players, who are free
+  again at once;
 - after Redis restarts empty, the nodes write their part again, the players' live-match counts
   included, and play goes on;
 - each node answers /healthz with its own id.
@@ -22,6 +24,7 @@ import sys
 import time
 import urllib.request
 
+import psycopg
 from lobby_updates import listed
 from wsclient import Client, play_move, play_out, start_match
 
@@ -155,6 +158,37 @@ async def test_a_match_survives_kill_9_of_its_node(cluster, connect, postgres_ur
     record = await store.get_game(match)
     await store.close()
     assert record is not None and [m.move for m in record.moves] == moves + rest and record.result == "1-0"
+
+
+async def test_a_dead_node_s_match_that_was_never_stored_ends_void_and_frees_its_players(
+    cluster, connect, postgres_url: str
+) -> None:
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    bob = await connect(nodes["n2"], token=tokens["bob"])
+    watcher = await connect(nodes["n1"])
+    await watcher.request("subscribe")
+    match = await start_match(alice, bob, "gomoku")
+    await play_moves(alice, bob, match, [[7, 7]])
+    await listed(watcher, {"alice": {"playing": 1}, "bob": {"playing": 1}})
+    # As if n2 died before its store wrote the match: its row (written after the start, so waited for) removed.
+    async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as conn:
+        async with asyncio.timeout(10):
+            while not await (await conn.execute("SELECT 1 FROM games WHERE match_id = %s", (match,))).fetchone():
+                await asyncio.sleep(0.05)
+        await conn.execute("DELETE FROM moves WHERE game_id IN (SELECT id FROM games WHERE match_id = %s)", (match,))
+        await conn.execute("DELETE FROM games WHERE match_id = %s", (match,))
+    nodes["n2"].process.kill()  # the owner of the match
+    assert await nodes["n2"].process.wait() == -9
+
+    end = await alice.expect("end", match=match, timeout=30)  # from the survivor that found nothing to adopt
+    assert end["reason"] == "interrupted" and end["result"] is None and end["winner"] is None
+    bob = await connect(nodes["n3"], token=tokens["bob"])
+    await listed(watcher, {"alice": {"playing": 0}, "bob": {"playing": 0, "away": False}})
+    again = await start_match(alice, bob, "gomoku")  # both free: a new match starts and is played
+    assert again != match
+    await play_moves(alice, bob, again, [[7, 7], [8, 8]])
+    assert (await alice.request("spectate", match=match))["type"] == "error"  # the void match is gone
 
 
 async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connect, postgres_url: str) -> None:
