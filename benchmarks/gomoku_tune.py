@@ -28,6 +28,9 @@ and prints measurements; its one product is the data file the bot loads
    before and after.
 5. Output: the fitted weights as an Evaluation in JSON (``--out``), with how they were made.
 
+The loss ranks fits of one design, not designs: a design with a lower held-out loss has played weaker
+(docs/STRENGTH.md, stop 50), so any new fit is kept only after a strength series says so.
+
 Everything is seeded: the same arguments (and the same player's evaluation) give the same games,
 positions and weights.
 """
