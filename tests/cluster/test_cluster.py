@@ -188,7 +188,7 @@ async def test_a_dead_node_s_match_that_was_never_stored_ends_void_and_frees_its
     again = await start_match(alice, bob, "gomoku")  # both free: a new match starts and is played
     assert again != match
     await play_moves(alice, bob, again, [[7, 7], [8, 8]])
-    assert (await alice.request("spectate", match=match))["type"] == "error"  # the void match is gone
+    assert (await alice.request("spectate", match=match))["code"] == "unknown_match"  # the void match is gone
 
 
 async def test_sigterm_hands_a_node_s_matches_over_to_the_others(cluster, connect, postgres_url: str) -> None:
