@@ -2,7 +2,8 @@
 
 numba checks only a cached function's own file for changes, not the files of the functions it
 calls: after an edit to a game's rules, ``ops`` or a bot's search, it would load stale compiled
-code. Keying the whole cache by a digest of every kernel source makes any edit start afresh.
+code. Keying the whole cache by a digest of every kernel source makes any edit start afresh, and
+every process keys it for the sources it runs, even when its parent ran others.
 
 The engine's own sources are always part of the key. Another distribution whose kernels call the
 engine's (the bots) names its package in the ``arbiter.kernels`` entry-point group, and its sources
@@ -20,6 +21,7 @@ from pathlib import Path
 
 KERNEL_GROUP = "arbiter.kernels"
 ENGINE_PACKAGE = "arbiter.engine"
+KEYED_ENV = "ARBITER_NUMBA_KEYED"  # the folder configure_numba_cache keyed, as its children inherit it
 
 
 def kernel_packages() -> list[str]:
@@ -47,15 +49,23 @@ def default_cache_dir() -> str:
 
 
 def configure_numba_cache() -> None:
-    """Point numba at the keyed folder; an explicit NUMBA_CACHE_DIR wins (and costs nothing).
+    """Point numba at the keyed folder; an explicit NUMBA_CACHE_DIR wins.
+
+    The folder chosen is also recorded in ARBITER_NUMBA_KEYED, which child processes inherit with
+    NUMBA_CACHE_DIR. A child that finds the two equal knows the folder was keyed for its parent's
+    sources, not set by hand, and keys it again for its own: a child running another checkout (a
+    strength series against an older build) would otherwise load kernels cached there for other
+    sources at the same path, since numba checks a kernel against its own file only. Keying costs a
+    few milliseconds; a child of the same sources gets the same folder.
 
     numba reads its settings once, when first imported. A program that imported numba before the
     engine (a script's own ``from numba import njit`` first) would otherwise cache every kernel it
     loads beside its source, where a kernel is checked against its own file alone: after an edit
     to another file it calls, the stale code loads, and can crash on a changed layout.
     """
-    if "NUMBA_CACHE_DIR" not in os.environ:
-        os.environ["NUMBA_CACHE_DIR"] = default_cache_dir()
+    inherited = os.environ.get("NUMBA_CACHE_DIR")
+    if inherited is None or inherited == os.environ.get(KEYED_ENV):
+        os.environ["NUMBA_CACHE_DIR"] = os.environ[KEYED_ENV] = default_cache_dir()
     if "numba" in sys.modules:
         from numba.core import config
 
