@@ -49,6 +49,7 @@ from arbiter.bots.gomoku.arena import Contender, Tally, random_opening, scattere
 from arbiter.bots.gomoku.brain import LEVELS, GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import Game, Move, create_game
+from arbiter.engine.numba_cache import environment_for_other_sources
 from arbiter.stack.series import elo_difference, wilson_interval, z_value
 
 FULL = f"level={len(LEVELS)}:nodes=20000"
@@ -84,7 +85,8 @@ class ChildBrain(Brain):
     The child warms its kernels as it starts and then says so; ``warm_up`` waits for that line, so a
     caller that warms its players before the first clock (as the gauntlet does) does not time the
     child's start-up as its first move (it cost the first game on time in X40, X41 and X46,
-    docs/STRENGTH.md).
+    docs/STRENGTH.md). The child keys its own numba cache: in the folder keyed for this checkout's
+    sources it could load kernels cached there for other sources at its paths (stop 51).
     """
 
     name = "gomoku"
@@ -98,6 +100,7 @@ class ChildBrain(Brain):
             stdout=subprocess.PIPE,
             text=True,
             cwd="/",
+            env=environment_for_other_sources(),  # its own numba cache, keyed by its own sources
         )
         self.warm_seconds: float | None = None  # the child's start-up, once warm_up has read it
 

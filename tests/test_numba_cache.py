@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import arbiter.engine
-from arbiter.engine.numba_cache import KEYED_ENV
+from arbiter.engine.numba_cache import KEYED_ENV, environment_for_other_sources
 
 PRINT_CACHE = "import arbiter.engine, os; print(os.environ['NUMBA_CACHE_DIR'])"
 
@@ -79,6 +79,16 @@ def test_a_folder_set_by_hand_is_inherited_by_every_child(tmp_path: Path) -> Non
     mine = str(tmp_path / "mine")
     parent, child = parent_and_child(tmp_path, str(other_build(tmp_path)), {"NUMBA_CACHE_DIR": mine})
     assert parent == child == mine
+
+
+def test_a_child_of_other_sources_is_started_without_the_keyed_folder(monkeypatch) -> None:
+    """For an older engine in the child, which would take an inherited folder as set by hand."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/keyed")
+    monkeypatch.setenv(KEYED_ENV, "/keyed")
+    env = environment_for_other_sources()
+    assert "NUMBA_CACHE_DIR" not in env and KEYED_ENV not in env and env["PATH"] == os.environ["PATH"]
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/by-hand")
+    assert environment_for_other_sources()["NUMBA_CACHE_DIR"] == "/by-hand"
 
 
 def test_the_bots_sources_join_the_key_through_their_entry_point() -> None:

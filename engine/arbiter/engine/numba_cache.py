@@ -70,3 +70,16 @@ def configure_numba_cache() -> None:
         from numba.core import config
 
         config.reload_config()
+
+
+def environment_for_other_sources() -> dict[str, str]:
+    """This process's environment for a child that may run other sources (another checkout's bot).
+
+    Without the folder keyed for this process's sources: an engine older than ARBITER_NUMBA_KEYED would
+    use it as if set by hand, and load kernels cached there for other sources. A folder set by hand stays.
+    """
+    env = dict(os.environ)
+    if env.get("NUMBA_CACHE_DIR") == env.get(KEYED_ENV):
+        env.pop("NUMBA_CACHE_DIR", None)
+        env.pop(KEYED_ENV, None)
+    return env
