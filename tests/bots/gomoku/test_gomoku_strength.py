@@ -188,6 +188,27 @@ def test_another_checkouts_bot_is_warm_when_warm_up_returns_and_then_plays() -> 
         child.child.wait()
 
 
+@pytest.mark.parametrize(("by_hand", "seen"), [(False, "unset|unset"), (True, "/by-hand|/keyed")])
+def test_a_child_bot_keys_its_own_numba_cache_unless_one_was_set_by_hand(tmp_path, monkeypatch, by_hand, seen) -> None:
+    """The child runs another checkout: in the folder keyed for this one's sources it could load kernels cached
+    there for other sources at its paths (docs/STRENGTH.md, stop 51). A stand-in interpreter reports what it got."""
+    strength = load_benchmark("gomoku_strength")
+    report = tmp_path / "env"
+    python = tmp_path / "python"
+    python.write_text(
+        "#!/bin/sh\n"
+        f'printf "%s|%s" "${{NUMBA_CACHE_DIR-unset}}" "${{ARBITER_NUMBA_KEYED-unset}}" > {report}\n'
+        "echo '{\"warm_seconds\": 0.1}'\n"
+    )
+    python.chmod(0o755)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "/by-hand" if by_hand else "/keyed")
+    monkeypatch.setenv("ARBITER_NUMBA_KEYED", "/keyed")
+    child = strength.ChildBrain(str(python), 3, {})
+    child.warm_up()
+    child.child.wait()
+    assert report.read_text() == seen
+
+
 def test_a_child_bot_that_cannot_start_is_refused_with_a_message() -> None:
     strength = load_benchmark("gomoku_strength")
     child = strength.ChildBrain(sys.executable, 9, {})  # no level 9: the child stops at once
