@@ -10,7 +10,9 @@
 A player is ``random`` or ``level=N`` with optional ``:depth=D``, ``:nodes=N``, ``:time=S``
 options (the gomoku bot's own), optionally after ``PYTHON:``: that player is the gomoku bot of
 another checkout, run by that interpreter in a child process (the previous version of the bot,
-from the virtualenv of a main worktree), answering the same requests as the bot here. Every
+from the virtualenv of a main worktree), answering the same requests as the bot here. The child
+keys its own numba cache by its own sources, so a checkout new to this machine compiles its
+kernels first (a minute or two, before any clock starts). Every
 opening (three random stones, each beside the last ones, seeded) is played twice with the
 colours swapped (arbiter.bots.gomoku.arena). With ``--balance CP`` only openings our search
 judges within CP of even are kept, as in the gauntlet, and with ``--spread R`` their stones lie
