@@ -31,6 +31,7 @@ from arbiter.bots.gomoku.search import (
     shallow_vct,
 )
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
+from arbiter.bots.gomoku.vcf import MAX_FOURS, find_vcf
 from arbiter.bots.gomoku.vct import T_LINE
 from arbiter.engine import create_game
 
@@ -156,11 +157,34 @@ def test_only_full_strength_probes_and_only_with_the_root_vct() -> None:
 @pytest.mark.parametrize(("budget", "vct"), [(1.0, False), (1.25, True)])
 def test_the_root_vct_runs_from_a_move_of_more_than_a_second(budget: float, vct: bool) -> None:
     """Through the brain, as a series or a server match asks it: a 1 s move leaves the search 0.845 s
-    (TIME_SHARE), below the VCT's second, so it spends nothing on it (the VCF alone, which finds nothing
-    here, spends a few hundred nodes at most); a 1.25 s move (1.06 s of search) runs it."""
+    (TIME_SHARE), below the VCT's second, so neither the root VCT nor the probes run (the probes come
+    only with it); a 1.25 s move (1.06 s of search) runs both."""
     brain = GomokuBrain(4)
     brain.warm_up()
     moves = [[cell % 15, cell // 15] for cell in MIDDLE_GAMES[0]]
     game = create_game("gomoku")
     result = brain.think(ThinkRequest("vct", game.name, dict(game.params), moves, budget))
-    assert result.info["reason"] == "search" and (result.info["vcf_nodes"] > 2_000) == vct
+    assert result.info["reason"] == "search" and (result.info["shallow_vct_nodes"] > 0) == vct
+
+
+def test_the_root_keeps_every_move_against_a_win_by_threats_and_the_probes_defend() -> None:
+    """In the same positions, with the root's threat searches on as well: the root holds its moves to the
+    refutations of the opponent's VCF only, never of a VCT, so every move stays for the search (a VCT check
+    within a budget drops the good moves it has no time to prove: docs/STRENGTH.md, G167-G172), and the
+    probes at ply 1 make the search defend all the same."""
+    kept_all = 0
+    for case in DATA["vct"]:
+        moves = case["moves"][:-1]
+        searcher = Searcher(SIZE, SIZE, K, False, tt_bits=14)
+        searcher.set_position(moves)
+        board = searcher.board
+        config = SearchConfig(max_depth=4, root_vcf=10_000, root_vct=ROOMY, shallow_vct=ROOMY)
+        every = np.zeros(board.cells, dtype=np.int64)
+        count = int(root_moves(board.g, board.s, searcher.work, board.to_move, every))
+        opponent = 1 - board.to_move
+        if find_vcf(board.g, board.s, searcher.vcf_work, opponent, MAX_FOURS, 10_000) is None:
+            assert sorted(searcher._root_moves(config, 0, board.to_move, 0)[0]) == sorted(every[:count].tolist())
+            kept_all += 1
+        result = searcher.think(config)
+        assert result.score < -MATE_BOUND or saves(moves, result.cell)
+    assert kept_all >= len(DATA["vct"]) // 2

@@ -55,14 +55,15 @@ TIME_SHARE = 0.85  # of the budget: the rest covers replaying the moves and answ
 TIME_MARGIN = 0.005  # seconds kept back from every budget
 VCF_NODES_PER_SECOND = 200_000  # root threat-search budget, scaled by the time for the move
 VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
-VCT_NODES_PER_SECOND = 50_000  # root VCT budget (own win, opponent's threat): about a tenth of its speed
+VCT_NODES_PER_SECOND = 50_000  # root VCT budget (our own win): about a tenth of its speed
 VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # Below this many seconds of search (the move's time times TIME_SHARE: from about 1.2 s a move) there is
 # no root VCT, nor VCT probes: wherever measured they cost more search than they found (docs/STRENGTH.md):
 # at 0.2 s a move (G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without), at 0.5 s (X35:
 # 28.0% against Rapfi with them, X36: 31.0% without, on the same 100 games) and at 1 s (G84 + G86: 44.5% against
-# the same bot without them over 200 games; X38: 26.0% against Rapfi with them, X39: 29.0% without). The ladder's longer
-# moves keep them: not yet measured there.
+# the same bot without them over 200 games; X38: 26.0% against Rapfi with them, X39: 29.0% without). Those rows
+# were measured while the root also held its moves to those a budgeted check proved safe against the opponent's
+# VCT, which alone cost 62 Elo at equal nodes (G168); without it they gain 31 Elo at 1.5 s a move (G173).
 VCT_MIN_SECONDS = 1.0
 LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
 # Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT). Measured only

@@ -2,11 +2,12 @@
 
 The order of questions is the order of urgency: a five wins at once; an opponent's four must be
 blocked; a forced win by continuous fours (VCF), then by fours and open threes (VCT), is played
-without searching; if the opponent has such a win, only the moves that take it away stay on the
-list; the rest is the alpha-beta search, deepened one ply at a time until the clock (or a depth
-or node limit) says stop. Each threat search has its own node budget and its own table, kept
-for the whole match. The brain turns the VCT off below about 1.2 s a move, where it measured
-as costing more search than it found (docs/STRENGTH.md, G31-G33, X35-X36, G84, G86).
+without searching; if the opponent has a VCF, only the moves that take it away stay on the list
+(its VCT is left to the search's VCT probes at ply 1); the rest is the alpha-beta search, deepened
+one ply at a time until the clock (or a depth or node limit) says stop. Each threat search has its
+own node budget and its own table, kept for the whole match. The brain turns the VCT off below about
+1.2 s a move, where it measured as costing more search than it found (docs/STRENGTH.md, G31-G33,
+X35-X36, G84, G86).
 """
 
 from __future__ import annotations
@@ -51,14 +52,14 @@ from .search import (
     tt_move,
 )
 from .vcf import MAX_FOURS, V_ABORTED, V_NODES, V_STOP, find_vcf, new_vcf_work
-from .vct import MAX_VCT_DEPTH, T_ABORTED, T_NODES, T_STOP, defences, find_vct, new_vct_work, threat_moves
+from .vct import MAX_VCT_DEPTH, T_NODES, T_STOP, find_vct, new_vct_work
 
 MAX_DEPTH = 60
 # No new iteration after this share of the time. One cut short still counts (the root moves it finished,
 # the best first), so a late start wastes little: 0.75 against 0.45 scored 58.5% at equal time, and 12%
 # against 0% facing Rapfi (docs/STRENGTH.md G45, X19-X20).
 SOFT_TIME_SHARE = 0.75
-THREAT_TIME_SHARE = 0.3  # of the time, at most, for the root's threat searches (own wins, the opponent's, refutations)
+THREAT_TIME_SHARE = 0.3  # of the time, at most, for the root's threat searches (own wins, the opponent's VCF, checks)
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
 ASPIRATION = 300  # half-width of the root's window around the last iteration's score...
 ASPIRATION_DEPTH = 4  # ... from this depth on; a score outside it is searched again with a wider window...
@@ -76,7 +77,7 @@ class SearchConfig:
     width: int = 0  # moves searched at non-PV nodes before the quiet ones stop, fewer near the leaves; 0 = all
     root_vcf: int = 0  # node budget of each VCF search at the root (own win, opponent's threat); 0 = none
     vcf_fours: int = MAX_FOURS
-    root_vct: int = 0  # node budget of each VCT search at the root (own win, opponent's threat); 0 = none
+    root_vct: int = 0  # node budget of the VCT search for the root's own win; 0 = none
     vct_depth: int = MAX_VCT_DEPTH
     leaf_vcf: int = 0  # node budget of each VCF probe at the search's leaves; 0 = none
     shallow_vct: int = 0  # node budget of each VCT probe at the search's shallow nodes; 0 = none
@@ -162,19 +163,21 @@ class Searcher:
         p = self.board.to_move
         result = self._immediate(p)
         g, s = self.board.g, self.board.s
+        threat_nodes = 0  # of the searches for our own win, whether or not they find one
         if result is None and config.root_vcf:
             line = find_vcf(g, s, self.vcf_work, p, config.vcf_fours, config.root_vcf, threat_deadline)
+            threat_nodes += int(self.vcf_work[V_NODES])
             if line is not None:
                 result = SearchResult(line[0], WIN - len(line), reason="vcf", pv=line)
-                result.vcf_nodes = int(self.vcf_work[V_NODES])
         if result is None and config.root_vct:
             line = find_vct(g, s, self.vct_work, p, config.vct_depth, config.root_vct, threat_deadline)
+            threat_nodes += int(self.vct_work[T_NODES])
             if line is not None:
                 # The line is one branch of the proof, so its length is the plies to the win along it.
                 result = SearchResult(line[0], WIN - len(line), reason="vct", pv=line)
-                result.vcf_nodes = int(self.vct_work[T_NODES])
         if result is None:
             result = self._search(config, seed, p, start, deadline, threat_deadline)
+        result.vcf_nodes += threat_nodes
         result.elapsed = (time.perf_counter_ns() - start) / 1e9
         return result
 
@@ -192,18 +195,19 @@ class Searcher:
             return SearchResult(int(cells[0]), score, reason="block", pv=[int(cells[0])])
         return None
 
-    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int, bool]:
-        """Root moves, seeded order among equals; only refutations of the opponent's VCF or VCT if it has one.
+    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int]:
+        """Root moves, seeded order among equals; only refutations of the opponent's VCF if it has one.
 
-        Returns the moves, the threat-search nodes spent, and whether a single move left is proved
-        the only one (not so when the checks against a VCT ran out of budget before the last).
+        Returns the moves and the threat-search nodes spent.
 
-        A refutation must touch the threat: it takes a cell of the opponent's winning line, spoils
-        a window where the opponent could make a four (or, against a VCT, takes a cell where the
-        opponent would make a four or an open three), or makes a four itself (gaining the move) or,
-        against a VCT, an open three. Those candidates are checked one by one, within a node budget
-        and the clock; if none holds, every move stays (the position is lost to best play; the
-        search picks the toughest move).
+        A refutation must touch the threat: it takes a cell of the opponent's winning line, spoils a
+        window where the opponent could make a four, or makes a four itself (gaining the move). Those
+        candidates are checked one by one, within a node budget and the clock; if none holds, every
+        move stays (the position is lost to best play; the search picks the toughest move).
+
+        The opponent's VCT is not looked for here: the search's VCT probes at ply 1 score every root
+        move that leaves it one as lost, and holding the root to the moves a budgeted check proved safe
+        threw away the good ones it had no time to prove (docs/STRENGTH.md, G167-G172).
         """
         g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
         count = int(root_moves(g, s, w, p, self._buffer))
@@ -211,66 +215,37 @@ class Searcher:
         scores = [int(x) for x in region(w, W_SCORES, count)]
         moves = _shuffle_ties(moves, scores, seed)
         if not config.root_vcf:
-            return moves, 0, True
+            return moves, 0
         o = 1 - p
         threat = find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf, deadline)
         nodes = int(v[V_NODES])
-        by_threes = False
-        if threat is None and config.root_vct:
-            threat = find_vct(g, s, self.vct_work, o, config.vct_depth, config.root_vct, deadline)
-            nodes += int(self.vct_work[T_NODES])
-            by_threes = True
         if threat is None:
-            return moves, nodes, True
+            return moves, nodes
         buffer = self._buffer
         touching = set(threat)
         for side in (p, o):
             touching.update(int(c) for c in buffer[: four_moves(g, s, side, buffer, 0)])
-        if by_threes:
-            touching.update(int(c) for c in buffer[: defences(g, s, o, buffer, 0)])
-            scratch = np.zeros(2 * self.board.cells, dtype=np.int64)
-            for side in (p, o):  # the opponent's key cells, and our own threats (a three it must answer)
-                touching.update(int(c) for c in scratch[: threat_moves(g, s, side, scratch, 0, self.board.cells)])
-        # Against a VCT the checks share the VCT's budget (each check's own VCF included).
-        budget = DEFENCE_BUDGET_SHARE * config.root_vct + nodes if by_threes else DEFENCE_BUDGET_SHARE * config.root_vcf
-        candidates = [c for c in moves if c in touching]
+        budget = DEFENCE_BUDGET_SHARE * config.root_vcf
         safe = []
-        complete = True
-        for c in candidates:
+        for c in (c for c in moves if c in touching):
             if nodes > budget or (deadline and time.perf_counter_ns() > deadline):
-                complete = not by_threes
                 break
             make(g, s, c, p)
             # A search cut short by its budget proves nothing: such a move does not count as safe.
-            refuted = self._refutes(config, o, by_threes, max(budget - nodes, 1), deadline)
-            nodes += int(v[V_NODES]) + (int(self.vct_work[T_NODES]) if by_threes else 0)
+            found = find_vcf(g, s, v, o, config.vcf_fours, config.root_vcf, deadline) is not None
+            refuted = not found and not v[V_ABORTED]
+            nodes += int(v[V_NODES])
             unmake(g, s)
             if refuted:
                 safe.append(c)
-        return (safe or moves), nodes, complete
-
-    def _refutes(self, config: SearchConfig, o: int, by_threes: bool, nodes: int, deadline: int) -> bool:
-        """Whether ``o``, to move, is proved by ``deadline`` to have no VCF (nor, ``by_threes``, a VCT in ``nodes``)."""
-        g, s, v, t = self.board.g, self.board.s, self.vcf_work, self.vct_work
-        t[T_NODES] = 0
-        vcf_limit = min(config.root_vcf, nodes) if by_threes else config.root_vcf
-        if find_vcf(g, s, v, o, config.vcf_fours, vcf_limit, deadline) is not None or v[V_ABORTED]:
-            return False
-        if not by_threes:
-            return True
-        nodes -= int(v[V_NODES])
-        return (
-            nodes > 0
-            and find_vct(g, s, t, o, config.vct_depth, min(config.root_vct, nodes), deadline) is None
-            and not t[T_ABORTED]
-        )
+        return (safe or moves), nodes
 
     def _search(
         self, config: SearchConfig, seed: int, p: int, start: int, deadline: int, threat_deadline: int
     ) -> SearchResult:
         g, s, w, v, t = self.board.g, self.board.s, self.work, self.leaf_vcf_work, self.vct_work
-        moves, vcf_nodes, proved = self._root_moves(config, seed, p, threat_deadline)
-        if len(moves) == 1 and proved:
+        moves, vcf_nodes = self._root_moves(config, seed, p, threat_deadline)
+        if len(moves) == 1:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
         w[[C_NODES, C_SELDEPTH, C_LEAF_VCF_NODES, C_SHALLOW_VCT_NODES, C_SHALLOW_VCT_PROBES, C_SHALLOW_VCT_WINS]] = 0
