@@ -6,8 +6,8 @@ without searching; if the opponent has a VCF, only the moves that take it away s
 (its VCT is left to the search's VCT probes at ply 1); the rest is the alpha-beta search, deepened
 one ply at a time until the clock (or a depth or node limit) says stop. Each threat search has its
 own node budget and its own table, kept for the whole match. The brain turns the VCT off below about
-1.2 s a move, where it measured as costing more search than it found (docs/STRENGTH.md, G31-G33,
-X35-X36, G84, G86).
+1.2 s a move, where it gains nothing (docs/STRENGTH.md, G174; earlier, with the root's check against the
+opponent's VCT, it cost: G31-G33, X35-X36, G84, G86).
 """
 
 from __future__ import annotations
