@@ -32,7 +32,7 @@ from arbiter.bots.gomoku.search import (
 )
 from arbiter.bots.gomoku.searcher import SearchConfig, Searcher
 from arbiter.bots.gomoku.vcf import MAX_FOURS, find_vcf
-from arbiter.bots.gomoku.vct import T_LINE
+from arbiter.bots.gomoku.vct import T_LINE, T_NODES
 from arbiter.engine import create_game
 
 DATA = json.loads((Path(__file__).parent / "vct_positions.json").read_text())
@@ -188,3 +188,13 @@ def test_the_root_keeps_every_move_against_a_win_by_threats_and_the_probes_defen
         result = searcher.think(config)
         assert result.score < -MATE_BOUND or saves(moves, result.cell)
     assert kept_all >= len(DATA["vct"]) // 2
+
+
+def test_the_root_threat_nodes_reported_include_our_own_search_that_found_nothing() -> None:
+    """``vcf_nodes`` (the root's threat searches) counts our own VCT even when it finds no win: here the root
+    runs that search alone (no VCF, so no check against the opponent's), and the report is its nodes."""
+    searcher = Searcher(15, 15, 5, False, tt_bits=16)
+    searcher.set_position(MIDDLE_GAMES[0])
+    result = searcher.think(SearchConfig(max_depth=2, root_vct=5_000))
+    assert result.reason == "search"
+    assert result.vcf_nodes == int(searcher.vct_work[T_NODES]) > 0
