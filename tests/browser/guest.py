@@ -12,7 +12,7 @@ from typing import Any
 
 Page = Any  # playwright.async_api.Page
 
-MY_TURN_OR_OVER = "document.querySelector('.match.my-turn') || !document.querySelector('#result').hidden"
+MY_TURN_OR_OVER = "document.querySelector('.match.my-turn') || document.querySelector('#result')?.hidden === false"
 
 
 async def start_game(

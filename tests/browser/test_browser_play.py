@@ -84,7 +84,7 @@ async def test_an_occupied_cell_shows_a_hint_and_changes_nothing(new_page, arena
     first_match = page.url
     await page.get_by_role("button", name="Play again").click()  # a rematch, sides swapped
     await page.wait_for_function(f"location.href !== {first_match!r} && !!document.querySelector('.cell')")
-    await page.wait_for_function("document.querySelector('#result').hidden")
+    await page.wait_for_function("document.querySelector('#result')?.hidden")
     assert await page.inner_text(".player-bar:last-child .name .you") == "you"
     assert await page.locator('.player-bar[data-color="1"] .you').count() == 1  # now second
 
