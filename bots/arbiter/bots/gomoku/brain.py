@@ -64,7 +64,8 @@ VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
 # the same bot without them over 200 games; X38: 26.0% against Rapfi with them, X39: 29.0% without). Those rows
 # were measured while the root also held its moves to those a budgeted check proved safe against the opponent's
 # VCT, which alone cost 62 Elo at equal nodes (G168). Without it: +31 Elo at 1.5 s a move (G173), +17 at 2.5 s
-# (G175), -7 at 0.5 s (G174): no cost, and a gain not shown.
+# (G175), -7 at 0.5 s (G174): no cost, and a gain not shown. Against Rapfi at 0.5 s, 17.25% with it and 18.25%
+# without on the same 200 games (X93 + X94, X91 + X92): not worth lowering the gate for either.
 VCT_MIN_SECONDS = 1.0
 LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
 # Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT). Measured only
