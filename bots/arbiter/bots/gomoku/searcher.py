@@ -59,6 +59,10 @@ MAX_DEPTH = 60
 # the best first), so a late start wastes little: 0.75 against 0.45 scored 58.5% at equal time, and 12%
 # against 0% facing Rapfi (docs/STRENGTH.md G45, X19-X20).
 SOFT_TIME_SHARE = 0.75
+# Entries of the transposition table (log2; 16 bytes each: 2^22 is 64 MiB). A worker keeps its table from move
+# to move, and 2^20 filled up: over the moves of the bot's games against Rapfi the same depth took 0.76 of the
+# nodes at 2^22, and as many on an older bot's games (benchmarks/gomoku_table.py, docs/PERFORMANCE.md).
+TT_BITS = 22
 THREAT_TIME_SHARE = 0.3  # of the time, at most, for the root's threat searches (own wins, the opponent's VCF, checks)
 DEFENCE_BUDGET_SHARE = 4  # ... and at most this many times the root VCF node budget
 ASPIRATION = 300  # half-width of the root's window around the last iteration's score...
@@ -117,7 +121,7 @@ class Searcher:
     """The search of one board shape with one evaluation: its tables live as long as the searcher."""
 
     def __init__(
-        self, m: int, n: int, k: int, exact: bool, *, tt_bits: int = 20, evaluation: Evaluation = HAND
+        self, m: int, n: int, k: int, exact: bool, *, tt_bits: int = TT_BITS, evaluation: Evaluation = HAND
     ) -> None:
         self.shape = (m, n, k, exact)
         self.evaluation = evaluation
