@@ -31,10 +31,16 @@ ENTRY_BYTES = 16  # two int64 words: key, packed data
 
 
 def matches(path: Path, count: int) -> list[list[int]]:
-    """The cells of the first ``count`` games of a game log (x, y pairs; cell = y · 15 + x, as the bot)."""
+    """The cells of the first ``count`` games of a game log (x, y pairs; cell = y · 15 + x, as the bot).
+    (gomoku_judge.py's reader gives the positions of our decisions instead, not the games they belong to.)"""
+    games = []
     with path.open() as lines:
-        games = [json.loads(line) for line in itertools.islice(lines, count)]
-    return [[y * 15 + x for x, y in game["moves"]] for game in games]
+        for number, line in enumerate(itertools.islice(lines, count), 1):
+            try:
+                games.append([y * 15 + x for x, y in json.loads(line)["moves"]])
+            except (ValueError, KeyError, TypeError):
+                raise SystemExit(f"{path}:{number}: not a game of gomoku_gauntlet.py --game-log") from None
+    return games
 
 
 def replay(games: list[list[int]], bits: int, depth: int) -> tuple[int, float]:
@@ -60,6 +66,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 1 or args.depth < 1 or args.repeat < 1 or not all(10 <= bits <= 28 for bits in args.bits):
         parser.error("--games, --depth and --repeat are at least 1; --bits lie in 10..28")
+    if not args.log.is_file():
+        parser.error(f"--log: no such file: {args.log}")
     games = matches(args.log, args.games)
     replay(games[:1], args.bits[0], 2)  # compile outside the measurement
 

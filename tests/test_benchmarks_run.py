@@ -34,3 +34,12 @@ def test_the_benchmark_runs_to_its_report(script: str, arguments: list[str], exp
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert expected in result.stdout, result.stdout[-2000:]
+
+
+def test_the_table_benchmark_refuses_a_file_that_is_not_a_game_log(tmp_path) -> None:
+    log = tmp_path / "games.jsonl"
+    log.write_text('{"moves": 3}\n')
+    command = [sys.executable, str(BENCHMARKS / "gomoku_table.py"), "--log", str(log), "--games", "1"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1
+    assert f"{log}:1: not a game of gomoku_gauntlet.py --game-log" in result.stderr
