@@ -183,7 +183,7 @@ def test_the_root_keeps_every_move_against_a_win_by_threats_and_the_probes_defen
         count = int(root_moves(board.g, board.s, searcher.work, board.to_move, every))
         opponent = 1 - board.to_move
         if find_vcf(board.g, board.s, searcher.vcf_work, opponent, MAX_FOURS, 10_000) is None:
-            assert sorted(searcher._root_moves(config, 0, board.to_move, 0)[0]) == sorted(every[:count].tolist())
+            assert sorted(searcher.root_candidates(config)[0]) == sorted(every[:count].tolist())
             kept_all += 1
         result = searcher.think(config)
         assert result.score < -MATE_BOUND or saves(moves, result.cell)

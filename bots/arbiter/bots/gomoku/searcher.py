@@ -199,8 +199,9 @@ class Searcher:
             return SearchResult(int(cells[0]), score, reason="block", pv=[int(cells[0])])
         return None
 
-    def _root_moves(self, config: SearchConfig, seed: int, p: int, deadline: int) -> tuple[list[int], int]:
-        """Root moves, seeded order among equals; only refutations of the opponent's VCF if it has one.
+    def root_candidates(self, config: SearchConfig, seed: int = 0, deadline: int = 0) -> tuple[list[int], int]:
+        """The moves the search weighs at the root, in order (seeded among equals): only refutations of the
+        opponent's VCF if it has one. ``deadline`` (perf_counter_ns, 0: none) bounds the checks.
 
         Returns the moves and the threat-search nodes spent.
 
@@ -214,6 +215,7 @@ class Searcher:
         threw away the good ones it had no time to prove (docs/STRENGTH.md, G167-G172).
         """
         g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
+        p = self.board.to_move
         count = int(root_moves(g, s, w, p, self._buffer))
         moves = [int(c) for c in self._buffer[:count]]
         scores = [int(x) for x in region(w, W_SCORES, count)]
@@ -248,7 +250,7 @@ class Searcher:
         self, config: SearchConfig, seed: int, p: int, start: int, deadline: int, threat_deadline: int
     ) -> SearchResult:
         g, s, w, v, t = self.board.g, self.board.s, self.work, self.leaf_vcf_work, self.vct_work
-        moves, vcf_nodes = self._root_moves(config, seed, p, threat_deadline)
+        moves, vcf_nodes = self.root_candidates(config, seed, threat_deadline)
         if len(moves) == 1:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
