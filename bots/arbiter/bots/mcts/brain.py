@@ -282,6 +282,7 @@ class MctsBrain(Brain):
     # --- before any clock starts ---------------------------------------------------------------
     def warm_up(self) -> None:
         """Compile the kernels and run a short search on every game's start position."""
+        seed_random(0)  # each think seeds the kernels' generator first
         for name in game_names():
             tree = Tree(create_game(name).new_state(), max_nodes=64, capacity=64)
             for policy in POLICIES.values():
