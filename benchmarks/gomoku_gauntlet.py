@@ -29,7 +29,9 @@ gomoku_even.json 200, seed 382, within 80 of -240, where colour decides less; go
 300 more the same way, seed 383, one of them also in the first), so versions are
 measured on the same stones. Each is played twice, our bot taking the first player's side first,
 then the second's. A side that takes longer than its time a move plus ``--grace`` loses on time; an
-engine that crashes, hangs or answers an illegal move forfeits the game.
+engine that crashes, hangs or answers an illegal move forfeits the game. Each series prints its score with
+the interval, by colour, how games ended, and each side's time, nodes and median depth a move (of the moves it
+searched: the depth the engine's last MESSAGE names, Rapfi's nominal one; ours from the search's report).
 
 The engine is spoken to over pipes by the pbrain bridge's own process layer
 (arbiter.bots.bridge.process.EngineProcess and the bridge's position commands), the code that
@@ -73,6 +75,8 @@ from arbiter.engine import Game, IllegalMove, Move, create_game
 SETUP_SECONDS = 10.0  # START, RESTART and the warm-up search
 # An engine's report of the nodes it searched: "nodes 1234", "Node 305K" (Rapfi), "nodes=1.2M".
 NODES_REPORT = re.compile(r"\bnodes?\s*[=:]?\s*(\d+(?:\.\d+)?)([KM]?)\b", re.IGNORECASE)
+# ... and of the depth it reached: "depth 4", "Depth 16-32" (Rapfi: nominal depth, then selective depth).
+DEPTH_REPORT = re.compile(r"\bdepth\s*[=:]?\s*(\d+)", re.IGNORECASE)
 
 
 # --- the engine -------------------------------------------------------------------------------
@@ -132,8 +136,9 @@ class Engine:
         process.known = []
         self.process = process
 
-    async def move(self, moves: list[Any], limits: Limits) -> tuple[Any, int | None]:
-        """The engine's move in the position ``moves``, and the nodes it says it searched (or None)."""
+    async def move(self, moves: list[Any], limits: Limits) -> tuple[Any, int | None, int | None]:
+        """The engine's move in the position ``moves``, and the nodes it says it searched and the depth it
+        says it reached (each None when it does not say)."""
         assert self.process is not None
         info = [
             f"INFO timeout_turn {max(1, min(round(limits.engine_seconds * 1000), MAX_MATCH_MS))}",
@@ -148,7 +153,7 @@ class Engine:
         line = await self.process.answer(deadline, expect="move", resend=commands[len(info) :])
         move = [int(part) for part in line.split(",")]
         self.process.known = [*moves, move]
-        return move, reported_nodes(self.process.messages)
+        return move, reported_nodes(self.process.messages), reported_depth(self.process.messages)
 
     async def close(self) -> None:
         if self.process is not None:
@@ -161,6 +166,15 @@ def reported_nodes(messages: Sequence[str]) -> int | None:
         found = NODES_REPORT.search(message)
         if found:
             return round(float(found[1]) * {"": 1, "K": 1e3, "M": 1e6}[found[2].upper()])
+    return None
+
+
+def reported_depth(messages: Sequence[str]) -> int | None:
+    """The (nominal) depth in the last MESSAGE line that gives one."""
+    for message in reversed(messages):
+        found = DEPTH_REPORT.search(message)
+        if found:
+            return int(found[1])
     return None
 
 
@@ -184,6 +198,8 @@ class Gauntlet:
     bot_nodes: list[int] = field(default_factory=list)
     engine_seconds: list[float] = field(default_factory=list)
     engine_nodes: list[int] = field(default_factory=list)
+    bot_depths: list[int] = field(default_factory=list)  # of the moves each side searched (depth 1 or more)
+    engine_depths: list[int] = field(default_factory=list)
 
     def count(self, bot_first: bool | None = None) -> tuple[int, int, int]:
         """W, D, L (ours), over all games or those where we moved first (True) or second (False)."""
@@ -218,17 +234,21 @@ async def play_game(
             tally.bot_seconds.append(took)
             if "nodes" in result.info:
                 tally.bot_nodes.append(result.info["nodes"])
+            if result.info.get("depth", 0) >= 1:
+                tally.bot_depths.append(result.info["depth"])
             record.decisions[state.ply] = {key: result.info[key] for key in LOGGED if key in result.info}
             if took > limits.bot_seconds + limits.grace:
                 return finished(record, 0.0, "bot time", moves)
         else:
             try:
-                move, nodes = await engine.move(moves, limits)
+                move, nodes, depth = await engine.move(moves, limits)
             except GiveUp as error:
                 return finished(record, 1.0, error.cause, moves)
             tally.engine_seconds.append(time.monotonic() - began)
             if nodes is not None:
                 tally.engine_nodes.append(nodes)
+            if depth is not None and depth >= 1:
+                tally.engine_depths.append(depth)
         try:
             state.play(game.decode_move(move))
         except ValueError as error:  # IllegalMove, or no cell of this board
@@ -303,6 +323,11 @@ def report(label: str, tally: Gauntlet) -> str:
         for side, counts in (("bot", tally.bot_nodes), ("engine", tally.engine_nodes))
         if counts
     )
+    if tally.bot_depths and tally.engine_depths:
+        nodes += (
+            f", median depth bot {statistics.median(tally.bot_depths):g},"
+            f" engine {statistics.median(tally.engine_depths):g}"
+        )
     return (
         f"{label:<14} {len(tally.games):>4} games  {score_text(*tally.count())}  "
         f"(first W/D/L {w1}/{d1}/{l1}, second {w2}/{d2}/{l2}; "

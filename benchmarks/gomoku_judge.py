@@ -87,7 +87,7 @@ class Judge:
         key = json.dumps(moves)
         if key not in self.known:
             await self.engine.new_game()
-            move, _ = await self.engine.move(moves, self.limits)
+            move, _, _ = await self.engine.move(moves, self.limits)
             assert self.engine.process is not None
             value = engine_value(self.engine.process.messages)
             if value is None:

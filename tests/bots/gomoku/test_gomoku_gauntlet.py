@@ -45,7 +45,10 @@ def test_games_alternate_colours_over_balanced_openings() -> None:
     assert sum(tally.count()) == 4 == sum(tally.count(True)) + sum(tally.count(False))
     assert all(record.ending == "five" and record.plies > 3 for record in tally.games)
     assert engine.spawned == 1  # one engine, RESTARTed between games
-    assert re.search(r" 4 games  W\d+\s+D\d+\s+L\d+\s+score .*\[95% \d+\.\d%-\d+\.\d%\]", gauntlet.report("x", tally))
+    line = gauntlet.report("x", tally)
+    assert re.search(r" 4 games  W\d+\s+D\d+\s+L\d+\s+score .*\[95% \d+\.\d%-\d+\.\d%\]", line)
+    assert tally.bot_depths and tally.engine_depths and min(tally.engine_depths) >= 1
+    assert re.search(r"median depth bot \d+(\.5)?, engine \d+(\.5)?\)$", line)
 
 
 @pytest.mark.parametrize(
@@ -140,3 +143,10 @@ def test_the_nodes_an_engine_reports_are_read_from_its_messages() -> None:
     assert gauntlet.reported_nodes(["depth 4 nodes 223 score 10", "Bestline G8 H10"]) == 223
     assert gauntlet.reported_nodes(["nodes=1.5M"]) == 1_500_000
     assert gauntlet.reported_nodes(["Bestline G8 H10"]) is None
+
+
+def test_the_depth_an_engine_reports_is_read_from_its_messages() -> None:
+    assert gauntlet.reported_depth(["Speed 648K | Depth 16-32 | Eval -101 | Node 305K | Time 472ms"]) == 16
+    assert gauntlet.reported_depth(["depth 4 nodes 223 score 10", "Bestline G8 H10"]) == 4
+    assert gauntlet.reported_depth(["depth=7", "nodes 12"]) == 7
+    assert gauntlet.reported_depth(["Bestline G8 H10", "Node 305K"]) is None
