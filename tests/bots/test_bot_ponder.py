@@ -101,7 +101,7 @@ def check_in_time(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [d["info"] for d in decisions]
 
 
-async def test_the_bot_ponders_while_its_opponent_thinks_and_answers_within_its_budget(
+async def test_the_bot_ponders_while_its_opponent_thinks_and_answers_in_time(
     server: RunningServer,
 ) -> None:
     async with thinker(server) as (bot, pool):
