@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from arbiter.engine import Game, State, create_game
+from arbiter.engine import Game, State, create_game, game_names
 
 FALLBACK_BUDGET = 0.02  # seconds a fallback move may think (Brain.fallback_move)
 MAX_PV = 64  # moves of a principal variation a move's analysis carries (the protocol's bound)
@@ -159,8 +159,19 @@ class Brain(ABC):
         hurried = dataclasses.replace(request, level=1, budget=FALLBACK_BUDGET, deadline=None)
         return self.think(hurried)
 
-    def warm_up(self) -> None:  # noqa: B027 - an optional hook; most brains have kernels to warm
-        """Compile and run every kernel once on a tiny input, before any clock starts."""
+    def warm_up(self) -> None:
+        """Compile and run every kernel once on a tiny input, before any clock starts.
+
+        Here: two moves of every game this brain plays. Every request replays its moves
+        (``ThinkRequest.position``) through the shared engine's rules, which numba compiles in each process on
+        first use, so without this a first move paid for them on its clock (docs/PERFORMANCE.md). A brain with
+        kernels of its own warms them after calling this."""
+        for name in game_names():
+            game = create_game(name)
+            if self.plays(game):
+                state = game.new_state()
+                for _ in range(2):
+                    state.play(state.legal_moves()[0])
 
     def forget(self, match_id: str) -> None:  # noqa: B027 - an optional hook for brains with memory
         """Drop per-match memory once a match is over."""

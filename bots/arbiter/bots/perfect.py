@@ -489,6 +489,7 @@ class PerfectBrain(Brain):
     def warm_up(self) -> None:
         from arbiter.engine import create_game
 
+        super().warm_up()
         for name in ("tictactoe", "ttt3d", "vanishing"):
             state = create_game(name).new_state()
             for action in (4, 0, 8):

@@ -27,6 +27,7 @@ class RandomBrain(Brain):
         return ThinkResult(state.game.encode_move(move))
 
     def warm_up(self) -> None:
+        super().warm_up()
         for name in game_names():
             random_move(create_game(name).new_state(), np.random.default_rng(0))
 

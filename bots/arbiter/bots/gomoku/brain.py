@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arbiter.engine import Game, create_game
+from arbiter.engine import Game
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
@@ -315,12 +315,9 @@ class GomokuBrain(Brain):
         self._pondered.pop(match_id, None)
 
     def warm_up(self) -> None:
-        """Compile every kernel (one board shape compiles them for all) with a short search, and a think
-        through a request: its replay of the moves runs the shared engine's rules, which a first move would
-        otherwise compile on its clock (a second or more without a kernel cache)."""
-        game = create_game("gomoku10")
-        self.think(ThinkRequest("warm-up", game.name, dict(game.params), [[4, 4], [4, 5], [5, 4]], 10.0,
-                                options={"depth": 2}))  # fmt: skip
+        """The engine's rules (Brain.warm_up), then every kernel of ours (one board shape compiles them for all)
+        with a short search."""
+        super().warm_up()
         board = Board.from_moves(9, 9, 5, True, [40, 41, 31, 32])
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)

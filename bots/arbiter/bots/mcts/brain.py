@@ -281,7 +281,8 @@ class MctsBrain(Brain):
 
     # --- before any clock starts ---------------------------------------------------------------
     def warm_up(self) -> None:
-        """Compile the kernels and run a short search on every game's start position."""
+        """The engine's rules (Brain.warm_up), then the kernels: a short search on every game's start position."""
+        super().warm_up()
         seed_random(0)  # each think seeds the kernels' generator first
         for name in game_names():
             tree = Tree(create_game(name).new_state(), max_nodes=64, capacity=64)

@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arbiter.engine import Game, create_game
+from arbiter.engine import Game
 from arbiter.engine.paper_soccer import PaperSoccerGame
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
@@ -173,10 +173,8 @@ class SoccerBrain(Brain):
 
     def warm_up(self) -> None:
         """Load both players' kernels and the search's clock reading (compiled in each process on first
-        use), with a search deep enough to read the clock, on the default field (whose search is kept).
-        The position has a turn played: replaying it runs the shared engine's rules, which a first move
-        after the opening turn would otherwise compile on its clock."""
-        game = create_game("paper_soccer")
-        opening = [game.encode_move(game.new_state().legal_moves()[0])]
+        use), with a search deep enough to read the clock, on the default field (whose search is kept), after
+        the engine's rules (Brain.warm_up)."""
+        super().warm_up()
         for options in ({"style": "source", "depth": 1}, {"depth": 3}):
-            self.think(ThinkRequest("warm-up", game.name, dict(game.params), opening, 10.0, options=options))
+            self.think(ThinkRequest("warm-up", "paper_soccer", {}, [], 10.0, options=options))
