@@ -160,22 +160,21 @@ class Engine:
             await self.process.close()
 
 
+def last_report(messages: Sequence[str], pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """The match of ``pattern`` in the last MESSAGE line that has one."""
+    return next((found for found in map(pattern.search, reversed(messages)) if found), None)
+
+
 def reported_nodes(messages: Sequence[str]) -> int | None:
     """The node count in the last MESSAGE line that gives one, K and M read as thousands and millions."""
-    for message in reversed(messages):
-        found = NODES_REPORT.search(message)
-        if found:
-            return round(float(found[1]) * {"": 1, "K": 1e3, "M": 1e6}[found[2].upper()])
-    return None
+    found = last_report(messages, NODES_REPORT)
+    return None if found is None else round(float(found[1]) * {"": 1, "K": 1e3, "M": 1e6}[found[2].upper()])
 
 
 def reported_depth(messages: Sequence[str]) -> int | None:
     """The (nominal) depth in the last MESSAGE line that gives one."""
-    for message in reversed(messages):
-        found = DEPTH_REPORT.search(message)
-        if found:
-            return int(found[1])
-    return None
+    found = last_report(messages, DEPTH_REPORT)
+    return None if found is None else int(found[1])
 
 
 # --- games ------------------------------------------------------------------------------------
