@@ -60,6 +60,9 @@ class CountingTransport:
         if len(self.last) < 16:
             self.last.append(data)
 
+    def confirm(self, on_confirmed) -> None:
+        on_confirmed()  # in-process: every frame is read at once
+
     def close(self, code: int, reason: str) -> None:
         raise AssertionError(f"the benchmark's session was closed: {code} {reason}")
 

@@ -39,6 +39,9 @@ class RecordingTransport:
     def send(self, data: bytes) -> None:
         self.frames.append(data)
 
+    def confirm(self, on_confirmed) -> None:
+        on_confirmed()  # in-process: every frame is read at once
+
     def close(self, code: int, reason: str) -> None:
         self.closed = code
 

@@ -23,6 +23,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
+from websockets.exceptions import ConnectionClosed
+
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MakeMove, MatchRequest, Request, parse
@@ -52,6 +54,9 @@ Incoming = Request | MoveFrame
 class Transport(Protocol):
     def send(self, data: bytes) -> None:
         """Queue one binary frame without waiting."""
+
+    def confirm(self, on_confirmed: Callable[[], None]) -> None:
+        """Call ``on_confirmed`` once the client has read every frame sent so far (never, if it drops first)."""
 
     def close(self, code: int, reason: str) -> None:
         """Start closing the connection with a close code."""
@@ -113,6 +118,12 @@ class Session:
     def send(self, data: bytes) -> None:
         if not self.closing:
             self.transport.send(data)
+
+    def send_confirmed(self, data: bytes, on_confirmed: Callable[[], None]) -> None:
+        """Send ``data``; ``on_confirmed`` once the client has read it (a match's end: kept until then)."""
+        if not self.closing:
+            self.transport.send(data)
+            self.transport.confirm(on_confirmed)
 
     def reply(self, request: Request, message: dict[str, Any]) -> None:
         """Send ``message`` as the reply to ``request`` (echoing its id as ``re``)."""
@@ -241,12 +252,13 @@ class Session:
 class WebSocketTransport:
     """Frames out through one websocket connection, never waiting; a reader that falls too far behind is closed."""
 
-    __slots__ = ("_closing", "_connection", "_limit")
+    __slots__ = ("_closing", "_confirming", "_connection", "_limit")
 
     def __init__(self, connection: SessionConnection, max_buffer: int) -> None:
         self._connection = connection
         self._limit = max_buffer
         self._closing: asyncio.Task[None] | None = None
+        self._confirming: set[asyncio.Task[None]] = set()
 
     def send(self, data: bytes) -> None:
         connection = self._connection
@@ -254,6 +266,20 @@ class WebSocketTransport:
         transport = connection.transport
         if transport is not None and transport.get_write_buffer_size() > self._limit:
             self.close(CloseCode.TOO_SLOW, "not reading fast enough")
+
+    def confirm(self, on_confirmed: Callable[[], None]) -> None:
+        """A ping now: its pong comes back only after the client read every frame sent before it (TCP keeps order)."""
+        task = asyncio.get_running_loop().create_task(self._confirm(on_confirmed))
+        self._confirming.add(task)
+        task.add_done_callback(self._confirming.discard)
+
+    async def _confirm(self, on_confirmed: Callable[[], None]) -> None:
+        try:
+            pong = await self._connection.ping()
+            await pong
+        except ConnectionClosed:
+            return  # the client may not have read it: the caller keeps it for its next welcome
+        on_confirmed()
 
     @property
     def latency(self) -> float:

@@ -7,6 +7,7 @@ each frame is published to the home's channel, which hands it to the player's so
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from arbiter.protocol.errors import CloseCode
@@ -30,6 +31,10 @@ class RemoteTransport:
 
     def send(self, data: bytes) -> None:
         self.cluster.publish(node_channel(self.home), ["out", self.cluster.node, self.name, data])
+
+    def confirm(self, on_confirmed: Callable[[], None]) -> None:
+        """The home pings the player's socket and tells this node when its pong came (node.py)."""
+        self.cluster.confirm_through(self.home, self.name, on_confirmed)
 
     def close(self, code: int, reason: str) -> None:
         if code == CloseCode.REPLACED:
