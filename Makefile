@@ -37,9 +37,14 @@ server/node_modules/.installed: server/package.json server/package-lock.json | s
 	cd server && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# TypeScript, for the tests only: it compile-checks the protocol's generated protocol.d.ts.
+protocol/node_modules/.installed: protocol/package.json protocol/package-lock.json | system-deps
+	cd protocol && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 install: $(VENV)/.installed server/node_modules/.installed
 
-install-test: system-deps-test install $(VENV)/.installed-test
+install-test: system-deps-test install $(VENV)/.installed-test protocol/node_modules/.installed
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install
