@@ -105,7 +105,7 @@ def outcome(record: GameRecord, color: int) -> str:
 
 
 def unix_ms(unix: float | None) -> int | None:
-    """A moment as integer Unix milliseconds, the protocol's unit (the float seconds beside it are for older clients)."""
+    """A moment as integer Unix milliseconds, the protocol's unit (float seconds beside it: older clients)."""
     return None if unix is None else round(unix * 1000)
 
 
