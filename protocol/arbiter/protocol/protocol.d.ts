@@ -473,11 +473,11 @@ export interface PresenceEntry {
   name: string;
   kind: "bot" | "human";
   guest: boolean;
+  owner?: string;
   games: string[];
   levels: number | null;
   playing: number;
   away: boolean;
-  owner?: string;
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Clock. */

@@ -45,15 +45,13 @@ class Player(_Shape, frozen=True):
     owner: str | UnsetType = UNSET  # the person a bot created from its account page belongs to
 
 
-class PresenceEntry(_Shape, frozen=True):
-    name: str
-    kind: Literal["bot", "human"]
-    guest: bool
+class PresenceEntry(Player, frozen=True, kw_only=True):
+    """A player as the lobby lists it."""
+
     games: list[str]
     levels: int | None
     playing: int
     away: bool
-    owner: str | UnsetType = UNSET
 
 
 class Clock(_Shape, frozen=True):

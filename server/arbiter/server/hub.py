@@ -236,7 +236,8 @@ class Hub:
         if self.peers is not None:
             self.peers.left(player, session)
         self.challenges.drop_player(player)
-        if not player.owed:
+        banned = not player.identity.guest and self.guard.bans.player_banned(player.name)
+        if not player.owed or banned:  # a banned player is owed nothing: it cannot come back
             self._leave(player)
             return
         self.start_grace(player)  # also with no live match left, when an end may not have reached it
