@@ -60,7 +60,11 @@ async def test_paper_soccer_posts_bounces_and_the_longest_turn(server):
             moved = await play_move((first, second)[ply % 2], match, ply, [0])
             assert moved["type"] == "moved" and moved["by"] == ply % 2
         steps = create_game("paper_soccer").max_steps
-        assert steps == 4 * 8 * 10 - 8 - 10 + 14 == 316
+        assert steps == 316
+        for width, length in [(4, 4), (4, 6), (6, 8), (10, 12), (14, 20), (30, 30)]:  # SPEC's count of segments
+            assert create_game("paper_soccer", {"width": width, "length": length}).max_steps == (
+                4 * width * length - width - length + 14
+            )
         for wire, code in [
             ([7], "illegal_move"),  # stops on the post: a bounce, so the turn is incomplete
             ([7, 0], "illegal_move"),  # straight from the post: along the goal's side wall
