@@ -50,6 +50,7 @@ class CountingTransport:
     """A transport that keeps the last frames it was given (to read replies) and otherwise only counts."""
 
     latency = 0.0
+    closed_by_client = False
 
     def __init__(self) -> None:
         self.sent = 0

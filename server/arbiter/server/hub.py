@@ -231,13 +231,18 @@ class Hub:
         if player is None or player.session is not session:
             return  # never greeted, or replaced by a newer connection
         player.session = None
-        player.connection_lost()
+        left = session.closed_by_client  # it left on purpose: what it did not read is not kept for it
+        if left:
+            player.unconfirmed.clear()
+        else:
+            player.connection_lost()
         log.info("player disconnected", extra={"player": player.name, "live_matches": len(player.matches)})
         if self.peers is not None:
             self.peers.left(player, session)
         self.challenges.drop_player(player)
         banned = not player.identity.guest and self.guard.bans.player_banned(player.name)
-        if not player.owed or banned:  # a banned player is owed nothing: it cannot come back
+        owed = bool(player.matches) if left else player.owed
+        if not owed or banned:  # a banned player is owed nothing: it cannot come back
             self._leave(player)
             return
         self.start_grace(player)  # also with no live match left, when an end may not have reached it

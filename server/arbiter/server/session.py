@@ -65,6 +65,10 @@ class Transport(Protocol):
     def latency(self) -> float:
         """The connection's last measured round trip, in seconds (0 before the first measurement)."""
 
+    @property
+    def closed_by_client(self) -> bool:
+        """Whether the client closed the connection itself, with a websocket closing handshake."""
+
 
 class SessionHost(Protocol):
     """What a session needs of the server (the hub is one)."""
@@ -143,6 +147,11 @@ class Session:
     def latency(self) -> float:
         """The round trip of this connection (websocket pings), in seconds; 0 until measured."""
         return self.transport.latency
+
+    @property
+    def closed_by_client(self) -> bool:
+        """The client left on purpose (a close handshake it began), rather than its socket dying."""
+        return self.transport.closed_by_client
 
     def close_replaced(self) -> None:
         """A newer connection took over this session's player."""
@@ -284,6 +293,10 @@ class WebSocketTransport:
     @property
     def latency(self) -> float:
         return self._connection.latency
+
+    @property
+    def closed_by_client(self) -> bool:
+        return bool(self._connection.protocol.close_rcvd_then_sent)
 
     def close(self, code: int, reason: str) -> None:
         if self._closing is None:

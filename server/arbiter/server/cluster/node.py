@@ -311,7 +311,7 @@ class Cluster:
             return  # a proxy: the player's home tells the others
         self.ladder.forget(player.name)
         self.command("eval", DELETE_IF_OURS, 1, PLAYERS, player.name, self.node)
-        self.publish(EVERY_NODE, ["left", self.node, player.name])
+        self.publish(EVERY_NODE, ["left", self.node, player.name, session.closed_by_client])
 
     def _match_ended(self, live: Any, result: Any, changes: Any) -> None:
         """A match of ours ended (and its end went out): it leaves the directory."""
@@ -461,11 +461,14 @@ class Cluster:
         if player.owed or home_of(previous) is not None:
             self.proxy(home, player.identity)  # its missed ends go there too (hub.attach)
 
-    def _on_left(self, home: str, name: str) -> None:
+    def _on_left(self, home: str, name: str, closed_by_client: bool) -> None:
         for token in [token for token, (waiting, _) in self._confirming.items() if waiting == name]:
             del self._confirming[token]  # its home will not confirm: its ends are kept for its return
         player = self.hub.roster.get(name)
         if player is not None and isinstance(player.session, Session) and home_of(player.session) == home:
+            transport = player.session.transport
+            assert isinstance(transport, RemoteTransport)
+            transport.closed_by_client = closed_by_client
             self.hub.disconnected(player.session)
 
     def _on_adopted(self, owner: str, match_id: str) -> None:

@@ -22,12 +22,13 @@ if TYPE_CHECKING:
 class RemoteTransport:
     """A proxy session's transport: frames go over Redis to the player's home node."""
 
-    __slots__ = ("cluster", "home", "name")
+    __slots__ = ("closed_by_client", "cluster", "home", "name")
 
     def __init__(self, cluster: Cluster, home: str, name: str) -> None:
         self.cluster = cluster
         self.home = home
         self.name = name
+        self.closed_by_client = False  # as the home said when the player's socket went (node.py)
 
     def send(self, data: bytes) -> None:
         self.cluster.publish(node_channel(self.home), ["out", self.cluster.node, self.name, data])
