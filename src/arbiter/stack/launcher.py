@@ -304,6 +304,8 @@ async def run_up(settings: UpSettings, tokens: dict[str, str], *, ready: asyncio
     try:
         display.show(launcher.status)
         await launcher.start_server()
+        launcher.status.server = "up"  # it answered /healthz; the watcher keeps the line current from here
+        display.show(launcher.status)
         watcher = asyncio.create_task(launcher.watch_server())
         supervisors = [
             asyncio.create_task(launcher.supervise_bot(spec, tokens[spec.account])) for spec in settings.bots
