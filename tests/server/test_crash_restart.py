@@ -6,27 +6,16 @@ from __future__ import annotations
 import asyncio
 import signal
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
+from serve_process import start_server
 from store_check import assert_store_clean
 from wsclient import Client, play_move, start_match
 
 from arbiter.server.store.sqlite import SqliteStore
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
-
-
-async def start_server(db: Path) -> tuple[asyncio.subprocess.Process, str]:
-    command = [sys.executable, "-m", "arbiter.cli", "serve", "--port", "0", "--db", str(db)]
-    process = await asyncio.create_subprocess_exec(*command, stderr=asyncio.subprocess.PIPE)
-    async with asyncio.timeout(60):
-        while True:
-            line = (await process.stderr.readline()).decode()  # type: ignore[union-attr]
-            assert line, "the server exited before listening"
-            if line.startswith("listening on "):
-                return process, line.split()[-1]
 
 
 async def moves_on_disk(db: Path, count: int) -> None:
