@@ -256,8 +256,7 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     type=click.Choice(LEVELS),
     default="info",
     show_default=True,
-    help="Least severe log record on stderr: info has connections and match starts and ends; "
-    "debug adds every move.",
+    help="Least severe log record on stderr: info has connections and match starts and ends; debug adds every move.",
 )
 @log_format_option
 def serve(
