@@ -15,11 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from serve_process import start_server, stop_server
+from serve_process import opened, serving
 from store_check import assert_store_clean
 from wsclient import Client, play_move, start_match
-
-from arbiter.server.store.factory import store_for
 
 DEPLOY = Path(__file__).resolve().parents[2] / "docs" / "DEPLOY.md"
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
@@ -49,24 +47,17 @@ def run(commands: list[str]) -> None:
 
 
 async def stored_plies(db: str, match: str) -> int:
-    store = store_for(db)
-    await store.open()
-    try:
+    async with opened(db) as store:
         game = await store.get_game(match)
         return 0 if game is None else len(game.moves)
-    finally:
-        await store.close()
 
 
 async def backup_and_restore(db: str, heading: str, replacements: dict[str, str]) -> None:
     """Register two bots, play while backing up, play on, stop, restore: the store is the backup's, and clean."""
     backup, restore = section_commands(heading, replacements)
-    setup = store_for(db)
-    await setup.open()
-    tokens = [await setup.add_player(name, "bot") for name in ("alpha", "beta")]
-    await setup.close()
-    process, url = await start_server(db, "--no-warm", "--drain-timeout", "0")
-    try:
+    async with opened(db) as setup:
+        tokens = [await setup.add_player(name, "bot") for name in ("alpha", "beta")]
+    async with serving(db, "--no-warm", "--drain-timeout", "0") as url:
         alpha, beta = [await Client.connect(url, token=token) for token in tokens]
         finished = await start_match(alpha, beta, rated=True)
         for ply, move in enumerate(FIRST_WINS):
@@ -83,33 +74,18 @@ async def backup_and_restore(db: str, heading: str, replacements: dict[str, str]
         for ply, move in enumerate(FIRST_WINS):
             await play_move((alpha, beta)[ply % 2], after, ply, move)
         await alpha.expect("end", match=after)
-        await stop_server(process)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
     await asyncio.to_thread(run, restore)
     await asyncio.to_thread(assert_store_clean, db)
 
-    process, url = await start_server(db, "--no-warm")  # the restart rule settles the game live in the backup
-    try:
+    async with serving(db, "--no-warm") as url:  # the restart rule settles the game live in the backup
         alpha = await Client.connect(url, token=tokens[0])
         board = await alpha.request("leaderboard", game="tictactoe")
         assert {(r["player"], r["games"]) for r in board["ratings"]} == {("alpha", 1), ("beta", 1)}, board
-        await stop_server(process)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    store = store_for(db)
-    await store.open()
-    try:
+    async with opened(db) as store:
         assert (await store.get_game(finished)).result == "1-0"  # type: ignore[union-attr]
         assert await store.get_game(after) is None
         settled = await store.get_game(live)
         assert settled is not None and settled.ended is not None and len(settled.moves) == 3
-    finally:
-        await store.close()
     await asyncio.to_thread(assert_store_clean, db)
 
 

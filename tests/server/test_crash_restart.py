@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from serve_process import start_server
+from serve_process import serving, start_server
 from store_check import assert_store_clean
 from wsclient import Client, play_move, start_match
 
@@ -57,18 +57,10 @@ async def test_sigkill_mid_game_then_restart(tmp_path: Path) -> None:
             process.kill()
             await process.wait()
 
-    process, url = await start_server(db)
-    try:
+    async with serving(db) as url:
         alpha = await Client.connect(url, token=tokens["alpha"])
         board = await alpha.request("leaderboard", game="tictactoe")
         assert {(r["player"], r["games"], r["wins"]) for r in board["ratings"]} == {("alpha", 1, 1), ("beta", 1, 0)}
-        process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(20):
-            assert await process.wait() == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
     store = SqliteStore(db)
     await store.open()

@@ -25,10 +25,9 @@ TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS), str(TESTS / "server")]
 
 import services  # noqa: E402  (tests/services.py)
-from serve_process import start_server, stop_server  # noqa: E402
+from serve_process import opened, serving  # noqa: E402
 from wsclient import Client, play_out, start_match  # noqa: E402
 
-from arbiter.server.store.factory import store_for  # noqa: E402
 from arbiter.server.store.migrations import SCHEMA_VERSION  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -45,13 +44,10 @@ GAMES = (
 
 async def play_games(db: str) -> dict[str, Any]:
     """Players and the games of GAMES through a real server on ``db``; its tokens and finished games."""
-    setup = store_for(db)
-    await setup.open()
-    tokens = {name: await setup.add_player(name, kind, owner=owner) for name, kind, owner in PLAYERS}
-    await setup.close()
-    process, url = await start_server(db, "--no-warm")
+    async with opened(db) as setup:
+        tokens = {name: await setup.add_player(name, kind, owner=owner) for name, kind, owner in PLAYERS}
     games: dict[str, Any] = {}
-    try:
+    async with serving(db, "--no-warm") as url:
         clients = {name: await Client.connect(url, token=token) for name, token in tokens.items()}
         clients["guest"] = await Client.connect(url)
         for seed, (first, second, game, params, rated) in enumerate(GAMES):
@@ -61,20 +57,11 @@ async def play_games(db: str) -> dict[str, Any]:
             games[match] = {"game": game, "result": end["result"], "reason": end["reason"]}
         for client in clients.values():
             await client.close()
-        await stop_server(process)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    store = store_for(db)
-    await store.open()
-    try:
+    async with opened(db) as store:
         for match, expected in games.items():
             record = await store.get_game(match)
             assert record is not None and record.result == expected["result"]
             expected["moves"] = [m.move for m in record.moves]
-    finally:
-        await store.close()
     return {"tokens": tokens, "games": games}
 
 

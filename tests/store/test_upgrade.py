@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_process import start_server, stop_server
+from serve_process import opened, serving
 from store_check import assert_store_clean
 from wsclient import Client
 
-from arbiter.server.store.factory import store_for
 from arbiter.server.store.migrations import SCHEMA_VERSION
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -46,13 +45,11 @@ def get_json(url: str, path: str) -> Any:
 
 async def upgrade_and_serve(db: str, expected: dict[str, Any], schema_version: Any) -> None:
     """Open (migrating), check, then serve ``db``: every game and every player the release left is there."""
-    store = store_for(db)
-    await store.open()
-    await store.close()
+    async with opened(db):  # opening is what migrates
+        pass
     assert schema_version() == SCHEMA_VERSION
     await asyncio.to_thread(assert_store_clean, db)
-    process, url = await start_server(db, "--no-warm")
-    try:
+    async with serving(db, "--no-warm") as url:
         listed = await asyncio.to_thread(get_json, url, "/games.json?limit=100")
         assert {game["match"] for game in listed["games"]} == set(expected["games"])
         for match, game in expected["games"].items():
@@ -64,11 +61,6 @@ async def upgrade_and_serve(db: str, expected: dict[str, Any], schema_version: A
             client = await Client.connect(url, token=token)
             assert client.name == name
             await client.close()
-        await stop_server(process)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
     await asyncio.to_thread(assert_store_clean, db)  # and what the upgraded server wrote on its start
 
 
