@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import io
 import itertools
 import json
 import os
@@ -25,7 +26,8 @@ import pyte
 import pytest
 from wsclient import Client
 
-from arbiter.stack.launcher import DEFAULT_BOTS, Launcher, UpSettings, workers_per_bot
+from arbiter.stack.launcher import DEFAULT_BOTS, BotSpec, Launcher, UpSettings, workers_per_bot
+from arbiter.stack.status import StatusDisplay
 
 DEFAULT_ACCOUNTS = {"alphabeta", "mcts", "minimax"}
 
@@ -278,3 +280,22 @@ async def test_up_off_a_terminal_writes_json_lines_and_the_status_on_change(tmp_
     servers = [status["server"] for status in statuses]
     assert servers[:2] == ["starting", "up"] and servers[-1] == "stopped", servers
     assert all(before != after for before, after in itertools.pairwise(statuses)), statuses  # on change only
+
+
+async def test_a_bot_that_exits_is_shown_restarting_with_its_code(tmp_path: Path) -> None:
+    ghost = BotSpec("ghost", "no-such-brain")
+    settings = UpSettings(port=free_port(), data=tmp_path, bots=(ghost,), restart_backoff_s=(30.0,))
+    shown = io.StringIO()
+    launcher = Launcher(settings, StatusDisplay(shown, live=False, console=True, colour=False))
+    await launcher.start_server()
+    supervisor = asyncio.create_task(launcher.supervise_bot(ghost, "token"))
+    try:
+        async with asyncio.timeout(60):
+            while launcher.status.bots["ghost"] != "restarting":
+                await asyncio.sleep(0.05)
+    finally:
+        await launcher.stop()
+        supervisor.cancel()
+    text = shown.getvalue()
+    assert "  ghost      restarting (exited with code 2, again in 30 s)\n" in text, text
+    assert "arbiter: error: unknown bot 'no-such-brain'" in text  # its own words, above the block

@@ -145,6 +145,7 @@ class Launcher:
             *self._command(*args), env=env, start_new_session=True, stderr=asyncio.subprocess.PIPE, limit=LINE_LIMIT
         )
         assert process.stderr is not None
+        self.relays = [relay for relay in self.relays if not relay.done()]  # a bot restarted many times
         self.relays.append(asyncio.create_task(self._relay(name, process.stderr)))
         return process
 
