@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 import shutil
 from dataclasses import dataclass, field, replace
@@ -73,23 +74,35 @@ class StatusDisplay(io.TextIOBase):
         self.console = console
         self.colour = colour
         self._status: StackStatus | None = None  # as last shown
-        self._height = 0  # lines of the block on the screen, below the cursor's line when live
+        self._drawn: list[int] = []  # the visible width of each line of the block on the screen, when live
         self._partial = ""
 
+    def _columns(self) -> int:
+        """The width of the terminal the block is drawn on (stderr's, which need not be stdout's)."""
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError, io.UnsupportedOperation):
+            return shutil.get_terminal_size().columns
+
+    def _erase(self) -> str:
+        """Up to the block's first line, and clear to the end of the screen. A terminal made narrower
+        since may have wrapped each line into several rows: they are counted at today's width."""
+        columns = self._columns()
+        rows = sum(max(1, -(-width // columns)) for width in self._drawn)
+        self._drawn = []
+        return f"\x1b[{rows}F\x1b[J" if rows else ""
+
     def _redraw(self) -> str:
-        """Up to the block's first line, clear to the end of the screen, the block again."""
         assert self._status is not None
-        erase = f"\x1b[{self._height}F\x1b[J" if self._height else ""
-        lines = self._status.lines(colour=self.colour, width=shutil.get_terminal_size().columns)
-        self._height = len(lines)
+        erase = self._erase()
+        lines = self._status.lines(colour=self.colour, width=self._columns())
+        self._drawn = [len(_visible(line)) for line in lines]
         return erase + "".join(f"{line}\n" for line in lines)
 
     def line(self, text: str) -> None:
         """One log line (a record, or a child's unparsed output), above the block when it is live."""
-        if self.live and self._height:
-            erase = f"\x1b[{self._height}F\x1b[J"
-            self._height = 0
-            self.stream.write(f"{erase}{text}\n{self._redraw()}")
+        if self.live and self._drawn:
+            self.stream.write(f"{self._erase()}{text}\n{self._redraw()}")
         else:
             self.stream.write(f"{text}\n")
         self.stream.flush()
