@@ -13,10 +13,13 @@ from typing import IO
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from arbiter.cli import main
-from arbiter.cli.logs import configure_logging
+from arbiter.cli.logs import configure_logging, render_console
 from arbiter.server.metrics import ServerMetrics
+from arbiter.stack.status import relay_json
 
 CONSOLE_LINE = re.compile(r"^\d\d:\d\d:\d\d\.\d{3} INFO    arbiter\.test move accepted match=m1 player=alice ply=3$")
 
@@ -103,6 +106,32 @@ def test_unknown_log_format_is_refused() -> None:
         result = CliRunner().invoke(main, [*command, "--log-format", "xml"])
         assert result.exit_code == 2, (command, result.output)
         assert "Invalid value for '--log-format': 'xml' is not one of 'auto', 'json', 'console'" in result.output
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.text(), st.dictionaries(st.text(min_size=1), JSON_VALUES))
+def test_a_console_line_is_one_line_whatever_the_message_and_fields(msg: str, fields: dict) -> None:
+    """A player's name or a peer's error text in a record cannot start a second, forged line."""
+    record = {"ts": 1_700_000_000.25, "level": "warning", "logger": "arbiter.test", "msg": msg, **fields}
+    line = render_console(record, colour=False)
+    assert line.isprintable()  # no newline, no carriage return, no escape sequence
+    assert relay_json(json.dumps(record)) == record  # what a launcher reads back from a child's JSON line
+
+
+@given(st.text())
+def test_any_line_from_a_child_is_a_record_or_passed_on(line: str) -> None:
+    fields = relay_json(line)
+    assert fields is None or "msg" in fields
+
+
+def test_a_line_nested_past_the_parsers_depth_is_passed_on() -> None:
+    assert relay_json('{"msg": ' + "[" * 100_000) is None
 
 
 def test_metrics_render_counters_histogram_and_labels() -> None:

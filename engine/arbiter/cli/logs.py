@@ -64,11 +64,20 @@ def _paint(text: str, sgr: str, colour: bool) -> str:
     return f"\x1b[{sgr}m{text}\x1b[0m" if colour else text
 
 
+def _printable(text: str) -> str:
+    """Control characters (a newline, a terminal's escape sequence) written as escapes: text from
+    outside, a peer's error or a player's name, cannot start a forged line or drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def _value(value: Any) -> str:
     """A field's value: a plain word as it is, other text quoted, anything else as compact JSON."""
-    if not isinstance(value, str):
-        return json.dumps(value, default=str, separators=(",", ":"))
-    return value if value and not any(c.isspace() or c in '"=' for c in value) else json.dumps(value)
+    if isinstance(value, str) and value and value.isprintable() and not any(c in ' "=' for c in value):
+        return value
+    compact = json.dumps(value, default=str, separators=(",", ":"), ensure_ascii=False)
+    return _printable(compact)
 
 
 def render_console(fields: dict[str, Any], *, colour: bool) -> str:
@@ -79,7 +88,11 @@ def render_console(fields: dict[str, Any], *, colour: bool) -> str:
     """
     rest = dict(fields)
     ts, level = rest.pop("ts", None), str(rest.pop("level", "info"))
-    logger, msg, exc = rest.pop("logger", ""), str(rest.pop("msg", "")), rest.pop("exc", None)
+    logger, msg, exc = (
+        _printable(str(rest.pop("logger", ""))),
+        _printable(str(rest.pop("msg", ""))),
+        rest.pop("exc", None),
+    )
     when = (
         time.strftime("%H:%M:%S", time.localtime(ts)) + f".{int(ts * 1000) % 1000:03d}"
         if isinstance(ts, (int, float))
@@ -88,10 +101,10 @@ def render_console(fields: dict[str, Any], *, colour: bool) -> str:
     parts = [
         _paint(when, _DIM, colour),
         _paint(f"{level.upper():<7}", _LEVEL_COLOURS.get(level, "0"), colour),
-        _paint(str(logger), _DIM, colour),
+        _paint(logger, _DIM, colour),
         msg,
     ]
-    parts += [f"{_paint(key + '=', _DIM, colour)}{_value(value)}" for key, value in rest.items()]
+    parts += [f"{_paint(_printable(key) + '=', _DIM, colour)}{_value(value)}" for key, value in rest.items()]
     line = " ".join(parts)
     return f"{line}\n{exc}" if exc else line
 

@@ -145,6 +145,6 @@ def relay_json(line: str) -> dict[str, Any] | None:
         return None
     try:
         fields = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to be a record
         return None
     return fields if isinstance(fields, dict) and "msg" in fields else None
