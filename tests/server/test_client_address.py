@@ -6,7 +6,6 @@ from __future__ import annotations
 import ipaddress
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -117,10 +116,8 @@ anything = st.text(st.characters(blacklist_characters="\r\n\x00"), max_size=30) 
 def written(draw: st.DrawFn, ip: IPAddress, forwarded: bool) -> str:
     """One hop as a proxy may write it: with or without a port, quoted where RFC 7239 needs it."""
     port = draw(st.sampled_from(["", ":4711", ":_obf"] if forwarded else ["", ":4711"]))
-    if ip.version == 6:
-        node = f"[{ip}]{port}" if port or draw(st.booleans()) else str(ip)
-    else:
-        node = f"{ip}{port}"
+    bracketed = ip.version == 6 and (port or draw(st.booleans()))
+    node = f"[{ip}]{port}" if bracketed else f"{ip}{port}"
     if not forwarded:
         return node
     value = f'"{node}"' if ":" in node or draw(st.booleans()) else node

@@ -44,7 +44,9 @@ async def test_a_banned_network_stays_out_whatever_the_client_adds_to_the_left(s
         status, body = await refusal(server, LOCAL, headers=forwarded(server, *hops))
         assert (status, body) == (403, "your address is banned from this server\n"), hops
     # Only the rightmost untrusted hop counts: a banned address to its left is the client's own text.
-    client = await Client.connect(server.url, local_addr=LOCAL, headers=forwarded(server, "203.0.113.7", "198.51.100.1"))
+    client = await Client.connect(
+        server.url, local_addr=LOCAL, headers=forwarded(server, "203.0.113.7", "198.51.100.1")
+    )
     assert client_of(server, client) == "198.51.100.1"
     await client.close()
 
@@ -52,7 +54,9 @@ async def test_a_banned_network_stays_out_whatever_the_client_adds_to_the_left(s
 async def test_the_sign_in_limit_holds_whatever_the_client_adds_to_the_left(server: RunningServer) -> None:
     owner = Browser(server)
     await owner.state()
-    await owner.call("POST", "/account/signup", headers={**basic("gus", "gus's password"), **forwarded(server, "198.51.100.1")})
+    await owner.call(
+        "POST", "/account/signup", headers={**basic("gus", "gus's password"), **forwarded(server, "198.51.100.1")}
+    )
     browser = Browser(server)
     await browser.state()
 

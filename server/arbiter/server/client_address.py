@@ -88,7 +88,7 @@ def _is_port(text: str) -> bool:
     if not text:
         return True
     port = text[1:]
-    return text[0] == ":" and (port.isascii() and port.isdigit() and len(port) <= 5 or _is_obfuscated(port))
+    return text[0] == ":" and ((port.isascii() and port.isdigit() and len(port) <= 5) or _is_obfuscated(port))
 
 
 def _is_obfuscated(text: str) -> bool:
