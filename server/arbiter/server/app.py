@@ -36,7 +36,7 @@ from .bans import BanWatch
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .connection import SessionConnection
-from .http import HttpRoutes, json_response, text_response
+from .http import HttpRoutes, add_security_headers, json_response, text_response
 from .hub import Hub
 from .rating_updates import rebuild_outdated_ratings
 from .recovery import resolve_interrupted
@@ -136,6 +136,7 @@ async def run_server(
         config.host,
         config.port,
         process_request=process_request,
+        process_response=add_security_headers,
         create_connection=SessionConnection,
         compression=None,
         max_size=config.max_frame_bytes,
