@@ -25,7 +25,8 @@ async def server(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
     config = ServerConfig(
         port=0, warm_engine=False, trusted_proxies=PROXY, proxy_header=request.param, ban_check_interval_s=0.05
     )
-    async with run_server(config, SqliteStore(tmp_path / "arbiter.db")) as running:
+    # The clock stands still: the sign-in limit's bucket refills by it, and must not while hashes run.
+    async with run_server(config, SqliteStore(tmp_path / "arbiter.db"), now=lambda: 1000.0) as running:
         yield running
 
 
