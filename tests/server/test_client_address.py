@@ -143,7 +143,8 @@ def test_whatever_a_client_writes_the_client_is_the_rightmost_untrusted_hop(data
     """Hops the client forged (any text), then its own address, then the trusted proxies' hops."""
     client = data.draw(untrusted)
     proxies = data.draw(st.lists(trusted, max_size=3))
-    forged = data.draw(st.lists(anything, max_size=4))
+    addresses = (untrusted | trusted).flatmap(lambda ip: written(ip, forwarded))
+    forged = data.draw(st.lists(anything | addresses, max_size=4))  # junk, and addresses of anyone
     hops = [*forged, data.draw(written(client, forwarded)), *[data.draw(written(ip, forwarded)) for ip in proxies]]
     lines = data.draw(headers(hops, forwarded))
     if forged and data.draw(st.booleans()):  # the forged part on its own header line, as HAProxy adds its own
