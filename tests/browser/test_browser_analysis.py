@@ -36,7 +36,7 @@ async def test_spectators_follow_the_evaluation_bar_and_the_players_never_see_it
     refused = await second.request("move", match=match, ply=1, move=[8, 8], info=BEHIND)
     assert refused["code"] == "bad_field"
     await second.send({"type": "move", "match": match, "ply": 1, "move": [8, 8], "info": LOSING})
-    await watcher.wait_for_function("parseFloat(document.querySelector('#eval-fill')?.style.width) > 85")
+    await watcher.wait_for_function("() => parseFloat(document.querySelector('#eval-fill')?.style.width) > 85")
     assert "win 10%" in await watcher.inner_text("#analysis-line")  # the second player's own estimate
     await watcher.screenshot(path=screenshot_path("analysis"))
 

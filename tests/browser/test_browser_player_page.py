@@ -54,7 +54,7 @@ async def test_a_bots_failure_leads_from_the_leaderboard_to_the_replay_at_its_pl
 
     await refusal.get_by_role("link", name="ply 2").click()
     await page.wait_for_selector("#replay-ply")
-    await page.wait_for_function("document.querySelector('#replay-ply')?.textContent === '2 / 3'")
+    await page.wait_for_function("() => document.querySelector('#replay-ply')?.textContent === '2 / 3'")
     assert sorted(stone for stone in (await cells(page)).values() if stone != "empty") == ["0", "1"]
     assert page.url.endswith(f"#/replay/{match}/2")
 

@@ -36,7 +36,7 @@ from .bans import BanWatch
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .connection import SessionConnection
-from .http import HttpRoutes, json_response, text_response
+from .http import HttpRoutes, add_security_headers, json_response, text_response
 from .hub import Hub
 from .rating_updates import rebuild_outdated_ratings
 from .recovery import resolve_interrupted
@@ -77,7 +77,8 @@ async def run_server(
     now: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[RunningServer]:
     """Run a server until the block exits. ``store`` is opened here and closed at the end
-    (default: a fresh MemoryStore); ``config.port = 0`` picks a free port (see ``.port``)."""
+    (default: a fresh MemoryStore); ``config.port = 0`` picks a free port (see ``.port``); ``now``
+    is the clock of the hub's timers and of the sign-in limit (a test may hold it still)."""
     config = config or ServerConfig(port=0)
     store = store or MemoryStore()
     if config.warm_engine:
@@ -103,7 +104,7 @@ async def run_server(
     routes.add("/metrics", _metrics(hub))
     StandingsPages(store, config.ladder.pool_of).add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
-    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE)
+    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE, now=now)
 
     def allow_attempt(connection: ServerConnection, request: Request) -> bool:
         """Sign-in, sign-up and password attempts per client address (a trusted proxy's client)."""
@@ -136,6 +137,7 @@ async def run_server(
         config.host,
         config.port,
         process_request=process_request,
+        process_response=add_security_headers,
         create_connection=SessionConnection,
         compression=None,
         max_size=config.max_frame_bytes,

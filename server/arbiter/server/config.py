@@ -99,7 +99,8 @@ class ServerConfig:
     max_connections: int | None = None  # websocket connections in all; past it the handshake gets 503
     max_connections_per_ip: int | None = None  # from one client address; past it 429
     max_guests_per_ip: int | None = None  # guests welcomed from one client address; past it too_many_guests
-    trusted_proxies: tuple[IPNetwork, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
+    trusted_proxies: tuple[IPNetwork, ...] = ()  # reverse proxies whose proxy_header names the client
+    proxy_header: str = "x-forwarded-for"  # or "forwarded" (RFC 7239): the one header they write
     ban_check_interval_s: float = 1.0  # how often the ban list is looked up in the store
 
     # Rate limit per connection: a token bucket; past it, messages are dropped with rate_limited,

@@ -3,7 +3,7 @@
 A request with ``Upgrade: websocket`` becomes a websocket connection whatever its path; any other
 request is answered from the route table (``GET /healthz`` now; the leaderboard, metrics and the
 browser client's files are added with ``add``), or 404. This is not a web server: routes answer
-small, quick responses from memory.
+small, quick responses from memory. Every response gets SECURITY_HEADERS (``add_security_headers``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,23 @@ from websockets.http11 import Request, Response
 
 # A handler may be a coroutine function (websockets awaits what process_request returns): store reads.
 RouteHandler = Callable[[ServerConnection, Request], Response | Awaitable[Response]]
+
+# On every response (pages, JSON, errors, the handshake's): the page runs only this origin's own
+# scripts and styles, connects only to it (CSP3's 'self' covers its ws: and wss:), is framed by no
+# one and sends no Referer; no response is sniffed as another type than it says.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def add_security_headers(connection: ServerConnection, request: Request, response: Response) -> None:
+    """``process_response`` for websockets' ``serve``: SECURITY_HEADERS on whatever is answered."""
+    for name, value in SECURITY_HEADERS.items():
+        if name not in response.headers:
+            response.headers[name] = value
 
 
 def text_response(connection: ServerConnection, status: HTTPStatus, body: str, content_type: str) -> Response:

@@ -3,7 +3,8 @@
 The client is plain ES modules in ``web/`` beside this module with no build step. Its one library,
 ``@msgpack/msgpack``, is installed by ``npm ci`` into ``node_modules`` (never copied into the
 repository); the server finds the library's ESM build at start-up and serves it under
-``/vendor/msgpack/``, which the page's import map names ``@msgpack/msgpack``. Without it the server
+``/vendor/msgpack/``, where ``connection.js`` imports it from (a path, not an import map: the page
+has no inline script, as its Content-Security-Policy allows none). Without it the server
 still runs for bots, logs how to install it, and ``/`` answers a page saying the same.
 
 Every file is read once at start-up and answered from memory, as ``http.py`` asks of its routes.
@@ -99,8 +100,7 @@ def unavailable_page(heading: str, body_html: str) -> str:
     """A small page saying why the browser client cannot start (the server itself runs on)."""
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Arbiter: browser client unavailable</title>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:40em;line-height:1.5}</style></head>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'></head>"
         f"<body><h1>{html.escape(heading)}</h1>{body_html}</body></html>\n"
     )
 
@@ -157,7 +157,6 @@ class WebClient:
                 ("Content-Type", found.content_type),
                 ("Cache-Control", "no-cache"),
                 ("ETag", found.etag),
-                ("X-Content-Type-Options", "nosniff"),
                 ("Connection", "close"),
             ]
         )

@@ -10,7 +10,7 @@ import click
 from arbiter.cli.errors import fail
 from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
 from arbiter.server.app import serve_until
-from arbiter.server.client_address import IPNetwork, parse_network
+from arbiter.server.client_address import PROXY_HEADERS, IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
 from arbiter.server.config import (
     DEFAULT_LADDER_CLOCKS,
@@ -189,7 +189,15 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     multiple=True,
     metavar="CIDR",
     help="A reverse proxy's address or network (repeatable): from it, the client is the rightmost "
-    "X-Forwarded-For address that is not a trusted proxy. Default: none (the socket's peer is the client).",
+    "address of --proxy-header that is not a trusted proxy. Default: none (the socket's peer is the client).",
+)
+@click.option(
+    "--proxy-header",
+    type=click.Choice(sorted(PROXY_HEADERS)),
+    default=DEFAULTS.proxy_header,
+    show_default=True,
+    help="The header the trusted proxies name the client in (forwarded: RFC 7239's Forwarded). "
+    "Only that one is read: the other is the client's own to forge.",
 )
 @click.option(
     "--ban-check-interval",
@@ -283,6 +291,7 @@ def serve(
     max_connections_per_ip: int,
     max_guests_per_ip: int,
     trusted_proxies: tuple[str, ...],
+    proxy_header: str,
     ban_check_interval: float,
     ping_interval: float,
     ping_timeout: float,
@@ -352,6 +361,7 @@ def serve(
         max_connections_per_ip=max_connections_per_ip or None,
         max_guests_per_ip=max_guests_per_ip or None,
         trusted_proxies=tuple(proxies),
+        proxy_header=proxy_header,
         ban_check_interval_s=ban_check_interval,
         ping_interval_s=ping_interval or None,
         ping_timeout_s=ping_timeout or None,
