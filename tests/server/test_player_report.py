@@ -78,7 +78,7 @@ async def test_failures_appear_in_the_json_route_and_in_arbiter_report(tmp_path:
         status, flagger = await report_json(base, "name=flagger")
         assert status == 200 and flagger["player"] == {**flagger["player"], "name": "flagger", "kind": "bot"}
         assert flagger["failures"]["counts"] == {
-            "lost": 1, "timeout": 1, "abandoned": 0, "refused_moves": 0, "games_with_refused_moves": 0,
+            "lost": 1, "timeout": 1, "abandoned": 0, "refused_moves": 0, "games_with_refused_moves": 0, "resigned": {},
         }  # fmt: skip
         (failure,) = flagger["failures"]["games"]
         assert (failure["match"], failure["reason"], failure["outcome"], failure["ply"]) == (

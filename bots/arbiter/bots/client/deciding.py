@@ -37,6 +37,7 @@ class GiveUp(Exception):
         assert cause in RESIGN_CAUSES, cause
         super().__init__(f"{cause}: {detail}")
         self.cause = cause
+        self.request: dict[str, Any] | None = None  # what the program was sent, if it had a request (a stdio turn line)
 
 
 class Fallbacks(Protocol):
@@ -55,6 +56,7 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
     analysis: dict[str, Any] | None = None
     move: Any = None
     resign = ""
+    request: dict[str, Any] | None = None
     try:
         answer = await asyncio.wait_for(search(think.request), max(0.0, think.deadline - began))
         move, info = answer.move, answer.info
@@ -63,7 +65,7 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
         else:
             cause, source = "illegal", f"fallback: the brain's move {move!r} is illegal"
     except GiveUp as error:
-        resign, source = error.cause, f"resigned: {error}".splitlines()[0]
+        resign, source, request = error.cause, f"resigned: {error}".splitlines()[0], error.request
     except (TimeoutError, DeadlinePassed, ThinkTimeout) as error:
         cause, source = "deadline", f"fallback: {error or 'the deadline came first'}".splitlines()[0]
     except PoolError as error:
@@ -83,6 +85,7 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
         "latency": round(think.latency, 4),
         "source": source,
         "info": info,
+        **({"request": request} if request is not None else {}),  # replayable: arbiter bridge stdio --replay
     }
     return Decision(move, analysis, entry, cause, resign)
 
