@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from bridge_helpers import bridge_process, finished_records, logged, metric, pla
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
 from arbiter.bots.client.deciding import GiveUp
-from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server import RunningServer
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -71,12 +70,6 @@ async def test_an_engine_that_hangs_is_killed_and_its_request_gives_up_as_timeou
         assert not pool._busy["m1"].alive  # killed; the next match gets a new engine
     finally:
         await pool.close()
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[RunningServer]:
-    async with run_server(ServerConfig(port=0)) as running:
-        yield running
 
 
 async def engine_bridge(server: RunningServer, tmp_path: Path, *engine_flags: str) -> asyncio.subprocess.Process:

@@ -13,7 +13,6 @@ import json
 import os
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -24,7 +23,7 @@ from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.stdio import Handshake, StdioPool, check_answer, position_of, turn_line
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.cli import main
-from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server import RunningServer
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -124,12 +123,6 @@ async def test_a_game_process_serves_every_match_of_its_game() -> None:
         assert (await pool.think(request_at([[0, 0], [1, 1]], "b"))).move == [1, 0]
     finally:
         await pool.close()
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[RunningServer]:
-    async with run_server(ServerConfig(port=0)) as running:
-        yield running
 
 
 async def replayed(replay_file: Path, *flags: str) -> tuple[int, str]:

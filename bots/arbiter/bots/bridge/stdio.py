@@ -190,6 +190,7 @@ class StdioPool(ProcessPool[StdioProcess]):
         self._shared: dict[str, StdioProcess] = {}  # game → its process ("game" mode)
         self._shared_games: dict[str, str] = {}  # match → its game ("game" mode)
         self._positions: dict[str, tuple[list[Any], State]] = {}  # match → its last turn's moves and position
+        self._sent: dict[str, dict[str, Any]] = {}  # match → the last turn line sent
 
     async def start(self, games: Sequence[str]) -> list[str]:
         """Start the processes (each says its handshake before any clock runs); the games of
@@ -230,7 +231,9 @@ class StdioPool(ProcessPool[StdioProcess]):
         state = self._position(request)
         process = await self._process_for(request)
         async with process.lock:
-            turn = turn_line(request, state, max(0, round((deadline - time.monotonic()) * 1000)))
+            turn = self._sent[request.match_id] = turn_line(
+                request, state, max(0, round((deadline - time.monotonic()) * 1000))
+            )
             try:
                 move, info = check_answer(await process.ask(turn, deadline), state, process.name)
             except GiveUp as error:
@@ -239,8 +242,15 @@ class StdioPool(ProcessPool[StdioProcess]):
         info["seconds"] = round(time.monotonic() - began, 4)
         return ThinkResult(move, info)
 
+    def fallback(self, request: ThinkRequest) -> ThinkResult:
+        """None: the answer did not come in time (the client's deadline passed while the process was killed)."""
+        error = GiveUp("timeout", f"{self.argv[0]} did not answer in time")
+        error.request = self._sent.get(request.match_id)
+        raise error
+
     def forget(self, match_id: str) -> None:
         self._positions.pop(match_id, None)
+        self._sent.pop(match_id, None)
         game = self._shared_games.pop(match_id, None)
         if game is None:
             super().forget(match_id)

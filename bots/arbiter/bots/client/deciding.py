@@ -75,8 +75,12 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
         cause, source = "pool", f"fallback: the search failed: {error!r}".splitlines()[0]
     if cause:
         log.warning("fallback move", extra={"match": think.match, "ply": think.ply, "cause": cause, "why": source})
-        move, cause = fallback_move(think, pool, cause)
-        analysis = {"fallback": cause}  # the server counts it (/metrics), spectators see it
+        try:
+            move, cause = fallback_move(think, pool, cause)
+            analysis = {"fallback": cause}  # the server counts it (/metrics), spectators see it
+        except GiveUp as error:  # a move source with no fallback (a bridged program): the match is resigned
+            move, cause, resign, request = None, "", error.cause, error.request
+            source = f"resigned: {error}".splitlines()[0]
     entry = {
         "ply": think.ply,
         "budget": round(think.plan.budget, 4),
@@ -92,11 +96,13 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
 
 def fallback_move(think: Think, pool: Fallbacks, cause: str) -> tuple[Any, str]:
     """The brain's cheapest sound move from the pool's warm brain, with ``cause``; a random legal
-    move only if the brain itself fails (cause ``random``)."""
+    move only if the brain itself fails (cause ``random``). GiveUp from a pool that has no fallback."""
     try:
         move = pool.fallback(think.request).move
         if legal(think.state, move):
             return move, cause
+    except GiveUp:
+        raise
     except Exception:
         log.exception("the fallback move failed", extra={"match": think.match})
     game = think.state.game
