@@ -20,6 +20,7 @@ from bridge_helpers import bridge_process, finished_records, http_get, logged, m
 from click.testing import CliRunner
 
 from arbiter.bots.brain import ThinkRequest
+from arbiter.bots.bridge.replay import replay, turn_of
 from arbiter.bots.bridge.stdio import Handshake, StdioPool, check_answer, position_of, turn_line
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.cli import main
@@ -182,15 +183,19 @@ async def test_a_failing_program_is_resigned_reported_and_its_turn_replays(
     assert (
         request["clocks"] == request["received"][0]["clocks"] == [60_000 - elapsed[0] - elapsed[2], 60_000 - elapsed[1]]
     )
-    downloaded = tmp_path / "request.json"
-    downloaded.write_bytes(body)
-    code, out = await replayed(downloaded, flag, "3")
-    assert code == 1 and f"verdict: {cause}:" in out, out
-    (tmp_path / "record.json").write_text(json.dumps(record))  # the exact line the bridge sent, from its game log
-    code, out = await replayed(tmp_path / "record.json", flag, "3")
-    assert code == 1 and f"verdict: {cause}:" in out, out
-    code, out = await replayed(downloaded)  # the program fixed: the same turn is answered in time
-    assert code == 0 and "verdict: legal, in time" in out and '"move": [1, 0]' in out, out
+    said: list[str] = []
+    assert not await replay([*PROGRAM, flag, "3"], turn_of(request), said.append)  # the failure comes back
+    assert said[-1].startswith(f"verdict: {cause}:") and json.loads(said[0].split(maxsplit=1)[1])["ply"] == 3
+    said.clear()  # the exact line the bridge sent, from its game log
+    assert not await replay([*PROGRAM, flag, "3"], turn_of(record), said.append)
+    assert said[-1].startswith(f"verdict: {cause}:")
+    if cause == "illegal_move":  # the command itself, on the downloaded file: exit 1, then 0 once fixed
+        downloaded = tmp_path / "request.json"
+        downloaded.write_bytes(body)
+        code, out = await replayed(downloaded, flag, "3")
+        assert code == 1 and "verdict: illegal_move:" in out, out
+        code, out = await replayed(downloaded)
+        assert code == 0 and "verdict: legal, in time" in out and '"move": [1, 0]' in out, out
 
 
 @pytest.mark.parametrize(
