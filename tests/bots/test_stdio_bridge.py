@@ -81,10 +81,14 @@ def test_an_answer_that_is_no_legal_move_is_classified(line: str, cause: str, co
     assert gave_up.value.cause == cause and complaint in str(gave_up.value)
 
 
-def test_a_legal_answer_keeps_only_the_analysis_keys() -> None:
+def test_a_legal_answer_keeps_only_the_analysis_the_protocol_carries() -> None:
     move, info = check_answer('{"move": [0, 0], "info": {"depth": 2, "pv": [[0, 0]], "mood": "good"}}',
                               position_of("tictactoe", {}, [[1, 1]]), "prog")  # fmt: skip
     assert move == [0, 0] and info == {"depth": 2, "pv": [[0, 0]]}
+    state = position_of("tictactoe", {}, [[1, 1]])
+    for bad in ('{"depth": 20000}', '{"pv": [["b2"]]}', '{"pv": [[1, 1]], "depth": 100000}'):
+        move, info = check_answer(f'{{"move": [0, 0], "info": {bad}}}', state, "prog")
+        assert move == [0, 0] and info == {}  # what the server would refuse the move for is dropped, not sent
 
 
 def request_at(ply_moves: list[list[int]], match: str = "m1", budget: float = 0.2) -> ThinkRequest:
@@ -218,3 +222,15 @@ def test_a_replay_file_that_holds_no_turn_is_refused(tmp_path: Path) -> None:
         (tmp_path / "bad.json").write_text(content)
         result = runner.invoke(main, ["bridge", "stdio", "--replay", str(tmp_path / "bad.json"), "--", *PROGRAM])
         assert result.exit_code == 2 and complaint in result.output, result.output
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(
+    ("flags", "complaint"),
+    [(["--handshake", "hello"], "first line must be its handshake"),
+     (["--games", "qubic"], "first-legal plays none of tictactoe (its handshake names qubic)")],
+)  # fmt: skip
+def test_a_program_that_cannot_play_stops_the_bridge_before_it_connects(flags: list[str], complaint: str) -> None:
+    args = ["bridge", "stdio", "--server", "ws://127.0.0.1:1/", "--token", "t", "--games", GAME, "--", *PROGRAM]
+    result = CliRunner().invoke(main, [*args, *flags])
+    assert result.exit_code == 1 and complaint in result.output, result.output

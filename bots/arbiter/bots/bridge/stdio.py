@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.engine import EngineError, Game, IllegalMove, State, create_game
+from arbiter.protocol.messages import FieldError, analysis
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
@@ -149,7 +150,8 @@ def turn_line(request: ThinkRequest, state: State, deadline_ms: int) -> dict[str
 def check_answer(line: str, state: State, program: str) -> tuple[Any, dict[str, Any]]:
     """The move and info of the answer ``line`` if it is a legal move in ``state``, else GiveUp:
     ``protocol_error`` for a line that is not ``{"move": …}`` or a move of the wrong shape,
-    ``illegal_move`` for a well-formed move the rules forbid here."""
+    ``illegal_move`` for a well-formed move the rules forbid here. An info the protocol would not
+    carry is dropped (the move stands)."""
     try:
         answer = json.loads(line)
     except ValueError:
@@ -160,6 +162,14 @@ def check_answer(line: str, state: State, program: str) -> tuple[Any, dict[str, 
     if not isinstance(info, dict):
         raise GiveUp("protocol_error", f"{program}'s info must be a map, not {info!r:.40}")
     move = answer["move"]
+    info = {key: info[key] for key in ANALYSIS_KEYS if key in info}
+    try:  # what the server would refuse the move for (a depth of a million, a pv of strings) is dropped
+        shown = StdioBrain.analysis(ThinkResult(move, info))
+        if shown is not None:
+            analysis(shown)
+    except FieldError as error:
+        log.warning("info dropped", extra={"program": program, "why": str(error)})
+        info = {}
     trial = state.copy()
     try:
         trial.play(state.game.decode_move(move))
@@ -167,7 +177,7 @@ def check_answer(line: str, state: State, program: str) -> tuple[Any, dict[str, 
         raise GiveUp("illegal_move", f"{program} played {json.dumps(move)}: {error}") from None
     except EngineError as error:
         raise GiveUp("protocol_error", f"{program} answered {json.dumps(move)[:80]}: {error}") from None
-    return move, {key: info[key] for key in ANALYSIS_KEYS if key in info}
+    return move, info
 
 
 def position_of(game: str, params: Mapping[str, Any], moves: Sequence[Any]) -> State:
