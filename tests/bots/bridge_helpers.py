@@ -105,3 +105,25 @@ async def finished_records(tmp_path: Path, process: asyncio.subprocess.Process) 
     process.terminate()
     assert await asyncio.wait_for(process.wait(), 30) == 0
     return [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+
+
+async def sound_game(
+    server: RunningServer, tmp_path: Path, process: asyncio.subprocess.Process, game: str,
+    clock: dict[str, Any] = CLOCK,
+) -> dict[str, Any]:  # fmt: skip
+    """The bridge ``process`` (capacity 1) plays a whole game against a human's random moves, every
+    move its program's own, the analysis on the wire; its game-log record."""
+    try:
+        await logged(process, '"connected"')
+        assert server.hub.roster.get("engine").capacity == 1
+        end, moves = await play_against(server, game, clock=clock)
+        assert end["reason"] != "resign" and moves
+        (record,) = await finished_records(tmp_path, process)
+        assert record["resigned"] is None and record["reason"] == end["reason"]
+        assert all(d["source"] == "brain" for d in record["decisions"])
+        stored = await server.hub.store.get_game(record["match"])
+        assert stored is not None and stored.moves[1].info["depth"] == 1  # the analysis went on the wire
+        return record
+    finally:
+        if process.returncode is None:
+            process.kill()

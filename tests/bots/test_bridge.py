@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bridge_helpers import bridge_process, finished_records, logged, metric, play_against
+from bridge_helpers import bridge_process, finished_records, logged, metric, play_against, sound_game
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
@@ -83,21 +83,8 @@ async def finished_record(tmp_path: Path, process: asyncio.subprocess.Process) -
 
 @pytest.mark.process
 async def test_a_sound_engine_plays_whole_games_with_its_analysis(server: RunningServer, tmp_path: Path) -> None:
-    process = await engine_bridge(server, tmp_path)
-    try:
-        await logged(process, '"connected"')
-        assert server.hub.roster.get("engine").capacity == 1
-        end, moves = await play_against(server, GAME)
-        assert end["reason"] != "resign" and moves
-        record = await finished_record(tmp_path, process)
-        assert record["resigned"] is None and record["reason"] == end["reason"]
-        assert all(d["source"] == "brain" for d in record["decisions"])
-        assert all(d["info"]["depth"] == 1 and "score" in d["info"] for d in record["decisions"])  # from MESSAGE
-        stored = await server.hub.store.get_game(record["match"])
-        assert stored is not None and stored.moves[1].info["depth"] == 1  # the analysis went on the wire
-    finally:
-        if process.returncode is None:
-            process.kill()
+    record = await sound_game(server, tmp_path, await engine_bridge(server, tmp_path), GAME)
+    assert all(d["info"]["depth"] == 1 and "score" in d["info"] for d in record["decisions"])  # from MESSAGE
 
 
 @pytest.mark.process
