@@ -14,6 +14,8 @@ import logging
 from collections.abc import Coroutine, Sequence
 from typing import Any, Generic, TypeVar
 
+from arbiter.engine import create_game
+
 from ..brain import ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
 from .process import LineProcess
@@ -29,6 +31,15 @@ P = TypeVar("P", bound=LineProcess)
 def answer_deadline(request: ThinkRequest, began: float) -> float:
     """When the program's answer must be in (time.monotonic()): a margin before the client's deadline."""
     return (request.deadline or began + request.budget + 1.0) - ANSWER_MARGIN
+
+
+def warm_rules(games: Sequence[str]) -> None:
+    """Play two moves of each game, so that its kernels are compiled (or loaded from the cache) here
+    and not on a first move's clock: a bridge replays every position it is asked about."""
+    for game in games:
+        state = create_game(game).new_state()
+        for _ in range(2):
+            state.play(state.legal_moves()[0])
 
 
 class ProcessPool(Generic[P]):

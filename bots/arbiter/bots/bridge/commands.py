@@ -43,7 +43,8 @@ def bot_options(default_games: str | None, games_help: str) -> Callable[[Callabl
         click.option("--games", default=default_games, show_default=True, metavar="G1,G2", help=games_help),
         click.option("--ladder", is_flag=True, help="Join the ladder queue of each game."),
         click.option("--capacity", type=click.IntRange(1, 64), default=1, show_default=True,
-                     help="Program processes, one per live match: the matches played at once."),
+                     help="Matches played at once, each with a process of its own (stdio: unless the program"
+                     " asks for one per game)."),
         click.option("--game-log", type=click.Path(dir_okay=False),
                      help="Append each finished game to this JSON-lines file."),
         click.option("--drain-timeout", type=click.FloatRange(0), default=30.0, metavar="SECONDS",
@@ -160,7 +161,8 @@ def pbrain(
 
 def _start_engines(engines: EnginePool) -> Callable[[list[str]], Awaitable[list[str]]]:
     async def start(games: list[str]) -> list[str]:
-        """Probe the engine's boards, then warm every slot's engine before any clock runs."""
+        """Probe the engine's boards, then warm every slot's engine and the rules before any clock runs."""
+        from arbiter.bots.bridge.base import warm_rules
         from arbiter.engine import create_game
 
         await engines.probe(PROBED_SIZES)
@@ -169,6 +171,7 @@ def _start_engines(engines: EnginePool) -> Callable[[list[str]], Awaitable[list[
             fail(f"the engine takes none of {', '.join(games)} (boards it took: "
                  f"{sorted(engines.squares) or 'none'})", code=1)  # fmt: skip
         await engines.warm(create_game(offered[0]).params["m"])
+        warm_rules(offered)
         return offered
 
     return start

@@ -27,7 +27,7 @@ from arbiter.protocol.messages import FieldError, analysis
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
-from .base import SETUP_TIMEOUT, ProcessPool, answer_deadline
+from .base import SETUP_TIMEOUT, ProcessPool, answer_deadline, warm_rules
 from .process import LineProcess
 
 log = logging.getLogger("arbiter.bots.bridge")
@@ -208,11 +208,9 @@ class StdioPool(ProcessPool[StdioProcess]):
         first = await StdioProcess.start(self.argv)
         self.handshake = first.handshake
         offered = [game for game in games if self.handshake.plays(game)]
-        for game in offered:  # the rules' kernels compiled here, not on the first move's clock
-            warm = position_of(game, {}, [])
-            for _ in range(2):
-                warm.play(warm.legal_moves()[0])
-            turn_line(ThinkRequest("warm", game, {}, [], 0.0), warm, 0)
+        warm_rules(offered)
+        for game in offered:  # and a turn line of each, before any clock runs
+            turn_line(ThinkRequest("warm", game, {}, [], 0.0), position_of(game, {}, []), 0)
         if self.handshake.process == "match":
             rest = await asyncio.gather(*(StdioProcess.start(self.argv) for _ in range(self.slots - 1)))
             self._idle = [first, *rest]
@@ -253,7 +251,8 @@ class StdioPool(ProcessPool[StdioProcess]):
         return ThinkResult(move, info)
 
     def fallback(self, request: ThinkRequest) -> ThinkResult:
-        """None: the answer did not come in time (the client's deadline passed while the process was killed)."""
+        """No move to fall back on: the client's deadline came before the answer (a hung process is
+        still being killed), so the match is resigned for timeout, with the turn line sent."""
         error = GiveUp("timeout", f"{self.argv[0]} did not answer in time")
         error.request = self._sent.get(request.match_id)
         raise error
