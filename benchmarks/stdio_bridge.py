@@ -8,8 +8,9 @@ The same program answers the same positions of one game two ways, medians per mo
    one, the turn line built (clocks, budget, diagram, the legal moves) and written, the answer
    read, parsed and checked for legality, as the bridge does for every move.
 
-The program is the tests' first-legal program (tests/bots/stdio_programs), or any program of the
-line protocol given after ``--``; the opponent's moves are random, the program's its own.
+The program is the tests' first-legal program (tests/bots/stdio_programs: cell games only), or
+any program of the line protocol given after ``--`` (a starter kit for paper soccer); the
+opponent's moves are random, the program's its own.
 
     python benchmarks/stdio_bridge.py [--game gomoku] [--moves 40] [-- PROGRAM …]
 """
