@@ -115,6 +115,23 @@ async def test_each_fault_gives_up_with_its_cause_and_the_turn_line_sent(flag: s
 
 
 @pytest.mark.process
+async def test_after_a_cancelled_turn_the_next_answer_is_the_next_turn_s() -> None:
+    """A resync cancels the search of a turn whose answer is still to come: the bridge skips that
+    answer, and the next turn gets its own (first-legal's info score is the ply it answers)."""
+    pool = StdioPool([*PROGRAM, "--slow-at", "3"], slots=1)
+    try:
+        await pool.start([GAME])
+        slow = asyncio.get_running_loop().create_task(pool.think(request_at([[1, 1], [0, 0], [2, 2]])))
+        while "m1" not in pool._sent:  # the turn line is out
+            await asyncio.sleep(0)
+        slow.cancel()
+        answer = await pool.think(request_at([[1, 1], [0, 0], [2, 2], [1, 0], [2, 0]]))
+        assert answer.info["score"] == 5 and answer.move == [0, 1]
+    finally:
+        await pool.close()
+
+
+@pytest.mark.process
 async def test_a_game_process_serves_every_match_of_its_game() -> None:
     pool = StdioPool([*PROGRAM, "--process", "game", "--games", "tictactoe,qubic"], slots=2)
     try:

@@ -92,6 +92,7 @@ class StdioProcess(LineProcess):
         self.handshake = Handshake(self.name, None, "match")
         self.lock = asyncio.Lock()  # one turn at a time (a "game" process serves several matches)
         self.match: str | None = None  # the match it plays (a "match" process)
+        self.owed = 0  # answers still to come for turn lines sent
 
     @classmethod
     async def start(cls, argv: Sequence[str]) -> StdioProcess:
@@ -104,9 +105,15 @@ class StdioProcess(LineProcess):
         return process
 
     async def ask(self, turn: Mapping[str, Any], deadline: float) -> str:
-        """Send the turn line; the answer line by ``deadline`` (time.monotonic())."""
+        """Send the turn line; the answer line by ``deadline`` (time.monotonic()). The answers to turns
+        whose wait was cancelled (a resync asked the same match again) come first and are skipped."""
         await self.write(json.dumps(turn, separators=(",", ":")))
-        return await self.line(deadline)
+        self.owed += 1
+        while True:
+            line = await self.line(deadline)
+            self.owed -= 1
+            if not self.owed:
+                return line
 
     async def tell_end(self, match_id: str) -> None:
         """The match is over (a line the program may ignore)."""
