@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from bridge_helpers import bridge_process, finished_records, http_get, logged, metric, play_against, sound_game
 from click.testing import CliRunner
+from wsclient import Client
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.replay import replay, turn_of
@@ -242,3 +243,27 @@ def test_a_program_that_cannot_play_stops_the_bridge_before_it_connects(flags: l
     args = ["bridge", "stdio", "--server", "ws://127.0.0.1:1/", "--token", "t", "--games", GAME, "--", *PROGRAM]
     result = CliRunner().invoke(main, [*args, *flags])
     assert result.exit_code == 1 and complaint in result.output, result.output
+
+
+@pytest.mark.process
+async def test_a_drain_resigns_a_live_match_for_drain_which_is_no_failure_of_the_program(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    process = await bridge_process(server, tmp_path, "stdio", PROGRAM, games=GAME, flags=["--drain-timeout", "0"])
+    human = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"))
+    try:
+        await logged(process, '"connected"')
+        await human.request("challenge", to="engine", game=GAME, clock=FAST, color="second")
+        match = (await human.expect("match_start"))["match"]
+        await human.expect("moved", match=match, ply=0)  # the program's first move; now the human thinks
+        process.terminate()
+        end = await human.expect("end", match=match)
+        assert (end["reason"], end["winner"]) == ("resign", 1) and await process.wait() == 0
+    finally:
+        await human.close()
+        if process.returncode is None:
+            process.kill()
+    assert await metric(server, "drain") == 1
+    status, _, body = await http_get(server, "/player.json?name=engine")
+    (failure,) = json.loads(body)["failures"]["games"]  # lost, but by the bridge's stop, not the program
+    assert status == 200 and failure["cause"] == "resign" and json.loads(body)["failures"]["counts"]["resigned"] == {}
