@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import LEVELS, configure_logging
+from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
 
 if TYPE_CHECKING:
     from arbiter.bots.bridge.engines import EnginePool
@@ -50,7 +50,8 @@ def bot_options(default_games: str | None, games_help: str) -> Callable[[Callabl
         click.option("--drain-timeout", type=click.FloatRange(0), default=30.0, metavar="SECONDS",
                      help="On SIGTERM or Ctrl-C, how long live matches may go on before they are resigned."),
         click.option("--log-level", type=click.Choice(LEVELS), default="info", show_default=True,
-                     help="Least severe log record written to stderr (JSON lines)."),
+                     help="Least severe log record written to stderr."),
+        log_format_option,
     ]  # fmt: skip
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
@@ -130,7 +131,7 @@ def bot_settings(
 def pbrain(
     engine: tuple[str, ...], server: str | None, token: str | None, token_file: str | None, client_name: str | None,
     games: str, ladder: bool, capacity: int, max_memory: int, game_log: str | None, drain_timeout: float,
-    log_level: str,
+    log_level: str, log_format: str,
 ) -> None:  # fmt: skip
     """Play the Gomocup (pbrain) engine ENGINE … on a server as an ordinary bot.
 
@@ -151,7 +152,7 @@ def pbrain(
         rules = create_game(game)
         if rules.family != "mnk" or rules.params["k"] != 5:
             fail(f"--games: {game} is not five in a row; a Gomocup engine plays only that")
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     engines = EnginePool(engine, slots=capacity, max_memory=max_memory)
     settings = bot_settings(chosen, engines, ladder=ladder, capacity=capacity, game_log=game_log,
                             client_name=client_name or f"pbrain-bridge/{Path(engine[0]).name}",
@@ -185,7 +186,7 @@ def _start_engines(engines: EnginePool) -> Callable[[list[str]], Awaitable[list[
 def stdio(
     program: tuple[str, ...], server: str | None, token: str | None, token_file: str | None, client_name: str | None,
     games: str | None, ladder: bool, capacity: int, game_log: str | None, drain_timeout: float, log_level: str,
-    replay_file: str | None,
+    log_format: str, replay_file: str | None,
 ) -> None:  # fmt: skip
     """Play PROGRAM … on a server as an ordinary bot, one JSON line a turn (docs/STDIO.md).
 
@@ -206,7 +207,7 @@ def stdio(
         return
     where = connection(server, token, token_file)
     chosen = game_list(games)
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     pool = StdioPool(program, slots=capacity)
     settings = bot_settings(chosen, pool, ladder=ladder, capacity=capacity, game_log=game_log,
                             client_name=client_name or f"stdio-bridge/{Path(program[0]).name}",
