@@ -25,6 +25,7 @@ RUNS = [
     ("mcts_search.py", ["--games", "tictactoe", "--seconds", "0.2", "--repeats", "1"], "ranges: random"),
     ("soccer_search.py", ["--seconds", "0.1", "--repeats", "1", "--positions", "1"], "median depth in 100 ms"),
     ("soccer_strength.py", ["--games", "2", "--time", "0.05"], "level=6"),
+    ("stdio_bridge.py", ["--moves", "4"], "bridge process pool"),
 ]
 
 

@@ -33,7 +33,15 @@ from arbiter.protocol.messages import (
     Unspectate,
 )
 from arbiter.protocol.move_frames import MoveFrame
-from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, RefusedMove, Store, StoreError
+from arbiter.server.store.base import (
+    GameRecord,
+    GameStart,
+    MoveRecord,
+    RefusedMove,
+    Store,
+    StoreError,
+    resignation_code,
+)
 
 from .clock import Alarm, ClockSpec
 from .config import ServerConfig
@@ -380,6 +388,8 @@ class Matches:
         live.match.resign(color, self.now())
         if msg.cause is not None:
             self.metrics.resignations.labels(live.players[color].name, msg.cause).inc()
+            if msg.cause != "drain":  # an engine's failure: its player's failure report says which
+                self._record_refusal(live, color, None, resignation_code(msg.cause))
         session.ok(msg)
         self.end(live)
 

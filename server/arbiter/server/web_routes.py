@@ -11,6 +11,8 @@ Every file is read once at start-up and answered from memory, as ``http.py`` ask
 Replays read finished games from the store: ``GET /games.json?game=G&player=P&limit=N`` lists them,
 ``GET /game.json?match=M`` gives one with its moves in the wire encoding. A player's page reads
 ``GET /player.json?name=N&games=K&match=M`` (player_report.py); ``/player/NAME`` opens that page.
+Its failure report links each failure's turn as a file to download, ``GET /request.json?match=M&ply=P``
+(``failure_request``), which ``arbiter bridge stdio --replay`` feeds to a bot's program.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from websockets.http11 import Request, Response
 from arbiter.server.store.base import GameRecord, Store, StoreError, UnknownPlayer
 
 from .http import HttpRoutes, json_response, query_params, text_response
-from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, player_report
+from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report
 
 log = logging.getLogger("arbiter.server")
 
@@ -147,6 +149,7 @@ class WebClient:
         routes.add("/games.json", self._games_json)
         routes.add("/game.json", self._game_json)
         routes.add("/player.json", self._player_json)
+        routes.add("/request.json", self._request_json)
         routes.add_prefix(PLAYER_PAGE, self._player_page)
 
     # --- files ---------------------------------------------------------------------------------------
@@ -232,6 +235,31 @@ class WebClient:
         except StoreError:
             return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
         return json_response(connection, HTTPStatus.OK, report)
+
+    async def _request_json(self, connection: ServerConnection, request: Request) -> Response:
+        """A finished game's turn at ``ply`` as a file: what its mover was given (player_report.failure_request)."""
+        query = query_params(request)
+        match_id = query.get("match")
+        if not match_id or "ply" not in query:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?match=ID&ply=N"})
+        try:
+            ply = int(query["ply"])
+        except ValueError:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "ply must be an integer"})
+        try:
+            record = await self.store.get_game(match_id)
+        except StoreError:
+            return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+        if record is None or record.ended is None:
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no finished game {match_id!r}"})
+        try:
+            body = failure_request(record, ply)
+        except ValueError as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
+        response = json_response(connection, HTTPStatus.OK, body)
+        filename = f"arbiter-request-{match_id}-{ply}.json".replace('"', "")
+        response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
     def _player_page(self, connection: ServerConnection, request: Request) -> Response:
         """``/player/NAME``: the client's page of NAME, which lives under the page's hash router."""

@@ -162,9 +162,18 @@ MAX_REFUSALS_KEPT = 50
 MAX_REFUSED_MOVE_CHARS = 200
 
 
+RESIGNED = "resign:"  # the code of a failure that is no refused move: a bot's resignation with a cause
+
+
+def resignation_code(cause: str) -> str:
+    """The code under which a resignation for ``cause`` (its engine crashed, hung…) is kept with the refusals."""
+    return RESIGNED + cause
+
+
 @dataclass(frozen=True)
 class RefusedMove:
-    """A move the server refused in a live match, kept for the mover's failure report."""
+    """A move the server refused in a live match, kept for the mover's failure report; or, with a
+    code ``resign:CAUSE`` and no move, the bot's resignation for that cause (``resign.cause``)."""
 
     ply: int  # the ply the move was refused at (the number of moves accepted before it)
     color: int  # the side that sent it
