@@ -45,6 +45,13 @@ from .rating_updates import rate_result
 from .session import Handler, Session
 
 log = logging.getLogger("arbiter.server")
+GUEST_LABEL = "guest"  # registered names cannot take it: check_player_name refuses guest-like names
+
+
+def metric_label(player: OnlinePlayer) -> str:
+    """A player as a metric's label: registered players by name, every guest as one ``guest`` (a
+    label per generated guest name would grow the metrics page without bound)."""
+    return GUEST_LABEL if player.identity.guest else player.name
 
 
 class LiveMatch:
@@ -332,7 +339,7 @@ class Matches:
             frames: tuple[bytes, ...] = (encode(moved),)
         else:
             if "fallback" in info:
-                self.metrics.fallbacks.labels(live.players[color].name, info["fallback"]).inc()
+                self.metrics.fallbacks.labels(metric_label(live.players[color]), info["fallback"]).inc()
             # The analysis is for spectators; the opponent sees it after the game, in the record.
             frames = (encode(moved), encode({**moved, "info": info}))
         record = MoveRecord(played.ply, played.move, played.elapsed_ms, info)
@@ -379,7 +386,7 @@ class Matches:
         live, color = self._acting(session, msg)
         live.match.resign(color, self.now())
         if msg.cause is not None:
-            self.metrics.resignations.labels(live.players[color].name, msg.cause).inc()
+            self.metrics.resignations.labels(metric_label(live.players[color]), msg.cause).inc()
         session.ok(msg)
         self.end(live)
 
