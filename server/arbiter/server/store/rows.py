@@ -43,11 +43,20 @@ SAVE_REFUSAL = "INSERT INTO refused_moves (game_id, seq, ply, color, move, code,
 HISTORY = (
     "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND pool = ? AND level = ? ORDER BY at, id"
 )
-# Each rated identity of a finished rated game of a pool, for the crosstable: (first, second, result).
-CROSSTABLE = (
+# Each rated identity of a finished rated game of a pool, for the crosstable and BayesElo:
+# (first, second, result), in the order the games ended.
+RATED_RESULTS = (
     "SELECT first_name || COALESCE('@' || first_level, ''), second_name || COALESCE('@' || second_level, ''),"
-    " result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL"
+    " result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL ORDER BY ended, id"
 )
+# A finished game and what hangs on it (the moves tables have no foreign key: migration 5).
+DISCARD_GAME = (
+    "DELETE FROM moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
+    "DELETE FROM refused_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
+    "DELETE FROM games WHERE match_id = ? AND ended IS NOT NULL",
+)
+# list_games(after=…): the games after that one in the newest-first order.
+LISTED_AFTER = "(started, id) < (SELECT started, id FROM games WHERE match_id = ?)"
 LEADERBOARD = (
     "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses, r.level"
     " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND p.revoked IS NULL"
