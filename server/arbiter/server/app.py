@@ -36,6 +36,7 @@ from .bans import BanWatch
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .connection import SessionConnection
+from .heavy_reads import limit_heavy_reads
 from .http import HttpRoutes, json_response, text_response
 from .hub import Hub
 from .rating_updates import rebuild_outdated_ratings
@@ -101,7 +102,9 @@ async def run_server(
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
-    StandingsPages(store, config.ladder.pool_of).add_routes(routes)
+    standings = StandingsPages(store, config.ladder.pool_of)
+    standings.add_routes(routes)
+    hub.matches.end_listeners.append(standings.game_ended)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
     attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE)
 
@@ -111,6 +114,9 @@ async def run_server(
         return client is None or attempts.allow(client)
 
     AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt).add_routes(routes)
+    if config.heavy_reads_per_minute is not None:
+        reads = AttemptLimiter(per_minute=config.heavy_reads_per_minute, burst=config.heavy_reads_burst)
+        limit_heavy_reads(routes, reads, hub.guard.client_of_request)
 
     def process_request(connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         """A websocket handshake passes the guard (bans, caps); any other request goes to the routes."""
@@ -150,6 +156,7 @@ async def run_server(
         yield RunningServer(hub, websocket_server, routes, config.host, port, cluster)
     finally:
         await bans.stop()
+        await standings.fits.stop()
         hub.stop_timers()
         websocket_server.close()
         await websocket_server.wait_closed()

@@ -11,8 +11,10 @@ answers 503.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -23,17 +25,20 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from arbiter.engine import game_names
-from arbiter.server.bayeselo import PoolFit, fit, rated_games
-from arbiter.server.game_files import FORMATS, GameFileError
+from arbiter.server.bayeselo import SCORES, Game, PoolFit, fit
+from arbiter.server.game_files import FORMATS, Format, GameFileError
 from arbiter.server.pools import game_of
-from arbiter.server.store.base import Rating, Store, StoreError
+from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
 
-from .http import HttpRoutes, json_response, query_params, text_response
+from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
+from .match import Result
+from .matches import LiveMatch
 
 log = logging.getLogger("arbiter.server")
 
 EXPORT_LIMIT = 1000  # games per HTTP export unless ?limit= says otherwise (at most MAX_EXPORT_LIMIT)
 MAX_EXPORT_LIMIT = 10_000
+MAX_FIT_AGE_S = 60.0  # a BayesElo fit is made again after this long, whatever ended where
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
 CONTENT_TYPES = {"text": PLAIN, "psq": PLAIN, "sgf": "application/x-go-sgf; charset=utf-8"}
@@ -62,6 +67,7 @@ class StandingsPages:
     def __init__(self, store: Store, ladder_pool: Callable[[str], str]) -> None:
         self.store = store
         self.ladder_pool = ladder_pool  # a game's default pool: its ladder's
+        self.fits = PoolFits(store)
 
     def add_routes(self, routes: HttpRoutes) -> None:
         routes.add("/leaderboard.json", self._leaderboard_json)
@@ -105,9 +111,14 @@ class StandingsPages:
         return text_response(connection, HTTPStatus.OK, page, HTML)
 
     async def bayeselo(self, pool: str) -> PoolFit:
-        """The BayesElo fit over every rated game of ``pool`` (bayeselo.py)."""
-        records = await self.store.list_games(game=game_of(pool), limit=None, finished=True)
-        return fit(rated_games(records, pool))
+        """The BayesElo fit over every rated game of ``pool`` (bayeselo.py): the last one made while
+        a newer one is computed, so a request waits only for a pool's first fit."""
+        return await self.fits.get(pool)
+
+    def game_ended(self, live: LiveMatch, result: Result, changes: dict[str, float]) -> None:
+        """A match ended here: a rated result makes its pool's fit out of date (``Matches.end_listeners``)."""
+        if live.match.rated and result.result is not None:
+            self.fits.outdated(live.pool)
 
     async def _with_pool(
         self, connection: ServerConnection, request: HttpRequest, respond: Callable[[str, str], Awaitable[Response]]
@@ -133,40 +144,115 @@ class StandingsPages:
 
     async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)
-        game, player, match_id = query.get("game"), query.get("player"), query.get("match")
+        game, player, match_id, after = query.get("game"), query.get("player"), query.get("match"), query.get("after")
         if game is not None and game not in game_names():
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {game!r}\n", PLAIN)
         fmt = FORMATS.get(query.get("format", "text"))
         if fmt is None:
             return text_response(connection, HTTPStatus.BAD_REQUEST, f"format is one of {', '.join(FORMATS)}\n", PLAIN)
         try:
-            limit = min(int(query.get("limit", EXPORT_LIMIT)), MAX_EXPORT_LIMIT)
-        except ValueError:
-            return text_response(connection, HTTPStatus.BAD_REQUEST, "limit must be an integer\n", PLAIN)
+            limit = int_param(query, "limit", EXPORT_LIMIT, 1, MAX_EXPORT_LIMIT)
+        except BadQuery as error:
+            return text_response(connection, HTTPStatus.BAD_REQUEST, f"{error}\n", PLAIN)
         if fmt.one_game_per_file and match_id is None:
             return text_response(
                 connection, HTTPStatus.BAD_REQUEST, f"a {fmt.suffix} file holds one game: add &match=ID\n", PLAIN
             )
+        page: list[GameRecord] = []  # a listing's page, newest first
         try:
             if match_id is not None:
                 found = await self.store.get_game(match_id)
+                if found is not None and found.ended is None:  # its analysis is not for the opponent yet
+                    return text_response(
+                        connection, HTTPStatus.CONFLICT, f"game {match_id!r} is not over; spectate it instead\n", PLAIN
+                    )
                 records = [] if found is None else [found]
             else:
-                records = (await self.store.list_games(player=player, game=game, limit=limit))[::-1]
+                if after is not None and await self.store.get_game(after) is None:
+                    return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {after!r} to go on after\n", PLAIN)
+                page = await self.store.list_games(player=player, game=game, limit=limit, finished=True, after=after)
+                records = page[::-1]
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
         if fmt.one_game_per_file and not records:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {match_id!r}\n", PLAIN)
-        texts = []
-        for record in records:
-            try:
-                texts.append(fmt.write([record]))
-            except GameFileError as error:
-                if fmt.one_game_per_file:
-                    return text_response(connection, HTTPStatus.UNPROCESSABLE_ENTITY, f"{error}\n", PLAIN)
-                log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
-        body = ("\n" if fmt.name == "text" else "").join(texts)
-        return text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
+        try:
+            # Thousands of records take a while to write: a thread's work, not the event loop's.
+            body = await asyncio.to_thread(_export_text, fmt, records)
+        except GameFileError as error:
+            return text_response(connection, HTTPStatus.UNPROCESSABLE_ENTITY, f"{error}\n", PLAIN)
+        response = text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
+        if len(page) == limit:  # perhaps more: the next page goes on after this one's oldest game
+            response.headers["Link"] = f'</export?{urlencode({**query, "after": page[-1].start.match_id})}>; rel="next"'
+        return response
+
+
+def _export_text(fmt: Format, records: list[GameRecord]) -> str:
+    """The records in ``fmt``, oldest first; a game the format cannot hold is skipped with a warning
+    (GameFileError when it is the only one asked for, ``fmt.one_game_per_file``)."""
+    texts = []
+    for record in records:
+        try:
+            texts.append(fmt.write([record]))
+        except GameFileError as error:
+            if fmt.one_game_per_file:
+                raise
+            log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
+    return ("\n" if fmt.name == "text" else "").join(texts)
+
+
+class PoolFits:
+    """The BayesElo fit of each pool, made off the event loop and kept until rated games end in the
+    pool (``outdated``) or it is ``MAX_FIT_AGE_S`` old (games that ended on a cluster's other nodes).
+    An old fit is served while its successor is computed; only a pool's first fit is waited for."""
+
+    def __init__(self, store: Store, now: Callable[[], float] = time.monotonic) -> None:
+        self.store = store
+        self.now = now
+        self._fits: dict[str, tuple[PoolFit, float]] = {}  # pool → (fit, when its games were read)
+        self._outdated: set[str] = set()
+        self._computing: dict[str, asyncio.Task[PoolFit]] = {}
+
+    def outdated(self, pool: str) -> None:
+        self._outdated.add(pool)
+
+    async def get(self, pool: str) -> PoolFit:
+        """The pool's latest fit; StoreError if there is none yet and the store fails."""
+        kept = self._fits.get(pool)
+        fresh = kept is not None and pool not in self._outdated and self.now() - kept[1] < MAX_FIT_AGE_S
+        task = self._computing.get(pool)
+        if not fresh and task is None:
+            self._outdated.discard(pool)  # games ending from now on make the new fit out of date again
+            task = self._computing[pool] = asyncio.get_running_loop().create_task(self._compute(pool))
+            task.add_done_callback(self._computed)
+        if kept is not None:
+            return kept[0]
+        assert task is not None
+        return await asyncio.shield(task)  # one request giving up does not cancel the others' fit
+
+    async def stop(self) -> None:
+        """Cancel the fits being made (the server stops)."""
+        for task in list(self._computing.values()):
+            task.cancel()
+        await asyncio.gather(*self._computing.values(), return_exceptions=True)
+
+    def _computed(self, task: asyncio.Task[PoolFit]) -> None:
+        self._computing = {pool: t for pool, t in self._computing.items() if t is not task}
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure is logged in _compute and retried at the next request
+
+    async def _compute(self, pool: str) -> PoolFit:
+        read = self.now()
+        try:
+            results = await self.store.rated_results(pool)
+        except StoreError as error:
+            self._outdated.add(pool)  # try again at the next request
+            log.warning("BayesElo fit of %s not made: %s", pool, error)
+            raise
+        games = [Game(first, second, SCORES[result]) for first, second, result in results]
+        fitted = await asyncio.to_thread(fit, games)  # numpy on a pool's games: seconds on a large store
+        self._fits[pool] = (fitted, read)
+        return fitted
 
 
 def _page(title: str, body: str) -> str:
