@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -49,6 +50,7 @@ from .web_routes import WebClient
 log = logging.getLogger("arbiter.server")
 SIGN_IN_ATTEMPTS_PER_MINUTE = 10  # per client address: sign-ins, sign-ups and password changes together
 GC_YOUNG_THRESHOLD = 20_000  # allocations between young collections (Python's default: 700)
+SWITCH_INTERVAL_S = 0.001  # a busy thread hands the GIL back to the event loop this soon (Python's default: 5 ms)
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,9 @@ async def run_server(
     # some per frame: at the default threshold (700) the young collections cost about 1.5 µs a move
     # (benchmarks/server_load.py), at 20,000 a tenth of that, for a few MiB more of young objects.
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    # Heavy reads run in threads (the store's, exports, BayesElo fits); while one holds the GIL the
+    # loop waits for it at every wake-up: at most 1 ms each rather than 5 (benchmarks/heavy_reads.py).
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     websocket_server = await serve(
         handler,

@@ -113,7 +113,7 @@ class ServerConfig:
     # Heavy HTTP reads (exports, standings, replays: heavy_reads.py) per client address: a burst,
     # then this many a minute; past it 429.
     heavy_reads_per_minute: int | None = None
-    heavy_reads_burst: int = 30
+    heavy_reads_burst: int = 10
 
     # Rate limit per connection: a token bucket; past it, messages are dropped with rate_limited,
     # and a client that keeps going for flood_tolerance more messages is closed (4008).

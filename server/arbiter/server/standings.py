@@ -2,11 +2,13 @@
 
 ``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
 list of ladders without ``game``), each for the game's ladder pool or, with ``&pool=P``, another
-of its rating pools (pools.py), and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
-records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``). Each answer is one
-or two store reads (three for a JSON route without ``game``: it answers for the first game whose
-ladder has ratings, so the browser's leaderboard opens on standings that exist); a store that fails
-answers 503.
+of its rating pools (pools.py), and ``/export?game=G&player=P&match=M&limit=N&after=A&format=F``
+(finished games' records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``),
+a page at a time, written in a thread. Each answer is one or two store reads (three for a JSON
+route without ``game``: it answers for the first game whose ladder has ratings, so the browser's
+leaderboard opens on standings that exist); a store that fails answers 503. The HTML page's
+BayesElo fit and crosstable, made from every rated game of the pool, are kept per pool
+(``PoolFits``), not made again at every request.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from arbiter.server.bayeselo import SCORES, Game, PoolFit, fit
 from arbiter.server.game_files import FORMATS, Format, GameFileError
 from arbiter.server.pools import game_of
 from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
+from arbiter.server.store.rows import crosstable_of
 
 from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
 from .match import Result
@@ -36,8 +39,10 @@ from .matches import LiveMatch
 
 log = logging.getLogger("arbiter.server")
 
-EXPORT_LIMIT = 1000  # games per HTTP export unless ?limit= says otherwise (at most MAX_EXPORT_LIMIT)
-MAX_EXPORT_LIMIT = 10_000
+# Games per page of an HTTP export (?limit= asks for fewer; ?after= goes on): a page is read and
+# written in threads, and a bounded page keeps each request's share of the GIL small.
+EXPORT_LIMIT = 1000
+MAX_EXPORT_LIMIT = 1000
 MAX_FIT_AGE_S = 60.0  # a BayesElo fit is made again after this long, whatever ended where
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
@@ -102,18 +107,12 @@ class StandingsPages:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no pool {pool!r} of {game}\n", PLAIN)
         try:
             ratings = await self.store.leaderboard(pool)
-            table = await self.store.crosstable(pool)
-            fitted = await self.bayeselo(pool)
+            fitted, table = await self.fits.get(pool)
             pools = await self.store.rating_pools(game)
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
         page = _standings_page(game, pool, pools, ratings, table, fitted)
         return text_response(connection, HTTPStatus.OK, page, HTML)
-
-    async def bayeselo(self, pool: str) -> PoolFit:
-        """The BayesElo fit over every rated game of ``pool`` (bayeselo.py): the last one made while
-        a newer one is computed, so a request waits only for a pool's first fit."""
-        return await self.fits.get(pool)
 
     def game_ended(self, live: LiveMatch, result: Result, changes: dict[str, float]) -> None:
         """A match ended here: a rated result makes its pool's fit out of date (``Matches.end_listeners``)."""
@@ -201,32 +200,36 @@ def _export_text(fmt: Format, records: list[GameRecord]) -> str:
     return ("\n" if fmt.name == "text" else "").join(texts)
 
 
+Crosstable = dict[str, dict[str, list[int]]]
+
+
 class PoolFits:
-    """The BayesElo fit of each pool, made off the event loop and kept until rated games end in the
-    pool (``outdated``) or it is ``MAX_FIT_AGE_S`` old (games that ended on a cluster's other nodes).
-    An old fit is served while its successor is computed; only a pool's first fit is waited for."""
+    """The BayesElo fit and the crosstable of each pool, made off the event loop from one read of
+    its rated games and kept until rated games end in the pool (``outdated``) or they are
+    ``MAX_FIT_AGE_S`` old (games that ended on a cluster's other nodes). The last fit is served
+    while its successor is made; only a pool's first fit is waited for."""
 
     def __init__(self, store: Store, now: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self.now = now
-        self._fits: dict[str, tuple[PoolFit, float]] = {}  # pool → (fit, when its games were read)
+        self._fits: dict[str, tuple[PoolFit, Crosstable, float]] = {}  # pool → (…, when its games were read)
         self._outdated: set[str] = set()
-        self._computing: dict[str, asyncio.Task[PoolFit]] = {}
+        self._computing: dict[str, asyncio.Task[tuple[PoolFit, Crosstable]]] = {}
 
     def outdated(self, pool: str) -> None:
         self._outdated.add(pool)
 
-    async def get(self, pool: str) -> PoolFit:
-        """The pool's latest fit; StoreError if there is none yet and the store fails."""
+    async def get(self, pool: str) -> tuple[PoolFit, Crosstable]:
+        """The pool's latest fit and crosstable; StoreError if there are none yet and the store fails."""
         kept = self._fits.get(pool)
-        fresh = kept is not None and pool not in self._outdated and self.now() - kept[1] < MAX_FIT_AGE_S
+        fresh = kept is not None and pool not in self._outdated and self.now() - kept[2] < MAX_FIT_AGE_S
         task = self._computing.get(pool)
         if not fresh and task is None:
             self._outdated.discard(pool)  # games ending from now on make the new fit out of date again
             task = self._computing[pool] = asyncio.get_running_loop().create_task(self._compute(pool))
             task.add_done_callback(self._computed)
         if kept is not None:
-            return kept[0]
+            return kept[0], kept[1]
         assert task is not None
         return await asyncio.shield(task)  # one request giving up does not cancel the others' fit
 
@@ -236,12 +239,12 @@ class PoolFits:
             task.cancel()
         await asyncio.gather(*self._computing.values(), return_exceptions=True)
 
-    def _computed(self, task: asyncio.Task[PoolFit]) -> None:
+    def _computed(self, task: asyncio.Task[tuple[PoolFit, Crosstable]]) -> None:
         self._computing = {pool: t for pool, t in self._computing.items() if t is not task}
         if not task.cancelled():
             task.exception()  # retrieved: a failure is logged in _compute and retried at the next request
 
-    async def _compute(self, pool: str) -> PoolFit:
+    async def _compute(self, pool: str) -> tuple[PoolFit, Crosstable]:
         read = self.now()
         try:
             results = await self.store.rated_results(pool)
@@ -249,10 +252,14 @@ class PoolFits:
             self._outdated.add(pool)  # try again at the next request
             log.warning("BayesElo fit of %s not made: %s", pool, error)
             raise
-        games = [Game(first, second, SCORES[result]) for first, second, result in results]
-        fitted = await asyncio.to_thread(fit, games)  # numpy on a pool's games: seconds on a large store
-        self._fits[pool] = (fitted, read)
-        return fitted
+        fitted, table = await asyncio.to_thread(_fit_results, results)  # a large pool's fit takes seconds
+        self._fits[pool] = (fitted, table, read)
+        return fitted, table
+
+
+def _fit_results(results: list[tuple[str, str, str]]) -> tuple[PoolFit, Crosstable]:
+    """The BayesElo fit and the crosstable of (first, second, result) rows (``Store.rated_results``)."""
+    return fit([Game(first, second, SCORES[result]) for first, second, result in results]), crosstable_of(results)
 
 
 def _page(title: str, body: str) -> str:
@@ -293,7 +300,8 @@ def _standings_page(
     bayeselo = (
         "<h2>BayesElo</h2><p>One maximum-likelihood fit over every rated game (what CGOS and Gomocup publish); "
         f"Elo relative to the average player. First move: {fitted.advantage:+.0f} Elo; draw margin: "
-        f"{fitted.draw:.0f} Elo.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
+        f"{fitted.draw:.0f} Elo. It and the crosstable are made again as rated games end, so they may lag a "
+        "game behind.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
         f"<th>score</th></tr>{fitted_rows}</table>"
     )
     names = [r.label for r in ratings] + sorted(set(table) - {r.label for r in ratings})

@@ -70,7 +70,6 @@ from .rows import (
     HISTORY,
     LEADERBOARD,
     LIST_BANS,
-    LISTED_AFTER,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
@@ -87,6 +86,7 @@ from .rows import (
     game_records,
     hash_secret,
     leaderboard_of,
+    listing,
     new_token,
     player_of,
     rating_of,
@@ -511,19 +511,8 @@ class PostgresStore(Store):
         finished: bool = False,
         after: str | None = None,
     ) -> list[GameRecord]:
-        clauses, args = ["ended IS NOT NULL"] if finished else [], []
-        if after is not None:
-            clauses.append(_sql(LISTED_AFTER))
-            args.append(after)
-        if player is not None:
-            clauses.append("(first_name = %s OR second_name = %s)")
-            args += [player, player]
-        if game is not None:
-            clauses.append("game = %s")
-            args.append(game)
-        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-        tail = f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
-        return await self._run(lambda conn: _game_records(conn, tail, tuple(args)))
+        tail, args = listing(player=player, game=game, limit=limit, finished=finished, after=after)
+        return await self._run(lambda conn: _game_records(conn, _sql(tail), args))
 
     def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
         return stream_pages(lambda query: self._run(functools.partial(_page, query=query)), batch_size)

@@ -55,8 +55,7 @@ DISCARD_GAME = (
     "DELETE FROM refused_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
     "DELETE FROM games WHERE match_id = ? AND ended IS NOT NULL",
 )
-# list_games(after=…): the games after that one in the newest-first order.
-LISTED_AFTER = "(started, id) < (SELECT started, id FROM games WHERE match_id = ?)"
+
 LEADERBOARD = (
     "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses, r.level"
     " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND p.revoked IS NULL"
@@ -201,6 +200,22 @@ def rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:
     """A Rating from a row of RATING_COLUMNS."""
     rating, deviation, volatility, games, wins, draws, losses = row
     return Rating(name, pool, rating, deviation, volatility, games, wins, draws, losses, level=level)
+
+
+def listing(*, player: str | None, game: str | None, limit: int | None, finished: bool, after: str | None) -> PageQuery:
+    """The WHERE/ORDER/LIMIT tail of ``Store.list_games`` (newest first) and its arguments."""
+    clauses, args = ["ended IS NOT NULL"] if finished else [], []
+    if after is not None:  # the games after that one in this order
+        clauses.append("(started, id) < (SELECT started, id FROM games WHERE match_id = ?)")
+        args.append(after)
+    if player is not None:
+        clauses.append("(first_name = ? OR second_name = ?)")
+        args += [player, player]
+    if game is not None:
+        clauses.append("game = ?")
+        args.append(game)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    return f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}"), tuple(args)
 
 
 def leaderboard_of(rows: Iterable[Any]) -> list[Rating]:
