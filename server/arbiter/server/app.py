@@ -43,7 +43,7 @@ from .hub import Hub
 from .rating_updates import rebuild_outdated_ratings
 from .recovery import resolve_interrupted
 from .session import serve_connection
-from .standings import StandingsPages
+from .standings import CLUSTER_FIT_AGE_S, StandingsPages
 from .warmup import warm_games
 from .web_routes import WebClient
 
@@ -104,7 +104,8 @@ async def run_server(
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
-    standings = StandingsPages(store, config.ladder.pool_of)
+    fit_age = None if config.cluster_url is None else CLUSTER_FIT_AGE_S  # alone, every rated game ends here
+    standings = StandingsPages(store, config.ladder.pool_of, max_fit_age_s=fit_age)
     standings.add_routes(routes)
     hub.matches.end_listeners.append(standings.game_ended)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port

@@ -43,7 +43,7 @@ log = logging.getLogger("arbiter.server")
 # written in threads, and a bounded page keeps each request's share of the GIL small.
 EXPORT_LIMIT = 1000
 MAX_EXPORT_LIMIT = 1000
-MAX_FIT_AGE_S = 60.0  # a BayesElo fit is made again after this long, whatever ended where
+CLUSTER_FIT_AGE_S = 60.0  # on a cluster's node a fit is made again after this long (games end on every node)
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
 CONTENT_TYPES = {"text": PLAIN, "psq": PLAIN, "sgf": "application/x-go-sgf; charset=utf-8"}
@@ -69,10 +69,10 @@ def describe_rating(rating: Rating) -> dict[str, Any]:
 class StandingsPages:
     """The standings routes; ``add_routes`` registers them in the server's table."""
 
-    def __init__(self, store: Store, ladder_pool: Callable[[str], str]) -> None:
+    def __init__(self, store: Store, ladder_pool: Callable[[str], str], *, max_fit_age_s: float | None = None) -> None:
         self.store = store
         self.ladder_pool = ladder_pool  # a game's default pool: its ladder's
-        self.fits = PoolFits(store)
+        self.fits = PoolFits(store, max_fit_age_s)
 
     def add_routes(self, routes: HttpRoutes) -> None:
         routes.add("/leaderboard.json", self._leaderboard_json)
@@ -206,11 +206,12 @@ Crosstable = dict[str, dict[str, list[int]]]
 class PoolFits:
     """The BayesElo fit and the crosstable of each pool, made off the event loop from one read of
     its rated games and kept until rated games end in the pool (``outdated``) or they are
-    ``MAX_FIT_AGE_S`` old (games that ended on a cluster's other nodes). The last fit is served
+    ``max_age_s`` old (a cluster's node: games end on the other nodes too). The last fit is served
     while its successor is made; only a pool's first fit is waited for."""
 
-    def __init__(self, store: Store, now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, store: Store, max_age_s: float | None = None, now: Callable[[], float] = time.monotonic) -> None:
         self.store = store
+        self.max_age_s = max_age_s
         self.now = now
         self._fits: dict[str, tuple[PoolFit, Crosstable, float]] = {}  # pool → (…, when its games were read)
         self._outdated: set[str] = set()
@@ -222,7 +223,11 @@ class PoolFits:
     async def get(self, pool: str) -> tuple[PoolFit, Crosstable]:
         """The pool's latest fit and crosstable; StoreError if there are none yet and the store fails."""
         kept = self._fits.get(pool)
-        fresh = kept is not None and pool not in self._outdated and self.now() - kept[2] < MAX_FIT_AGE_S
+        fresh = (
+            kept is not None
+            and pool not in self._outdated
+            and (self.max_age_s is None or self.now() - kept[2] < self.max_age_s)
+        )
         task = self._computing.get(pool)
         if not fresh and task is None:
             self._outdated.discard(pool)  # games ending from now on make the new fit out of date again
