@@ -9,9 +9,12 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from hypothesis import given
+from hypothesis import strategies as st
 from wsclient import Client, play_move, start_match
 
 from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.http import BadQuery, int_param
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 from arbiter.server.store.sqlite import SqliteStore
@@ -44,6 +47,16 @@ async def stored(store: Store, match_id: str, started: float, result: str = "1-0
     for ply, move in enumerate(X_WINS):
         store.record_move(match_id, MoveRecord(ply, move, 100))
     await store.finish_game(match_id, result, "line", started + 10, rate_result)
+
+
+@given(st.one_of(st.text(max_size=30), st.integers(-(10**15), 10**15).map(str)))
+def test_a_numeric_parameter_is_a_number_in_its_range_or_a_bad_query(text: str) -> None:
+    try:
+        value = int_param({"limit": text}, "limit", 50, 1, 1000)
+    except BadQuery as error:
+        assert str(error) == "limit must be a whole number from 1 to 1000"
+    else:
+        assert 1 <= value <= 1000 and value == int(text)
 
 
 async def test_every_numeric_parameter_is_bounded(tmp_path: Path) -> None:
