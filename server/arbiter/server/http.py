@@ -9,6 +9,7 @@ small, quick responses from memory. Every response gets SECURITY_HEADERS (``add_
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -56,6 +57,25 @@ def query_params(request: Request) -> dict[str, str]:
     return {key: values[0] for key, values in parse_qs(urlsplit(request.path).query).items()}
 
 
+class BadQuery(ValueError):
+    """A query parameter out of its range: the route answers 400 with the message."""
+
+
+_WHOLE_NUMBER = re.compile(r"-?[0-9]{1,12}")
+
+
+def int_param(query: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+    """The whole number ``query[name]`` (``default`` when absent), from ``low`` to ``high``; BadQuery
+    otherwise. Every numeric parameter is bounded: SQL's ``LIMIT -1`` means no limit at all."""
+    text = query.get(name)
+    if text is None:
+        return default
+    value = int(text) if _WHOLE_NUMBER.fullmatch(text) else None
+    if value is None or not low <= value <= high:
+        raise BadQuery(f"{name} must be a whole number from {low} to {high}")
+    return value
+
+
 class HttpRoutes:
     """``process_request`` for websockets' ``serve``: exact paths → handlers, then path prefixes
     (``/player/`` for ``/player/NAME``) → handlers."""
@@ -66,6 +86,10 @@ class HttpRoutes:
 
     def add(self, path: str, handler: RouteHandler) -> None:
         self._routes[path] = handler
+
+    def wrap(self, path: str, wrapper: Callable[[RouteHandler], RouteHandler]) -> None:
+        """Replace the handler of ``path`` by ``wrapper(handler)`` (a limit in front of a route)."""
+        self._routes[path] = wrapper(self._routes[path])
 
     def add_prefix(self, prefix: str, handler: RouteHandler) -> None:
         """Answer every path that starts with ``prefix`` (and has no exact route) with ``handler``."""

@@ -34,7 +34,7 @@ from websockets.http11 import Request, Response
 
 from arbiter.server.store.base import GameRecord, Store, StoreError, UnknownPlayer
 
-from .http import HttpRoutes, json_response, query_params, text_response
+from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
 from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report
 
 log = logging.getLogger("arbiter.server")
@@ -176,9 +176,9 @@ class WebClient:
     async def _games_json(self, connection: ServerConnection, request: Request) -> Response:
         query = query_params(request)
         try:
-            limit = max(1, min(int(query.get("limit", GAMES_LIMIT)), MAX_GAMES_LIMIT))
-        except ValueError:
-            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "limit must be an integer"})
+            limit = int_param(query, "limit", GAMES_LIMIT, 1, MAX_GAMES_LIMIT)
+        except BadQuery as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
         try:
             records = await self.store.list_games(
                 player=query.get("player"), game=query.get("game"), limit=limit, finished=True
@@ -219,13 +219,9 @@ class WebClient:
         if not name:
             return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?name=PLAYER"})
         try:
-            games = int(query.get("games", RECENT_GAMES))
-        except ValueError:
-            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "games must be an integer"})
-        if not 1 <= games <= MAX_RECENT_GAMES:
-            return json_response(
-                connection, HTTPStatus.BAD_REQUEST, {"error": f"games must be between 1 and {MAX_RECENT_GAMES}"}
-            )
+            games = int_param(query, "games", RECENT_GAMES, 1, MAX_RECENT_GAMES)
+        except BadQuery as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
         try:
             report = await player_report(self.store, name, games=games, match=query.get("match"))
         except UnknownPlayer:
