@@ -387,6 +387,7 @@ export interface Moved {
   clocks: number[];
   elapsed_ms: number;
   info?: Record<string, unknown>;
+  analysis?: Record<string, unknown>;
 }
 
 /** The server message `draw_offered` (SPEC.md, Server messages). */
