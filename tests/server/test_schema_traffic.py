@@ -101,7 +101,7 @@ async def test_every_frame_of_real_games_is_valid_by_the_published_schema(server
         # The ladder: a match from its opening, then the standings.
         for bot in (alpha, beta):
             assert (await bot.request("ladder_join", game="tictactoe"))["type"] == "ladder_joined"
-        start = await alpha.expect("match_start")
+        start = await alpha.expect("match_start", timeout=60)  # its opening's playouts may load numba's cache first
         assert start["moves"] and start["challenge"] is None
         players = (alpha, beta) if start["color"] == 0 else (beta, alpha)
         await beta.expect("match_start", match=start["match"])
