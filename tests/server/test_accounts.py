@@ -42,6 +42,7 @@ class Browser:
         self.cookies: dict[str, str] = {}
         self.csrf = ""
         self.set_cookie_headers: list[str] = []
+        self.response_headers: list[str] = []  # the last response's, as "Name: value" lines
 
     @property
     def origin(self) -> str:
@@ -56,7 +57,9 @@ class Browser:
         if method == "POST" and csrf:
             sent["X-CSRF-Token"] = self.csrf
         sent.update(headers or {})
-        status, set_cookies, body = await asyncio.to_thread(self._request, method, path, sent)
+        status, headers, body = await asyncio.to_thread(self._request, method, path, sent)
+        self.response_headers = [f"{name}: {value}" for name, value in headers]
+        set_cookies = [value for name, value in headers if name.lower() == "set-cookie"]
         self.set_cookie_headers = set_cookies
         for header in set_cookies:
             jar: SimpleCookie = SimpleCookie()
@@ -71,13 +74,13 @@ class Browser:
             self.csrf = data["csrf"]
         return status, data
 
-    def _request(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, list[str], bytes]:
+    def _request(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
         source = None if self.source is None else (self.source, 0)
         conn = http.client.HTTPConnection(self.host, self.port, timeout=10, source_address=source)
         try:
             conn.request(method, path, headers=headers)
             response = conn.getresponse()
-            return response.status, response.headers.get_all("Set-Cookie") or [], response.read()
+            return response.status, response.getheaders(), response.read()
         finally:
             conn.close()
 

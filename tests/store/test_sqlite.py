@@ -29,6 +29,25 @@ async def test_tokens_are_stored_hashed(store: SqliteStore, tmp_path: Path) -> N
         assert await store.authenticate(wrong) is None
 
 
+async def test_the_file_and_its_wal_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    """Password and token hashes: 0600 from the first byte (whatever the umask), and an older
+    file readable by others is made 0600 when opened."""
+    store = SqliteStore(tmp_path / "arbiter.db")
+    await store.open()
+    try:
+        await store.add_player("alice", "bot")
+        await store.flush()
+        for name in ("arbiter.db", "arbiter.db-wal", "arbiter.db-shm"):
+            assert oct((tmp_path / name).stat().st_mode & 0o777) == "0o600", name
+    finally:
+        await store.close()
+    (tmp_path / "arbiter.db").chmod(0o644)
+    reopened = SqliteStore(tmp_path / "arbiter.db")
+    await reopened.open()
+    await reopened.close()
+    assert oct((tmp_path / "arbiter.db").stat().st_mode & 0o777) == "0o600"
+
+
 async def test_rating_history_keeps_each_rated_game(store: SqliteStore) -> None:
     await store.add_player("alice", "bot")
     await store.add_player("bob", "bot")

@@ -20,11 +20,12 @@ log = logging.getLogger("arbiter.server")
 
 
 class BanList:
-    """Who is banned: registered players by name (any case) and IP networks."""
+    """Who is banned: registered players by name (any case) and IP networks. A person's ban covers
+    the bots it owns too."""
 
     def __init__(self, bans: Iterable[Ban] = ()) -> None:
         self.bans = list(bans)
-        self._players = {ban.target.lower() for ban in self.bans if ban.kind == "player"}
+        self._players = {ban.target.lower(): ban for ban in self.bans if ban.kind == "player"}
         self._networks: list[IPNetwork] = [parse_network(ban.target) for ban in self.bans if ban.kind == "network"]
 
     def __len__(self) -> int:
@@ -32,6 +33,10 @@ class BanList:
 
     def player_banned(self, name: str) -> bool:
         return name.lower() in self._players
+
+    def ban_of(self, name: str, owner: str | None = None) -> Ban | None:
+        """The ban that keeps the player ``name`` out: its own, else its owner's (None: not banned)."""
+        return self._players.get(name.lower()) or (None if owner is None else self._players.get(owner.lower()))
 
     def address_banned(self, ip: IPAddress) -> bool:
         return any(ip.version == network.version and ip in network for network in self._networks)
