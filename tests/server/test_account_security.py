@@ -115,8 +115,8 @@ async def test_a_persons_ban_covers_its_sign_in_its_sessions_and_every_bot_it_ow
 async def test_an_operators_revocation_outlasts_the_owners_new_token(server, db):
     owner, (token,) = await person_with_bots(server, "bobbot")
     bot = await Client.connect(server.url, token=token)
-    await bot.close()
     await command("player", "revoke", "bobbot", "--db", db)
+    assert (await bot.wait_closed())[0] == CloseCode.CREDENTIALS_ENDED  # within the ban check interval
     status, data = await owner.call("POST", "/account/bots/rotate?name=bobbot")
     assert (status, data["error"]["code"]) == (403, "revoked_by_operator")
     assert (await owner.state())["bots"][0] | {"banned": None} == {

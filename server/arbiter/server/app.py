@@ -96,7 +96,7 @@ async def run_server(
         _label_logs(cluster.node)
     # Games a crash left unfinished: adjudicated or voided (in a cluster, not those other nodes play).
     await resolve_interrupted(store, None if cluster is None else cluster.owned_elsewhere)
-    bans = BanWatch(store, config.ban_check_interval_s, hub.apply_bans)
+    bans = BanWatch(store, config.ban_check_interval_s, hub.apply_bans, hub.check_revocations)
     await bans.check()  # banned players and networks are kept out from the first connection on
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))

@@ -2,8 +2,9 @@
 
 Bans are written by ``arbiter ban …``, another process, straight into the store. Every server (each
 node of a cluster) reads the store's ban version every ``ban_check_interval_s`` and, when it changed,
-the whole list, and hands it to the hub, which closes what the new list bans. A store that fails a
-read leaves the last list in force until it answers again.
+the whole list, and hands it to the hub, which closes what the new list bans. ``arbiter player
+revoke`` moves the version too: then the hub also looks up the accounts online and closes those
+revoked. A store that fails a read leaves the last list in force until it answers again.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 
 from arbiter.server.client_address import IPAddress, IPNetwork, parse_network
 from arbiter.server.store.base import Ban, Store, StoreError
@@ -43,12 +44,20 @@ class BanList:
 
 
 class BanWatch:
-    """Polls the store's ban version; on a change, reads the list and calls ``on_change`` with it."""
+    """Polls the store's ban version; on a change, reads the list and calls ``on_change`` with it,
+    then awaits ``recheck`` (the accounts online, for revocations)."""
 
-    def __init__(self, store: Store, interval_s: float, on_change: Callable[[BanList], None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        interval_s: float,
+        on_change: Callable[[BanList], None],
+        recheck: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.store = store
         self.interval_s = interval_s
         self.on_change = on_change
+        self.recheck = recheck
         self._version: int | None = None
         self._task: asyncio.Task[None] | None = None
 
@@ -58,9 +67,11 @@ class BanWatch:
         if version == self._version:
             return
         bans = BanList(await self.store.list_bans())
-        self._version = version
         log.info("ban list loaded", extra={"bans": len(bans)})
         self.on_change(bans)
+        if self.recheck is not None:
+            await self.recheck()
+        self._version = version  # (a recheck that failed is tried again at the next look)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())

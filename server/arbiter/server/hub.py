@@ -239,6 +239,17 @@ class Hub:
         if self.peers is not None:
             self.peers.credentials_ended(name)
 
+    async def check_revocations(self) -> None:
+        """The operator may have revoked someone (``arbiter player revoke``, another process): each
+        registered player connected here whose account is revoked now is closed (4011)."""
+        for player in self.roster:
+            if player.identity.guest or player.session is None:
+                continue
+            account = await self.store.get_player(player.name)
+            if (account is None or account.revoked) and player.session is not None:
+                log.info("account revoked: connection closed", extra={"player": player.name})
+                player.session.close_credentials_ended()
+
     def disconnected(self, session: Session) -> None:
         """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""
         self.guard.closed(session)

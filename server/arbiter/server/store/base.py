@@ -322,7 +322,8 @@ class Store(ABC):
 
     @abstractmethod
     async def bans_version(self) -> int:
-        """A number that changes whenever a ban is added or removed (servers poll it, cheaply)."""
+        """A number that changes whenever a ban is added or removed, or the operator revokes a
+        player (servers poll it, cheaply)."""
 
     # --- games -------------------------------------------------------------------------------
     @abstractmethod

@@ -140,6 +140,8 @@ class MemoryStore(Store):
             raise UnknownPlayer(f"no player named {name!r}")
         if by_owner:
             self._owner_revoked.add(name)
+        else:
+            self._bans_version += 1
         self._players[name] = replace(
             player, revoked=True, revoked_by_operator=player.revoked_by_operator or not by_owner
         )

@@ -350,6 +350,8 @@ class PostgresStore(Store):
             cursor = await conn.execute(_sql(revoke_update(by_owner)), (time.time(), name))
             if not cursor.rowcount:
                 raise UnknownPlayer(f"no player named {name!r}")
+            if not by_owner:
+                await conn.execute(BUMP_BANS_VERSION)  # servers look again at who is online
 
         await self._run(revoke)
 

@@ -301,6 +301,8 @@ class SqliteStore(Store):
             with _transaction(conn):
                 if not conn.execute(revoke_update(by_owner), (time.time(), name)).rowcount:
                     raise UnknownPlayer(f"no player named {name!r}")
+                if not by_owner:
+                    conn.execute(BUMP_BANS_VERSION)  # servers look again at who is online
 
         await self._call(revoke)
 
