@@ -111,6 +111,17 @@ async def test_a_persons_ban_covers_its_sign_in_its_sessions_and_every_bot_it_ow
     await back.close()
 
 
+async def test_a_banned_network_cannot_sign_in_or_change_an_account_over_http(server, db):
+    await Browser(server).sign_up("finn", "finn's password")
+    await command("ban", "add", "--ip", "127.0.3.0/24", "--db", db)
+    await eventually(lambda: len(server.hub.guard.bans) == 1)
+    status, data = await Browser(server, source="127.0.3.7").sign_in("finn", "finn's password")
+    assert (status, data["error"]) == (403, {"code": "banned", "message": "your address is banned from this server"})
+    status, data = await Browser(server, source="127.0.3.8").sign_up("gil", "gil's password")
+    assert (status, data["error"]["code"]) == (403, "banned")
+    assert (await Browser(server, source="127.0.4.1").sign_in("finn", "finn's password"))[0] == 200
+
+
 # --- revocation --------------------------------------------------------------------------------------
 async def test_an_operators_revocation_outlasts_the_owners_new_token(server, db):
     owner, (token,) = await person_with_bots(server, "bobbot")

@@ -72,11 +72,14 @@ class AccountRoutes:
         *,
         secure_cookies: bool = False,
         allow_attempt: Callable[[ServerConnection, Request], bool] | None = None,
+        address_banned: Callable[[ServerConnection, Request], bool] | None = None,
     ) -> None:
         self.accounts = accounts
         self.secure_cookies = secure_cookies
         # Sign-in and sign-up attempts per client address (None: unlimited).
         self.allow_attempt = allow_attempt
+        # Whether the request's client address is banned (its POSTs are refused as its handshakes are).
+        self.address_banned = address_banned
 
     def add_routes(self, routes: HttpRoutes) -> None:
         routes.add("/account.json", self._guarded("GET", self._account))
@@ -170,6 +173,8 @@ class AccountRoutes:
                 player = await self.accounts.session(cookie)  # read once per request
                 if method == "POST":
                     _check_forgery(request, cookie if player is not None else None)
+                    if self.address_banned is not None and self.address_banned(connection, request):
+                        raise AccountError("banned", "your address is banned from this server")
                     if player is not None and not banned_ok:
                         self.accounts.check_not_banned(player)
                 if attempt and self.allow_attempt is not None and not self.allow_attempt(connection, request):

@@ -110,7 +110,12 @@ async def run_server(
         client = hub.guard.client_of_request(connection, request)
         return client is None or attempts.allow(client)
 
-    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt).add_routes(routes)
+    def address_banned(connection: ServerConnection, request: Request) -> bool:
+        client = hub.guard.client_of_request(connection, request)
+        return client is not None and hub.guard.bans.address_banned(client.ip)
+
+    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt,
+                  address_banned=address_banned).add_routes(routes)  # fmt: skip
 
     def process_request(connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         """A websocket handshake passes the guard (bans, caps); any other request goes to the routes."""

@@ -268,7 +268,7 @@ PUBLIC_ACCOUNT_FAILURES_PER_MINUTE = 5.0
     type=click.FloatRange(0, 100_000),
     default=PUBLIC_ACCOUNT_FAILURES_PER_MINUTE,
     show_default=True,
-    help="Failed sign-ins of one account name per minute (as many at once), from any address; past it "
+    help="Failed sign-ins of one account name per minute on this node (as many at once), from any address; past it "
     "every sign-in of that name is refused (HTTP 429, Retry-After) until one more is allowed. 0: no cap.",
 )
 @click.option(
