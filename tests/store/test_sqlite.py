@@ -121,6 +121,28 @@ async def test_schema_is_versioned(tmp_path: Path) -> None:
         await SqliteStore(path).open()
 
 
+async def test_revocations_made_before_migration_9_count_as_the_operators(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for version, migration in enumerate(MIGRATIONS[:8], start=1):
+        conn.executescript(migration)
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.execute(
+        "INSERT INTO players (name, kind, token_selector, token_hash, created, revoked) VALUES"
+        " ('gone', 'bot', 's1', x'00', 1.0, 2.0), ('here', 'bot', 's2', x'00', 1.0, NULL)"
+    )
+    conn.close()
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        gone, here = await store.get_player("gone"), await store.get_player("here")
+        assert gone is not None and (gone.revoked, gone.revoked_by_operator) == (True, True)
+        assert here is not None and (here.revoked, here.revoked_by_operator) == (False, False)
+        assert await store.authenticate(await store.reissue_token("gone")) is None
+    finally:
+        await store.close()
+
+
 async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp_path: Path) -> None:
     """Migration 2 adds moves.info and migration 5 rebuilds moves without its foreign key; a file
     written before them opens with every game and move as it was."""
