@@ -107,6 +107,23 @@ async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site
     assert await page.locator('#my-bots tr[data-bot="ann-two"] button').count() == 0  # nothing the owner can do
 
 
+async def test_a_password_change_closes_the_pages_connection_and_it_comes_back_signed_in(new_page, site: Site) -> None:
+    page = await new_page()
+    await sign_up(page, "cid", "cid's long password")
+    before = site.server.hub.roster.get("cid")
+    assert before is not None and before.session is not None
+    old_session = before.session
+    await page.fill("#change-password [name=current]", "cid's long password")
+    await page.fill("#change-password [name=fresh]", "cid's newer password")
+    await page.click("#change-password button[type=submit]")
+    await page.wait_for_selector(".notice >> text=Password changed")
+    async with asyncio.timeout(10):  # closed (4011), and the page said hello again with its new session
+        while (now := site.server.hub.roster.get("cid")) is None or now.session in (None, old_session):
+            await asyncio.sleep(0.05)
+    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'cid'")
+    assert old_session.closing
+
+
 async def test_a_request_without_the_pages_csrf_token_is_refused(new_page, site: Site) -> None:
     page = await new_page()
     await sign_up(page, "bea", "bea's long password")
