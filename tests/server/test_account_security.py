@@ -155,9 +155,10 @@ async def test_a_rotated_or_revoked_token_closes_the_bots_live_connection(server
     assert status == 200
     assert (await bot.wait_closed())[0] == CloseCode.CREDENTIALS_ENDED
     bot = await Client.connect(server.url, token=data["token"])
+    assert (await bot.request("challenge", game="tictactoe", clock=CLOCK))["type"] == "challenge_created"
     assert (await owner.call("POST", "/account/bots/revoke?name=dana-bot"))[0] == 200
     assert (await bot.wait_closed())[0] == CloseCode.CREDENTIALS_ENDED
-    assert server.hub.challenges.seeks() == []
+    await eventually(lambda: server.hub.challenges.seeks() == [])  # its seek went with it
 
 
 async def test_a_password_change_closes_the_persons_connection_and_its_browser_comes_back(server):
