@@ -8,7 +8,8 @@ import asyncio
 import base64
 import http.client
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,19 @@ def config() -> ServerConfig:
 
 
 @pytest.fixture
-async def server(config: ServerConfig, tmp_path: Path) -> AsyncIterator[RunningServer]:
-    async with run_server(config, SqliteStore(tmp_path / "arbiter.db")) as running:
+def clock() -> Callable[[], float]:
+    """The server's clock (a test of limits stops it, so no bucket refills while it runs)."""
+    return time.monotonic
+
+
+@pytest.fixture
+async def server(config: ServerConfig, clock: Callable[[], float], tmp_path: Path) -> AsyncIterator[RunningServer]:
+    async with run_server(config, SqliteStore(tmp_path / "arbiter.db"), now=clock) as running:
         yield running
+
+
+def stopped() -> float:
+    return 1000.0
 
 
 class Browser:
@@ -247,6 +258,7 @@ async def test_sign_up_can_be_closed(server: RunningServer) -> None:
     assert (status, data["error"]["code"]) == (403, "registration_closed")
 
 
+@pytest.mark.parametrize("clock", [stopped])
 async def test_sign_in_attempts_are_limited_per_address(server: RunningServer) -> None:
     await Browser(server).sign_up("gus", "gus's password")
     browser = Browser(server, source="127.0.0.2")

@@ -105,6 +105,7 @@ class Accounts:
         registration_open: bool = True,
         limits: SignInLimits = SignInLimits(),
         bans: Callable[[], BanList] = BanList,
+        now: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.registration_open = registration_open
@@ -116,10 +117,14 @@ class Accounts:
         self.hashing = asyncio.Semaphore(HASHING_AT_ONCE)
         self._waiting = 0  # requests waiting for the hashing semaphore
         rate = limits.attempts_per_s
-        self._attempts = None if rate is None else AttemptLimiter(per_minute=rate * 60, burst=max(1, math.ceil(rate)))
+        self._attempts = (
+            None if rate is None else AttemptLimiter(per_minute=rate * 60, burst=max(1, math.ceil(rate)), now=now)
+        )
         failures = limits.account_failures_per_minute
         self._failures = (
-            None if failures is None else AttemptLimiter(per_minute=failures, burst=max(1, math.ceil(failures)))
+            None
+            if failures is None
+            else AttemptLimiter(per_minute=failures, burst=max(1, math.ceil(failures)), now=now)
         )
 
     @property

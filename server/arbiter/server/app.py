@@ -103,7 +103,7 @@ async def run_server(
     routes.add("/metrics", _metrics(hub))
     StandingsPages(store, config.ladder.pool_of).add_routes(routes)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
-    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE)
+    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE, now=now)
 
     def allow_attempt(connection: ServerConnection, request: Request) -> bool:
         """Sign-in, sign-up and password attempts per client address (a trusted proxy's client)."""

@@ -75,7 +75,7 @@ class Hub:
             config.max_hashing_queue, config.sign_in_attempts_per_s, config.account_failures_per_minute
         )
         self.accounts = Accounts(store, registration_open=config.registration_open, limits=limits,
-                                 bans=lambda: self.guard.bans)  # fmt: skip
+                                 bans=lambda: self.guard.bans, now=now)  # fmt: skip
         self.accounts.credentials_ended = self.credentials_ended
         self.guard = Guard(config, self.metrics)  # caps, bans and the open sessions
         self.peers: Peers | None = None  # set when this server is a node of a cluster
