@@ -21,7 +21,6 @@ import math
 import secrets
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,6 +30,7 @@ from websockets.http11 import Request, Response
 from arbiter.server.store.base import NameTaken, Player, StoreError, UnknownPlayer
 
 from .accounts import SESSION_DAYS, AccountError, Accounts, SignedIn, csrf_of
+from .cookies import read_cookies
 from .http import HttpRoutes, json_response, query_params
 
 log = logging.getLogger("arbiter.server")
@@ -241,13 +241,8 @@ def same_origin(request: Request) -> bool:
 
 
 def _cookies(request: Request) -> dict[str, str]:
-    jar: SimpleCookie = SimpleCookie()
-    for header in request.headers.get_all("Cookie"):
-        try:
-            jar.load(header)
-        except CookieError:
-            continue
-    return {name: morsel.value for name, morsel in jar.items()}
+    """This server's two cookies, as the request carries them (cookies.py: bounded and linear)."""
+    return read_cookies(request.headers.get_all("Cookie"), (SESSION_COOKIE, CSRF_COOKIE))
 
 
 def _basic_credentials(request: Request) -> tuple[str, str]:
