@@ -58,9 +58,10 @@ lint: install-test
 
 # The suite in one pytest-xdist worker per core, at most four (xdist's own `auto` and `--maxprocesses`): two workers
 # on two cores finish in 0.67 of one's time (docs/PERFORMANCE.md, "The test suite"). Every test starts its own
-# servers on free ports, and each worker its own PostgreSQL and Redis, so no two workers share one.
+# servers on free ports, and each worker its own PostgreSQL and Redis, so no two workers share one; the tests of
+# one xdist_group (the Docker engine's) run in one worker.
 TEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4 --dist loadgroup
 
 test: install-test warm lint
 	$(PYTEST)
