@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -99,14 +100,20 @@ class Peer:
 
     async def expect(self, kind: str | None = None, *, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         """The first message (in arrival order) of type ``kind`` with these field values; Mismatch on timeout."""
+
+        def wanted(message: dict[str, Any]) -> bool:
+            return (kind is None or message["type"] == kind) and all(message.get(k, _ABSENT) == v for k, v in fields.items())
+
+        return await self.first(wanted, " ".join([kind or "a message", *(f"{k}={v!r}" for k, v in fields.items())]), timeout)
+
+    async def first(self, wanted: Callable[[dict[str, Any]], bool], what: str, timeout: float | None = None) -> dict[str, Any]:
+        """The first message for which ``wanted`` holds, taken from the backlog; Mismatch (saying ``what``) on timeout."""
         wait = self.timeout_s if timeout is None else timeout
         try:
             async with asyncio.timeout(wait):
                 while True:
                     for i, message in enumerate(self.backlog):
-                        if (kind is None or message["type"] == kind) and all(
-                            message.get(k, _ABSENT) == v for k, v in fields.items()
-                        ):
+                        if wanted(message):
                             return self.backlog.pop(i)
                     if self._closed.is_set():
                         break
@@ -114,10 +121,9 @@ class Peer:
                     await self._arrived.wait()
         except TimeoutError:
             pass
-        wanted = " ".join([kind or "a message", *(f"{k}={v!r}" for k, v in fields.items())])
         last = ", ".join(summary(m) for m in self.backlog[-3:]) or "nothing"
         where = f"connection closed ({self.ws.close_code})" if self._closed.is_set() else f"nothing within {wait:g} s"
-        raise Mismatch(f"{self.label} to get {wanted}", f"{where}; unread: {last}")
+        raise Mismatch(f"{self.label} to get {what}", f"{where}; unread: {last}")
 
     def unread(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.backlog if m["type"] == kind]

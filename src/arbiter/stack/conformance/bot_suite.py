@@ -1,0 +1,282 @@
+"""Checks of a bot, as its server: a throwaway Arbiter server on 127.0.0.1, the bot's command started
+against a relay in front of it, and a scripted opponent that challenges it to every game it names,
+at low clocks, across dropped connections and a missed end; the relay checks every message it sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import tempfile
+from typing import Any
+
+from arbiter.engine import State, create_game
+from arbiter.server import ServerConfig, run_server
+from arbiter.server.store.memory import MemoryStore
+
+from .peer import Peer, summary
+from .relay import Relay
+from .report import Mismatch, NotExercised, Report, verify
+
+BOT_NAME = "bot-under-test"
+RULE_ENDS = {"line", "goal", "stuck", "board_full", "repetition", "move_limit"}
+SHORT_FIRST = ("tictactoe", "vanishing", "tictactoe4", "ttt3d", "paper_soccer", "gomoku10", "qubic", "mnk", "gomoku")
+CLOCK = {"initial_ms": 30_000, "increment_ms": 100}
+LOW_CLOCK = {"initial_ms": 1500, "increment_ms": 0, "move_limit_ms": 500}
+SMALL_FIELD = {"width": 4, "length": 4}
+SMALL_FIELD_GAMES = 4
+STARTUP_S = 60.0  # a bot may compile or load a model before its hello
+
+
+def random_move(state: State, rng: random.Random) -> list[Any]:
+    """A random legal whole move as its wire value, built step by step (a soccer turn bounces on)."""
+    probe = state.copy()
+    mover, plies = probe.to_move, len(probe.moves())
+    while True:
+        probe.play_action(int(rng.choice(list(probe.legal_actions()))))
+        if probe.is_terminal or probe.to_move != mover:
+            break
+    (move,) = probe.moves()[plies:]
+    return state.game.encode_move(move)
+
+
+def quiet_move(state: State, rng: random.Random) -> list[Any]:
+    """A random move that does not end the game, when a few tries find one (to keep a match going)."""
+    for _ in range(20):
+        move = random_move(state, rng)
+        probe = state.copy()
+        probe.play(state.game.decode_move(move))
+        if not probe.is_terminal:
+            return move
+    return random_move(state, rng)
+
+
+class BotSuite:
+    def __init__(self, command: list[str], report: Report, *, games: list[str] | None = None) -> None:
+        self.command = command
+        self.report = report
+        self.chosen = games
+        self.rng = random.Random(56)
+        self.violations: list[str] = []
+        self.games: list[str] = []
+        self.soccer = {"turns": 0, "bounces": 0, "stuck": 0}
+        self.relay: Relay | None = None
+        self.opponent: Peer | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.log = tempfile.TemporaryFile()
+
+    def bot_log(self) -> str:
+        self.log.seek(0)
+        lines = self.log.read().decode(errors="replace").strip().splitlines()
+        return " | ".join(lines[-3:]) or "(no output)"
+
+    async def run(self) -> None:
+        store = MemoryStore()
+        async with run_server(ServerConfig(port=0, warm_engine=False), store) as server:
+            token = await store.add_player(BOT_NAME, "bot")
+            self.relay = relay = Relay(server.url)
+            url = await relay.start()
+            try:
+                await self.start_bot(url, token)
+                await self.checks(server.url, token)
+            finally:
+                if self.opponent is not None:
+                    await self.opponent.close()
+                await self.stop_bot()
+                await relay.stop()
+                self.log.close()
+
+    async def start_bot(self, url: str, token: str) -> None:
+        argv = [part.replace("{url}", url).replace("{token}", token) for part in self.command]
+        env = {**os.environ, "ARBITER_URL": url, "ARBITER_TOKEN": token}
+        self.process = await asyncio.create_subprocess_exec(*argv, stdout=self.log, stderr=self.log, env=env)
+
+    async def stop_bot(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            try:
+                async with asyncio.timeout(10):
+                    await self.process.wait()
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+
+    async def checks(self, server_url: str, token: str) -> None:
+        relay = self.relay
+        assert relay is not None
+        s = self.report.scenario()
+
+        async def hello() -> str:
+            arrived = await relay.wait_for(lambda: relay.received, STARTUP_S)
+            if not arrived:
+                exited = "" if self.process is None or self.process.returncode is None else f"exited {self.process.returncode}; "
+                raise Mismatch("the bot to connect and say hello", f"{exited}{self.bot_log()}")
+            first = relay.sent[0][1]
+            verify(first.get("type") == "hello", "hello as the first message", summary(first))
+            verify(first.get("token") == token, "hello.token, the token it was given", summary(first))
+            welcome = relay.received[0][1]
+            verify(welcome["type"] == "welcome", "welcome", summary(welcome))
+            hosted = [game["name"] for game in welcome["games"]]
+            named = first.get("games") or hosted
+            games = [g for g in (self.chosen or named) if g in hosted]
+            verify(bool(games), f"games this server hosts (from {hosted})", named)
+            self.games = sorted(games, key=lambda g: SHORT_FIRST.index(g) if g in SHORT_FIRST else len(SHORT_FIRST))
+            return f"{first.get('client')}, games {', '.join(self.games)}"
+
+        await s.check("the bot connects and says hello first, with its token", "§3 §4", hello)
+
+        async def opponent() -> None:
+            self.opponent = await Peer.open(server_url, "the opponent", self.violations, self.report.timeout_s)
+            await self.opponent.hello()
+
+        await s.check("a guest opponent connects", "§4", opponent)
+        if s.broken is not None:
+            return
+        for game in self.games:
+            s = self.report.scenario()
+
+            async def both_colours(game: str = game) -> str:
+                ends = [await self.match(game, colour) for colour in (0, 1)]
+                return ", ".join(f"as {c}: {end['result']} ({end['reason']}, {end['ply']} moves)" for c, end in zip(("first", "second"), ends, strict=True))
+
+            await s.check(f"plays {game} to its end by the rules, as first and as second", "§6 §13", both_colours)
+        if "paper_soccer" in self.games:
+            s = self.report.scenario()
+            await s.check("paper soccer on a 4×4 field: bounce turns and stuck endings, every turn legal", "§13", self.small_field)
+        quick = self.games[0]
+        s = self.report.scenario()
+
+        async def low_clock() -> str:
+            end = await self.match(quick, 1, clock=LOW_CLOCK)
+            return f"{quick}: {end['result']} ({end['reason']}), the bot's clock at the end {end['clocks'][1]} ms"
+
+        await s.check(f"low clock ({LOW_CLOCK['initial_ms']} ms, {LOW_CLOCK['move_limit_ms']} ms a move): plays {quick} without losing on time", "§7", low_clock)
+        s = self.report.scenario()
+        await s.check("its connection dropped mid-game: it comes back with its token, resyncs a move made while it was away, plays on", "§9", lambda: self.drop(quick, resign=False))
+        s = self.report.scenario()
+        await s.check("an end it missed while away: it comes back and plays the next match", "§8 §9", lambda: self.drop(quick, resign=True))
+        s = self.report.scenario()
+
+        async def valid() -> str:
+            if relay.violations:
+                raise Mismatch("every message a valid client message (SPEC's Client messages)", "; ".join(relay.violations[:3]))
+            return f"{len(relay.sent)} messages"
+
+        await s.check("every message the bot sent is a valid client message", "§2, Client messages", valid)
+        s = self.report.scenario()
+
+        async def refusals() -> str:
+            errors = [m for _, m in relay.received if m["type"] == "error"]
+            if errors:
+                raise Mismatch("no error sent to the bot", "; ".join(f"{e['code']}: {e['message']}" for e in errors[:3]))
+            return f"{len(relay.received)} messages to the bot, no error"
+
+        await s.check("the server refused none of the bot's messages", "§2, Error codes", refusals)
+        s = self.report.scenario()
+
+        async def alive() -> None:
+            verify(self.process is not None and self.process.returncode is None, "the bot still running", self.bot_log())
+            verify(not self.violations, "every message to the opponent per the schema", self.violations[:3])
+
+        await s.check("the bot is still running at the end", "", alive)
+
+    async def challenge(self, game: str, bot_colour: int, clock: dict[str, int], params: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Challenge the bot (to play ``bot_colour``); the match id and the opponent's match_start."""
+        opponent = self.opponent
+        assert opponent is not None
+        fields: dict[str, Any] = {"to": BOT_NAME, "game": game, "clock": clock, "color": ("second", "first")[bot_colour]}
+        if params:
+            fields["params"] = params
+        created = await opponent.request("challenge", **fields)
+        verify(created["type"] == "challenge_created", "challenge_created", summary(created))
+        cid = created["challenge"]["id"]
+        closed = await opponent.expect("challenge_closed", challenge=cid)
+        verify(closed["reason"] == "accepted", f"the bot to accept the {game} challenge", summary(closed))
+        start = await opponent.expect("match_start", match=closed["match"])
+        return closed["match"], start
+
+    async def match(self, game: str, bot_colour: int, *, clock: dict[str, int] = CLOCK, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Play one match against the bot with random moves; its end (Mismatch unless by the rules)."""
+        match, start = await self.challenge(game, bot_colour, clock, params)
+        state = create_game(game, start["params"]).new_state()
+        return await self.play(match, state, bot_colour, clock)
+
+    async def play(self, match: str, state: State, bot_colour: int, clock: dict[str, int]) -> dict[str, Any]:
+        opponent = self.opponent
+        assert opponent is not None
+        bot_clock = clock["initial_ms"]
+        while not state.is_terminal:
+            ply = len(state.moves())
+            if state.to_move != bot_colour:
+                move = random_move(state, self.rng)
+                await opponent.send({"type": "move", "match": match, "ply": ply, "move": move})
+            wait = bot_clock / 1000 + self.report.timeout_s
+            moved = await opponent.first(
+                lambda m: m.get("match") == match and (m["type"] == "end" or (m["type"] == "moved" and m["ply"] == ply)),
+                f"moved ply {ply} in {match}", wait,
+            )  # fmt: skip
+            if moved["type"] == "end":
+                raise Mismatch(f"the match to go on at ply {ply}", summary(moved))
+            if moved["by"] == bot_colour:
+                bot_clock = moved["clocks"][bot_colour]
+                self.count_soccer(state, moved["move"])
+            state.play(state.game.decode_move(moved["move"]))
+        end = await opponent.expect("end", match=match)
+        verify(end["reason"] in RULE_ENDS, "an end by the rules (not timeout, resign, abandoned)", summary(end))
+        return end
+
+    def count_soccer(self, state: State, move: list[Any]) -> None:
+        if state.game.name != "paper_soccer":
+            return
+        probe = state.copy()
+        probe.play(state.game.decode_move(move))
+        self.soccer["turns"] += 1
+        self.soccer["bounces"] += len(move) > 1
+        self.soccer["stuck"] += bool(probe.outcome is not None and probe.outcome.reason == "stuck")
+
+    async def small_field(self) -> str:
+        before = dict(self.soccer)
+        for number in range(SMALL_FIELD_GAMES):
+            await self.match("paper_soccer", number % 2, params=SMALL_FIELD)
+        counts = {k: self.soccer[k] - before[k] for k in before}
+        if not counts["bounces"]:
+            raise NotExercised(f"the bot played {counts['turns']} turns and none bounced")
+        return f"{counts['turns']} turns, {counts['bounces']} with bounces, {counts['stuck']} ending stuck"
+
+    async def drop(self, game: str, *, resign: bool) -> str:
+        """Cut the bot's connection after its first move, hold it away while the opponent moves (or
+        resigns), then let it back: it must resume (or, after the missed end, play a new match)."""
+        relay, opponent = self.relay, self.opponent
+        assert relay is not None and opponent is not None
+        match, start = await self.challenge(game, 1, CLOCK)
+        state = create_game(game, start["params"]).new_state()
+        for ply in (0, 1):
+            if ply == 0:
+                await opponent.send({"type": "move", "match": match, "ply": 0, "move": quiet_move(state, self.rng)})
+            moved = await opponent.expect("moved", match=match, ply=ply, timeout=CLOCK["initial_ms"] / 1000)
+            state.play(state.game.decode_move(moved["move"]))
+        connections = relay.connections
+        relay.hold()
+        await relay.cut()
+        await opponent.expect("player_left", match=match, color=1)
+        if resign:
+            verify((await opponent.request("resign", match=match))["type"] == "ok", "ok to resign", "no ok")
+            await opponent.expect("end", match=match)
+        else:
+            move = quiet_move(state, self.rng)
+            await opponent.send({"type": "move", "match": match, "ply": 2, "move": move})
+            await opponent.expect("moved", match=match, ply=2)
+            state.play(state.game.decode_move(move))
+        relay.release()
+        back = await relay.wait_for(lambda: any(n > connections and m["type"] == "welcome" for n, m in relay.received), 30.0)
+        verify(back, "the bot to reconnect and be welcomed within 30 s", f"{relay.connections - connections} new connections; {self.bot_log()}")
+        again = next(m for n, m in relay.sent if n > connections)
+        verify(again.get("type") == "hello" and again.get("token") == relay.sent[0][1].get("token"), "hello with its token again", summary(again))
+        if resign:
+            end = await self.match(game, 0)
+            return f"reconnected, then {end['result']} ({end['reason']}) in a new match"
+        await opponent.expect("player_returned", match=match, color=1)
+        end = await self.play(match, state, 1, CLOCK)
+        return f"reconnected, moved at ply 3, then {end['result']} ({end['reason']})"
+
