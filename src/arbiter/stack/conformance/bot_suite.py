@@ -27,6 +27,7 @@ LOW_CLOCK = {"initial_ms": 1500, "increment_ms": 0, "move_limit_ms": 500}
 SMALL_FIELD = {"width": 4, "length": 4}
 SMALL_FIELD_GAMES = 4
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
+MATCH_S = 2 * CLOCK["initial_ms"] / 1000 + 30  # both clocks run out, and then some
 
 
 def random_move(state: State, rng: random.Random) -> list[Any]:
@@ -64,6 +65,7 @@ class BotSuite:
         self.relay: Relay | None = None
         self.opponent: Peer | None = None
         self.process: asyncio.subprocess.Process | None = None
+        self.watcher: asyncio.Task[None] | None = None
         self.log = tempfile.TemporaryFile()
 
     def bot_log(self) -> str:
@@ -90,7 +92,14 @@ class BotSuite:
     async def start_bot(self, url: str, token: str) -> None:
         argv = [part.replace("{url}", url).replace("{token}", token) for part in self.command]
         env = {**os.environ, "ARBITER_URL": url, "ARBITER_TOKEN": token}
-        self.process = await asyncio.create_subprocess_exec(*argv, stdout=self.log, stderr=self.log, env=env)
+        self.process = process = await asyncio.create_subprocess_exec(*argv, stdout=self.log, stderr=self.log, env=env)
+
+        async def exited() -> None:  # wakes whoever waits on the relay: the bot will not say more
+            await process.wait()
+            if self.relay is not None:
+                self.relay.changed.set()
+
+        self.watcher = asyncio.create_task(exited())
 
     async def stop_bot(self) -> None:
         if self.process is not None and self.process.returncode is None:
@@ -108,7 +117,10 @@ class BotSuite:
         s = self.report.scenario()
 
         async def hello() -> str:
-            arrived = await relay.wait_for(lambda: relay.received, STARTUP_S)
+            process = self.process
+            assert process is not None
+            arrived = await relay.wait_for(lambda: relay.received or process.returncode is not None, STARTUP_S)
+            arrived = arrived and bool(relay.received)
             if not arrived:
                 exited = "" if self.process is None or self.process.returncode is None else f"exited {self.process.returncode}; "
                 raise Mismatch("the bot to connect and say hello", f"{exited}{self.bot_log()}")
@@ -124,7 +136,7 @@ class BotSuite:
             self.games = sorted(games, key=lambda g: SHORT_FIRST.index(g) if g in SHORT_FIRST else len(SHORT_FIRST))
             return f"{first.get('client')}, games {', '.join(self.games)}"
 
-        await s.check("the bot connects and says hello first, with its token", "§3 §4", hello)
+        await s.check("the bot connects and says hello first, with its token", "§3 §4", hello, limit_s=STARTUP_S + 10)
 
         async def opponent() -> None:
             self.opponent = await Peer.open(server_url, "the opponent", self.violations, self.report.timeout_s)
@@ -140,10 +152,11 @@ class BotSuite:
                 ends = [await self.match(game, colour) for colour in (0, 1)]
                 return ", ".join(f"as {c}: {end['result']} ({end['reason']}, {end['ply']} moves)" for c, end in zip(("first", "second"), ends, strict=True))
 
-            await s.check(f"plays {game} to its end by the rules, as first and as second", "§6 §13", both_colours)
+            await s.check(f"plays {game} to its end by the rules, as first and as second", "§6 §13", both_colours, limit_s=MATCH_S * 2)
         if "paper_soccer" in self.games:
             s = self.report.scenario()
-            await s.check("paper soccer on a 4×4 field: bounce turns and stuck endings, every turn legal", "§13", self.small_field)
+            row = "paper soccer on a 4×4 field: bounce turns and stuck endings, every turn legal"
+            await s.check(row, "§13", self.small_field, limit_s=MATCH_S * SMALL_FIELD_GAMES)
         quick = self.games[0]
         s = self.report.scenario()
 
@@ -153,9 +166,9 @@ class BotSuite:
 
         await s.check(f"low clock ({LOW_CLOCK['initial_ms']} ms, {LOW_CLOCK['move_limit_ms']} ms a move): plays {quick} without losing on time", "§7", low_clock)
         s = self.report.scenario()
-        await s.check("its connection dropped mid-game: it comes back with its token, resyncs a move made while it was away, plays on", "§9", lambda: self.drop(quick, resign=False))
+        await s.check("its connection dropped mid-game: it comes back with its token, resyncs a move made while it was away, plays on", "§9", lambda: self.drop(quick, resign=False), limit_s=MATCH_S * 2)
         s = self.report.scenario()
-        await s.check("an end it missed while away: it comes back and plays the next match", "§8 §9", lambda: self.drop(quick, resign=True))
+        await s.check("an end it missed while away: it comes back and plays the next match", "§8 §9", lambda: self.drop(quick, resign=True), limit_s=MATCH_S * 2)
         s = self.report.scenario()
 
         async def valid() -> str:
@@ -167,9 +180,9 @@ class BotSuite:
         s = self.report.scenario()
 
         async def refusals() -> str:
-            errors = [m for _, m in relay.received if m["type"] == "error"]
+            errors = [(n, m) for n, m in relay.received if m["type"] == "error"]
             if errors:
-                raise Mismatch("no error sent to the bot", "; ".join(f"{e['code']}: {e['message']}" for e in errors[:3]))
+                raise Mismatch("no error sent to the bot", "; ".join(self.refused(n, e) for n, e in errors[:3]))
             return f"{len(relay.received)} messages to the bot, no error"
 
         await s.check("the server refused none of the bot's messages", "§2, Error codes", refusals)
@@ -180,6 +193,13 @@ class BotSuite:
             verify(not self.violations, "every message to the opponent per the schema", self.violations[:3])
 
         await s.check("the bot is still running at the end", "", alive)
+
+    def refused(self, connection: int, error: dict[str, Any]) -> str:
+        """An error to the bot, with the request that drew it (found by its ``re``)."""
+        assert self.relay is not None
+        sent = [m for n, m in self.relay.sent if n == connection and "re" in error and m.get("id") == error["re"]]
+        cause = f" to {summary(sent[-1])}" if sent else ""
+        return f"{error['code']}{cause}: {error['message']}"
 
     async def challenge(self, game: str, bot_colour: int, clock: dict[str, int], params: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Challenge the bot (to play ``bot_colour``); the match id and the opponent's match_start."""

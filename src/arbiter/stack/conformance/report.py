@@ -77,14 +77,18 @@ class Scenario:
         self.report = report
         self.broken: str | None = None
 
-    async def check(self, check: str, section: str, body: Callable[[], Awaitable[object]]) -> bool:
-        """Run one check; its row passes when ``body`` returns (its value, if any, is what was seen)."""
+    async def check(
+        self, check: str, section: str, body: Callable[[], Awaitable[object]], *, limit_s: float | None = None
+    ) -> bool:
+        """Run one check; its row passes when ``body`` returns (its value, if any, is what was seen).
+        Each wait inside is bounded; ``limit_s`` (default six waits) bounds the whole check."""
+        limit = self.report.timeout_s * 6 if limit_s is None else limit_s
         rows = self.report.rows
         if self.broken is not None:
             rows.append(Row(check, section, "skip", seen=f"not run: {self.broken} failed"))
             return False
         try:
-            async with asyncio.timeout(self.report.timeout_s * 3):
+            async with asyncio.timeout(limit):
                 seen = await body()
         except Mismatch as error:
             rows.append(Row(check, section, "fail", error.expected, error.seen))
@@ -93,7 +97,7 @@ class Scenario:
             return False
         except TimeoutError:
             rows.append(
-                Row(check, section, "fail", "the check to finish", f"nothing after {self.report.timeout_s * 3:g} s")
+                Row(check, section, "fail", "the check to finish", f"nothing after {limit:g} s")
             )
         except (ConnectionClosed, OSError) as error:
             rows.append(Row(check, section, "fail", "the connection to stay open", f"{type(error).__name__}: {error}"))
