@@ -4,7 +4,8 @@
 
 It logs in with a bot account's token (`arbiter player add mybot --kind bot`), joins the
 tic-tac-toe ladder, accepts every tic-tac-toe challenge, and on its turn plays the first empty cell;
-when the connection drops it connects again, and the server resends its live matches. Everything it does is in protocol/arbiter/protocol/SPEC.md: this is the shape of a client in any language.
+when the connection drops it connects again, and the server resends its live matches. Everything it
+does is in protocol/arbiter/protocol/SPEC.md: this is the shape of a client in any language.
 """
 
 from __future__ import annotations
@@ -71,7 +72,11 @@ async def session(url: str, token: str) -> None:
             elif kind in ("match_start", "match_state"):  # a new match, or one resumed after a reconnect
                 params = message["params"]
                 moves = [tuple(move) for move in message.get("moves", [])]
-                boards[message["match"]] = {"color": message["color"], "size": (params["m"], params["n"]), "moves": moves}
+                boards[message["match"]] = {
+                    "color": message["color"],
+                    "size": (params["m"], params["n"]),
+                    "moves": moves,
+                }
                 await move_if_our_turn(message["match"], len(moves))
             elif kind == "moved" and message["match"] in boards:
                 boards[message["match"]]["moves"].append(tuple(message["move"]))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import random
 import sys
@@ -101,7 +102,9 @@ class Vanishing(Placement):
     times, or after ``ply_limit`` plies."""
 
     def __init__(self, params: dict):
-        super().__init__([(x, y) for y in range(3) for x in range(3)], lines_in((3, 3), 3, [(1, 0), (0, 1), (1, 1), (1, -1)]))
+        super().__init__(
+            [(x, y) for y in range(3) for x in range(3)], lines_in((3, 3), 3, [(1, 0), (0, 1), (1, 1), (1, -1)])
+        )
         self.repetition, self.ply_limit = params["repetition"], params["ply_limit"]
         self.seen: dict[tuple, int] = {}
 
@@ -135,7 +138,7 @@ def placement_game(game: str, params: dict) -> Placement:
     return Placement(cells, lines_in((n, n, n), n, directions))
 
 
-# --- paper soccer ------------------------------------------------------------------------------------------------------
+# --- paper soccer -----------------------------------------------------------------------------------------------------
 
 STEPS = [(0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1)]  # 0 N, clockwise
 
@@ -238,7 +241,7 @@ class Soccer:
         return best[1]
 
 
-# --- the protocol ------------------------------------------------------------------------------------------------------
+# --- the protocol -----------------------------------------------------------------------------------------------------
 
 
 class Match:
@@ -339,7 +342,5 @@ if __name__ == "__main__":
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated games to play")
     parser.add_argument("--ladder", action="store_true", help="join the ladder of each game")
     options = parser.parse_args()
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run(options.url, options.token, options.games.split(","), options.ladder))
-    except KeyboardInterrupt:
-        pass

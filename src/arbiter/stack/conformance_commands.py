@@ -19,13 +19,23 @@ from .series_commands import OneLineErrors
 @click.option("--bot", "bot_mode", is_flag=True, help="TARGET is a bot's command line: check the bot instead.")
 @click.option("--games", metavar="G1,G2", help="Against a bot: the games to play it (default: every game it names).")
 @click.option(
+    "--clock",
+    "clock_s",
+    type=click.FloatRange(1, 600),
+    default=30.0,
+    show_default=True,
+    help="Against a bot: each side's time in seconds in its ordinary matches (a low-clock one comes apart).",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(0.5, 120),
     default=10.0,
     show_default=True,
     help="Seconds to wait for each expected message.",
 )
-def conformance(target: tuple[str, ...], token: str | None, bot_mode: bool, games: str | None, timeout: float) -> None:
+def conformance(
+    target: tuple[str, ...], token: str | None, bot_mode: bool, games: str | None, clock_s: float, timeout: float
+) -> None:
     """Drive a server or a bot through the protocol's corners and print a pass/fail table.
 
     \b
@@ -48,7 +58,7 @@ def conformance(target: tuple[str, ...], token: str | None, bot_mode: bool, game
         from arbiter.stack.conformance.bot_suite import BotSuite
 
         chosen = None if games is None else [g.strip() for g in games.split(",") if g.strip()]
-        asyncio.run(BotSuite(list(target), report, games=chosen).run())
+        asyncio.run(BotSuite(list(target), report, games=chosen, clock_ms=round(clock_s * 1000)).run())
     else:
         if len(target) != 1 or not target[0].startswith(("ws://", "wss://")):
             fail("give one server address like ws://127.0.0.1:8765/, or --bot -- COMMAND … to check a bot")

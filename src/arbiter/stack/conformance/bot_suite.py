@@ -22,12 +22,11 @@ from .report import Mismatch, NotExercised, Report, verify
 BOT_NAME = "bot-under-test"
 RULE_ENDS = {"line", "goal", "stuck", "board_full", "repetition", "move_limit"}
 SHORT_FIRST = ("tictactoe", "vanishing", "tictactoe4", "ttt3d", "paper_soccer", "gomoku10", "qubic", "mnk", "gomoku")
-CLOCK = {"initial_ms": 30_000, "increment_ms": 100}
+CLOCK_MS = 30_000  # each side's time in the ordinary matches (``--clock``)
 LOW_CLOCK = {"initial_ms": 1500, "increment_ms": 0, "move_limit_ms": 500}
 SMALL_FIELD = {"width": 4, "length": 4}
 SMALL_FIELD_GAMES = 4
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
-MATCH_S = 2 * CLOCK["initial_ms"] / 1000 + 30  # both clocks run out, and then some
 
 
 def random_move(state: State, rng: random.Random) -> list[Any]:
@@ -54,8 +53,12 @@ def quiet_move(state: State, rng: random.Random) -> list[Any]:
 
 
 class BotSuite:
-    def __init__(self, command: list[str], report: Report, *, games: list[str] | None = None) -> None:
+    def __init__(
+        self, command: list[str], report: Report, *, games: list[str] | None = None, clock_ms: int = CLOCK_MS
+    ) -> None:
         self.command = command
+        self.clock = {"initial_ms": clock_ms, "increment_ms": 100}
+        self.match_s = 2 * clock_ms / 1000 + 30  # both clocks run out, and then some
         self.report = report
         self.chosen = games
         self.rng = random.Random(56)
@@ -66,7 +69,7 @@ class BotSuite:
         self.opponent: Peer | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.watcher: asyncio.Task[None] | None = None
-        self.log = tempfile.TemporaryFile()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115  (the bot's output, kept for the table, closed in run())
 
     def bot_log(self) -> str:
         self.log.seek(0)
@@ -122,7 +125,11 @@ class BotSuite:
             arrived = await relay.wait_for(lambda: relay.received or process.returncode is not None, STARTUP_S)
             arrived = arrived and bool(relay.received)
             if not arrived:
-                exited = "" if self.process is None or self.process.returncode is None else f"exited {self.process.returncode}; "
+                exited = (
+                    ""
+                    if self.process is None or self.process.returncode is None
+                    else f"exited {self.process.returncode}; "
+                )
                 raise Mismatch("the bot to connect and say hello", f"{exited}{self.bot_log()}")
             first = relay.sent[0][1]
             verify(first.get("type") == "hello", "hello as the first message", summary(first))
@@ -150,13 +157,21 @@ class BotSuite:
 
             async def both_colours(game: str = game) -> str:
                 ends = [await self.match(game, colour) for colour in (0, 1)]
-                return ", ".join(f"as {c}: {end['result']} ({end['reason']}, {end['ply']} moves)" for c, end in zip(("first", "second"), ends, strict=True))
+                return ", ".join(
+                    f"as {c}: {end['result']} ({end['reason']}, {end['ply']} moves)"
+                    for c, end in zip(("first", "second"), ends, strict=True)
+                )
 
-            await s.check(f"plays {game} to its end by the rules, as first and as second", "§6 §13", both_colours, limit_s=MATCH_S * 2)
+            await s.check(
+                f"plays {game} to its end by the rules, as first and as second",
+                "§6 §13",
+                both_colours,
+                limit_s=self.match_s * 2,
+            )
         if "paper_soccer" in self.games:
             s = self.report.scenario()
             row = "paper soccer on a 4×4 field: bounce turns and stuck endings, every turn legal"
-            await s.check(row, "§13", self.small_field, limit_s=MATCH_S * SMALL_FIELD_GAMES)
+            await s.check(row, "§13", self.small_field, limit_s=self.match_s * SMALL_FIELD_GAMES)
         quick = self.games[0]
         s = self.report.scenario()
 
@@ -164,16 +179,33 @@ class BotSuite:
             end = await self.match(quick, 1, clock=LOW_CLOCK)
             return f"{quick}: {end['result']} ({end['reason']}), the bot's clock at the end {end['clocks'][1]} ms"
 
-        await s.check(f"low clock ({LOW_CLOCK['initial_ms']} ms, {LOW_CLOCK['move_limit_ms']} ms a move): plays {quick} without losing on time", "§7", low_clock)
+        await s.check(
+            f"low clock ({LOW_CLOCK['initial_ms']} ms, {LOW_CLOCK['move_limit_ms']} ms a move): "
+            f"plays {quick} without losing on time",
+            "§7",
+            low_clock,
+        )
         s = self.report.scenario()
-        await s.check("its connection dropped mid-game: it comes back with its token, resyncs a move made while it was away, plays on", "§9", lambda: self.drop(quick, resign=False), limit_s=MATCH_S * 2)
+        await s.check(
+            "its connection dropped mid-game: it comes back with its token, resyncs a move made away, plays on",
+            "§9",
+            lambda: self.drop(quick, resign=False),
+            limit_s=self.match_s * 2,
+        )
         s = self.report.scenario()
-        await s.check("an end it missed while away: it comes back and plays the next match", "§8 §9", lambda: self.drop(quick, resign=True), limit_s=MATCH_S * 2)
+        await s.check(
+            "an end it missed while away: it comes back and plays the next match",
+            "§8 §9",
+            lambda: self.drop(quick, resign=True),
+            limit_s=self.match_s * 2,
+        )
         s = self.report.scenario()
 
         async def valid() -> str:
             if relay.violations:
-                raise Mismatch("every message a valid client message (SPEC's Client messages)", "; ".join(relay.violations[:3]))
+                raise Mismatch(
+                    "every message a valid client message (SPEC's Client messages)", "; ".join(relay.violations[:3])
+                )
             return f"{len(relay.sent)} messages"
 
         await s.check("every message the bot sent is a valid client message", "§2, Client messages", valid)
@@ -189,7 +221,9 @@ class BotSuite:
         s = self.report.scenario()
 
         async def alive() -> None:
-            verify(self.process is not None and self.process.returncode is None, "the bot still running", self.bot_log())
+            verify(
+                self.process is not None and self.process.returncode is None, "the bot still running", self.bot_log()
+            )
             verify(not self.violations, "every message to the opponent per the schema", self.violations[:3])
 
         await s.check("the bot is still running at the end", "", alive)
@@ -201,11 +235,18 @@ class BotSuite:
         cause = f" to {summary(sent[-1])}" if sent else ""
         return f"{error['code']}{cause}: {error['message']}"
 
-    async def challenge(self, game: str, bot_colour: int, clock: dict[str, int], params: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    async def challenge(
+        self, game: str, bot_colour: int, clock: dict[str, int], params: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """Challenge the bot (to play ``bot_colour``); the match id and the opponent's match_start."""
         opponent = self.opponent
         assert opponent is not None
-        fields: dict[str, Any] = {"to": BOT_NAME, "game": game, "clock": clock, "color": ("second", "first")[bot_colour]}
+        fields: dict[str, Any] = {
+            "to": BOT_NAME,
+            "game": game,
+            "clock": clock,
+            "color": ("second", "first")[bot_colour],
+        }
         if params:
             fields["params"] = params
         created = await opponent.request("challenge", **fields)
@@ -216,8 +257,11 @@ class BotSuite:
         start = await opponent.expect("match_start", match=closed["match"])
         return closed["match"], start
 
-    async def match(self, game: str, bot_colour: int, *, clock: dict[str, int] = CLOCK, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def match(
+        self, game: str, bot_colour: int, *, clock: dict[str, int] | None = None, params: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Play one match against the bot with random moves; its end (Mismatch unless by the rules)."""
+        clock = clock or self.clock
         match, start = await self.challenge(game, bot_colour, clock, params)
         state = create_game(game, start["params"]).new_state()
         return await self.play(match, state, bot_colour, clock)
@@ -232,10 +276,11 @@ class BotSuite:
                 move = random_move(state, self.rng)
                 await opponent.send({"type": "move", "match": match, "ply": ply, "move": move})
             wait = bot_clock / 1000 + self.report.timeout_s
-            moved = await opponent.first(
-                lambda m: m.get("match") == match and (m["type"] == "end" or (m["type"] == "moved" and m["ply"] == ply)),
-                f"moved ply {ply} in {match}", wait,
-            )  # fmt: skip
+
+            def answer(m: dict[str, Any], ply: int = ply) -> bool:
+                return m.get("match") == match and (m["type"] == "end" or (m["type"] == "moved" and m["ply"] == ply))
+
+            moved = await opponent.first(answer, f"moved ply {ply} in {match}", wait)
             if moved["type"] == "end":
                 raise Mismatch(f"the match to go on at ply {ply}", summary(moved))
             if moved["by"] == bot_colour:
@@ -269,12 +314,12 @@ class BotSuite:
         resigns), then let it back: it must resume (or, after the missed end, play a new match)."""
         relay, opponent = self.relay, self.opponent
         assert relay is not None and opponent is not None
-        match, start = await self.challenge(game, 1, CLOCK)
+        match, start = await self.challenge(game, 1, self.clock)
         state = create_game(game, start["params"]).new_state()
         for ply in (0, 1):
             if ply == 0:
                 await opponent.send({"type": "move", "match": match, "ply": 0, "move": quiet_move(state, self.rng)})
-            moved = await opponent.expect("moved", match=match, ply=ply, timeout=CLOCK["initial_ms"] / 1000)
+            moved = await opponent.expect("moved", match=match, ply=ply, timeout=self.clock["initial_ms"] / 1000)
             state.play(state.game.decode_move(moved["move"]))
         connections = relay.connections
         relay.hold()
@@ -289,14 +334,23 @@ class BotSuite:
             await opponent.expect("moved", match=match, ply=2)
             state.play(state.game.decode_move(move))
         relay.release()
-        back = await relay.wait_for(lambda: any(n > connections and m["type"] == "welcome" for n, m in relay.received), 30.0)
-        verify(back, "the bot to reconnect and be welcomed within 30 s", f"{relay.connections - connections} new connections; {self.bot_log()}")
+        back = await relay.wait_for(
+            lambda: any(n > connections and m["type"] == "welcome" for n, m in relay.received), 30.0
+        )
+        verify(
+            back,
+            "the bot to reconnect and be welcomed within 30 s",
+            f"{relay.connections - connections} new connections; {self.bot_log()}",
+        )
         again = next(m for n, m in relay.sent if n > connections)
-        verify(again.get("type") == "hello" and again.get("token") == relay.sent[0][1].get("token"), "hello with its token again", summary(again))
+        verify(
+            again.get("type") == "hello" and again.get("token") == relay.sent[0][1].get("token"),
+            "hello with its token again",
+            summary(again),
+        )
         if resign:
             end = await self.match(game, 0)
             return f"reconnected, then {end['result']} ({end['reason']}) in a new match"
         await opponent.expect("player_returned", match=match, color=1)
-        end = await self.play(match, state, 1, CLOCK)
+        end = await self.play(match, state, 1, self.clock)
         return f"reconnected, moved at ply 3, then {end['result']} ({end['reason']})"
-

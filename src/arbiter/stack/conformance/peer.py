@@ -102,12 +102,18 @@ class Peer:
         """The first message (in arrival order) of type ``kind`` with these field values; Mismatch on timeout."""
 
         def wanted(message: dict[str, Any]) -> bool:
-            return (kind is None or message["type"] == kind) and all(message.get(k, _ABSENT) == v for k, v in fields.items())
+            return (kind is None or message["type"] == kind) and all(
+                message.get(k, _ABSENT) == v for k, v in fields.items()
+            )
 
-        return await self.first(wanted, " ".join([kind or "a message", *(f"{k}={v!r}" for k, v in fields.items())]), timeout)
+        return await self.first(
+            wanted, " ".join([kind or "a message", *(f"{k}={v!r}" for k, v in fields.items())]), timeout
+        )
 
-    async def first(self, wanted: Callable[[dict[str, Any]], bool], what: str, timeout: float | None = None) -> dict[str, Any]:
-        """The first message for which ``wanted`` holds, taken from the backlog; Mismatch (saying ``what``) on timeout."""
+    async def first(
+        self, wanted: Callable[[dict[str, Any]], bool], what: str, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """The first message ``wanted`` accepts, taken from the backlog; Mismatch (saying ``what``) on timeout."""
         wait = self.timeout_s if timeout is None else timeout
         try:
             async with asyncio.timeout(wait):

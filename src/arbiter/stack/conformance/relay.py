@@ -74,7 +74,10 @@ class Relay:
         except OSError:
             return
         self._links.append((bot, server))
-        pumps = [asyncio.create_task(self._from_bot(number, bot, server)), asyncio.create_task(self._to_bot(number, server, bot))]
+        pumps = [
+            asyncio.create_task(self._from_bot(number, bot, server)),
+            asyncio.create_task(self._to_bot(number, server, bot)),
+        ]
         await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
         for task in pumps:
             task.cancel()

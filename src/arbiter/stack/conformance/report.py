@@ -96,9 +96,7 @@ class Scenario:
             rows.append(Row(check, section, "skip", seen=str(error)))
             return False
         except TimeoutError:
-            rows.append(
-                Row(check, section, "fail", "the check to finish", f"nothing after {limit:g} s")
-            )
+            rows.append(Row(check, section, "fail", "the check to finish", f"nothing after {limit:g} s"))
         except (ConnectionClosed, OSError) as error:
             rows.append(Row(check, section, "fail", "the connection to stay open", f"{type(error).__name__}: {error}"))
         else:
