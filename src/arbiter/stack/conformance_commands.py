@@ -33,8 +33,15 @@ from .series_commands import OneLineErrors
     show_default=True,
     help="Seconds to wait for each expected message.",
 )
+@click.option("--verbose", "-v", is_flag=True, help="Under each passed row too, what was seen.")
 def conformance(
-    target: tuple[str, ...], token: str | None, bot_mode: bool, games: str | None, clock_s: float, timeout: float
+    target: tuple[str, ...],
+    token: str | None,
+    bot_mode: bool,
+    games: str | None,
+    clock_s: float,
+    timeout: float,
+    verbose: bool,
 ) -> None:
     """Drive a server or a bot through the protocol's corners and print a pass/fail table.
 
@@ -67,7 +74,7 @@ def conformance(
         from arbiter.stack.conformance.server_suite import ServerSuite
 
         asyncio.run(ServerSuite(target[0], token, report).run())
-    click.echo(report.render())
+    click.echo(report.render(verbose=verbose))
     if report.failed:
         raise SystemExit(1)
 

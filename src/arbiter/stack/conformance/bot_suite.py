@@ -11,7 +11,8 @@ import random
 import tempfile
 from typing import Any
 
-from arbiter.engine import State, create_game
+from arbiter.engine import EngineError, State, create_game
+from arbiter.protocol import check_server_message
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.memory import MemoryStore
 
@@ -26,6 +27,11 @@ CLOCK_MS = 30_000  # each side's time in the ordinary matches (``--clock``)
 LOW_CLOCK = {"initial_ms": 1500, "increment_ms": 0, "move_limit_ms": 500}
 SMALL_FIELD = {"width": 4, "length": 4}
 SMALL_FIELD_GAMES = 4
+# A position of the 4×4 field where the first player, to move, has seven turns and each ends stuck on a
+# bounce (found by a seeded search): the one case where a turn may stop on a bounce.
+FORCED_STUCK = [[3], [4, 1, 6, 5], [7], [4, 1], [3, 6, 0, 0, 5, 6, 1], [4, 7, 2, 0], [3, 6, 7, 2, 0, 2], [4], [1, 6, 3],
+                [0, 3, 6, 6, 5, 3, 2, 1, 7, 5, 0, 3]]  # fmt: skip
+SCRIPTED = "scripted-opponent"
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
 
 
@@ -172,6 +178,9 @@ class BotSuite:
             s = self.report.scenario()
             row = "paper soccer on a 4×4 field: bounce turns and stuck endings, every turn legal"
             await s.check(row, "§13", self.small_field, limit_s=self.match_s * SMALL_FIELD_GAMES)
+            s = self.report.scenario()
+            row = "paper soccer, a position where every turn ends stuck: it sends one (or resigns), no incomplete turn"
+            await s.check(row, "§13", self.forced_stuck)
         quick = self.games[0]
         s = self.report.scenario()
 
@@ -308,6 +317,60 @@ class BotSuite:
         if not counts["bounces"]:
             raise NotExercised(f"the bot played {counts['turns']} turns and none bounced")
         return f"{counts['turns']} turns, {counts['bounces']} with bounces, {counts['stuck']} ending stuck"
+
+    async def forced_stuck(self) -> str:
+        """The relay plays the server for one match that starts (as ladder matches between bots may)
+        from FORCED_STUCK, with the bot to move; its turn must be legal, and so end stuck."""
+        relay = self.relay
+        assert relay is not None
+        state = create_game("paper_soccer", SMALL_FIELD).new_state()
+        for turn in FORCED_STUCK:
+            state.play(tuple(turn))
+        bot, ply, match = state.to_move, len(FORCED_STUCK), "scripted-stuck"
+        players = [{"name": BOT_NAME, "kind": "bot", "guest": False}, {"name": SCRIPTED, "kind": "bot", "guest": False}]
+        initial = self.clock["initial_ms"]
+        clock = {"initial_ms": initial, "increment_ms": 0, "move_limit_ms": None}
+        clocks = [initial, initial]
+        start = {
+            "type": "match_start", "match": match, "game": "paper_soccer", "params": state.game.params,
+            "players": players if bot == 0 else players[::-1], "color": bot, "clock": clock, "clocks": clocks,
+            "rated": False, "to_move": bot, "levels": [None, None], "challenge": None, "moves": FORCED_STUCK,
+        }  # fmt: skip
+        check_server_message(start)
+        script: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        relay.scripted[match] = script
+        await relay.inject(start)
+        try:
+            async with asyncio.timeout(initial / 1000 + self.report.timeout_s):
+                while (answer := await script.get())["type"] not in ("move", "resign"):
+                    pass
+        except TimeoutError:
+            raise Mismatch("a move (or resign) at ply 10", f"nothing; {self.bot_log()}") from None
+        if answer["type"] == "resign":
+            await relay.inject(self.scripted_end(match, 1 - bot, "resign", clocks, ply))
+            return "it resigned (every turn loses)"
+        verify(answer["ply"] == ply, f"the move at ply {ply} (the opening's length)", summary(answer))
+        try:
+            state.play(state.game.decode_move(answer["move"]))
+        except EngineError as error:
+            raise Mismatch("a legal turn (each ends stuck)", f"{answer['move']}: {error}") from None
+        outcome = state.outcome
+        assert outcome is not None
+        moved = {"type": "moved", "match": match, "ply": ply, "move": answer["move"], "by": bot, "clocks": clocks,
+                 "elapsed_ms": 0}  # fmt: skip
+        await relay.inject(moved)
+        await relay.inject(self.scripted_end(match, outcome.winner, outcome.reason, clocks, ply + 1))
+        return f"{answer['move']}: {outcome.result} ({outcome.reason})"
+
+    @staticmethod
+    def scripted_end(match: str, winner: int | None, reason: str, clocks: list[int], ply: int) -> dict[str, Any]:
+        result = {0: "1-0", 1: "0-1", None: "1/2-1/2"}[winner]
+        end: dict[str, Any] = {
+            "type": "end", "match": match, "result": result, "winner": winner, "reason": reason, "clocks": clocks,
+            "ply": ply, "rating_changes": {},
+        }  # fmt: skip
+        check_server_message(end)
+        return end
 
     async def drop(self, game: str, *, resign: bool) -> str:
         """Cut the bot's connection after its first move, hold it away while the opponent moves (or

@@ -1,5 +1,7 @@
 """A websocket relay between a bot and the server: it reads every message both ways and can cut the
-bot's connection and hold its next one, the way a network drop would, without the bot's cooperation."""
+bot's connection and hold its next one, the way a network drop would, without the bot's cooperation.
+It can also play the server itself for a scripted match: messages it injects reach the bot as if the
+server sent them, and the bot's messages about that match come to the script instead of the server."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ class Relay:
         self.changed = asyncio.Event()
         self._open = asyncio.Event()
         self._open.set()
+        self.scripted: dict[str, asyncio.Queue[dict[str, Any]]] = {}  # match id -> the bot's messages about it
         self._links: list[tuple[ServerConnection, ClientConnection]] = []
         self._server: Server | None = None
 
@@ -53,6 +56,11 @@ class Relay:
             bot.transport.abort()
             await server.close()
         self._links.clear()
+
+    async def inject(self, message: dict[str, Any]) -> None:
+        """Send the bot a message as if from the server (on its live connection)."""
+        bot, _ = self._links[-1]
+        await bot.send(msgpack.packb(message))
 
     async def wait_for(self, condition: Any, timeout: float) -> bool:
         """Wait until ``condition()`` holds (re-checked after each message); False on timeout."""
@@ -98,7 +106,11 @@ class Relay:
                     message = {"type": "(invalid)"}
                 self.sent.append((number, message))
                 self.changed.set()
-                await server.send(frame)
+                script = self.scripted.get(message.get("match"))  # type: ignore[arg-type]
+                if script is not None:
+                    script.put_nowait(message)
+                else:
+                    await server.send(frame)
 
     async def _to_bot(self, number: int, server: ClientConnection, bot: ServerConnection) -> None:
         with contextlib.suppress(ConnectionClosed):

@@ -54,8 +54,9 @@ class Report:
     def failed(self) -> list[Row]:
         return [row for row in self.rows if row.status == "fail"]
 
-    def render(self) -> str:
-        """The table as text: one line a row, and under a failure what was expected and what was seen."""
+    def render(self, *, verbose: bool = False) -> str:
+        """The table as text: one line a row, and under a failure what was expected and what was seen
+        (with ``verbose``, under a pass what was seen too)."""
         width = max((len(row.section) for row in self.rows), default=1)
         lines = [f"{'result':6}  {'SPEC':{width}}  check"]
         for row in self.rows:
@@ -63,7 +64,7 @@ class Report:
             if row.status == "fail":
                 lines.append(f"{'':{8 + width}}  expected: {row.expected}")
                 lines.append(f"{'':{8 + width}}  seen:     {row.seen}")
-            elif row.status == "skip" and row.seen:
+            elif row.seen and (row.status == "skip" or verbose):
                 lines.append(f"{'':{8 + width}}  {row.seen}")
         counts = {status: sum(row.status == status for row in self.rows) for status in ("pass", "fail", "skip")}
         lines.append(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")

@@ -7,6 +7,7 @@ game into the corner it checks; the engine says which moves are legal, bounce or
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
@@ -16,7 +17,7 @@ from arbiter.engine import State, create_game
 from arbiter.engine.paper_soccer import PaperSoccerState
 
 from .peer import Peer, summary
-from .report import Mismatch, NotExercised, Report, verify
+from .report import Mismatch, NotExercised, Report, Row, verify
 
 TICTACTOE_WIN = ([0, 0], [0, 1], [1, 0], [1, 1], [2, 0])  # colour 0 completes the top row at ply 4
 
@@ -50,19 +51,26 @@ class ServerSuite:
 
     async def run(self) -> None:
         try:
+            silent = await self.open("a connection that never says hello")
+            opened = asyncio.get_running_loop().time()
             await self.handshake()
             await self.frames()
+            await self.rate_limited()
             if self.games:
                 await self.challenges()
+                await self.too_many_challenges()
                 await self.match_flow()
                 await self.draw_not_allowed()
                 await self.abort()
                 await self.reconnect()
+                await self.dying_socket()
                 await self.clocks_near_zero()
                 await self.soccer_bounce()
                 await self.soccer_endings()
                 await self.replaced()
             await self.frame_too_large()
+            await self.hello_timeout(silent, opened)
+            await self.unreachable()
             await self.schema()
         finally:
             for peer in self.peers:
@@ -639,6 +647,91 @@ class ServerSuite:
         await s.check(
             "one connection per player: a second hello of the same player closes the first (4003)", "§4", check
         )
+
+    async def rate_limited(self) -> None:
+        s = self.report.scenario()
+
+        async def check() -> str:
+            peer = await self.greeted("a guest")
+            limits = peer.welcome["limits"]
+            extra = min(100, int(limits["flood_tolerance"]) // 2)  # past the bucket, well short of the flood close
+            count = int(limits["rate_burst"]) + extra
+            ping = msgpack.packb({"type": "ping"})
+            for _ in range(count):
+                await peer.send_raw(ping)
+            error = await peer.expect("error", code="rate_limited")
+            verify("re" not in error, "rate_limited without re", summary(error))
+            verify(
+                await peer.closed(0.5) is None,
+                "the connection left open (close 4008 only past flood_tolerance)",
+                "closed",
+            )
+            await peer.close()
+            return f"{count} pings at once: {error['message']}"
+
+        await s.check("a burst past limits.rate_burst: rate_limited (no re), the connection stays open", "§12", check)
+
+    async def too_many_challenges(self) -> None:
+        s = self.report.scenario()
+
+        async def check() -> str:
+            peer = await self.greeted("a guest")
+            most = int(peer.welcome["limits"]["max_open_challenges"])
+            if most > 50:
+                raise NotExercised(f"limits.max_open_challenges is {most}: too many seeks to open in a check")
+            seek = {"game": "tictactoe", "clock": self.clock()}
+            created = [await peer.request("challenge", **seek) for _ in range(most)]
+            verify(all(c["type"] == "challenge_created" for c in created), f"{most} seeks created", "a refusal")
+            seen = await peer.refused("too_many_challenges", "challenge", **seek)
+            for c in created:
+                await peer.request("cancel", challenge=c["challenge"]["id"])
+            await peer.close()
+            return f"seek {most + 1}: {seen}"
+
+        await s.check("one seek more than limits.max_open_challenges: too_many_challenges", "§5", check)
+
+    async def dying_socket(self) -> None:
+        s = self.report.scenario()
+
+        async def check() -> str:
+            a, b = await self.main_player(), await self.greeted("guest B")
+            match, _ = await self.start(a, b, "tictactoe")
+            for ply in range(4):
+                mover, other = (a, b) if ply % 2 == 0 else (b, a)
+                await self.move(mover, other, match, ply, TICTACTOE_WIN[ply])
+            await a.send({"type": "move", "match": match, "ply": 4, "move": TICTACTOE_WIN[4]})
+            a.ws.transport.abort()  # the winning move sent, the socket dead at once
+            try:
+                await b.expect("end", match=match)
+            except Mismatch:
+                raise NotExercised("the winning move did not reach the server before the socket died") from None
+            a = await self.main_player()
+            end = await a.expect("end", match=match)
+            verify(end["reason"] == "line" and end["winner"] == 0, "end {winner 0, line}", summary(end))
+            await a.close()
+            await b.close()
+            return f"resumed {a.welcome['resumed']}, then {summary(end)}"
+
+        await s.check("a win sent just as the socket died: its end comes after the next welcome", "§8 §9", check)
+
+    async def hello_timeout(self, silent: Peer, opened: float) -> None:
+        s = self.report.scenario()
+
+        async def check() -> str:
+            bound = int(self.limits.get("hello_timeout_ms", 10_000)) / 1000
+            left = bound - (asyncio.get_running_loop().time() - opened)
+            code = await silent.closed(max(0.0, left) + self.report.timeout_s)
+            verify(code == 4002, f"close 4002 within limits.hello_timeout_ms ({bound:g} s)", code)
+            return f"closed 4002 after about {bound:g} s"
+
+        await s.check("no hello within limits.hello_timeout_ms: close 4002", "§3", check, limit_s=60)
+
+    async def unreachable(self) -> None:
+        self.report.rows.append(Row(
+            "errors a client cannot cause alone: too_many_spectated, too_many_matches (limits.max_spectated, "
+            "max_matches live matches), too_many_guests, banned (an operator), unavailable (draining), internal",
+            "Error codes", "skip", seen="not checked from outside",
+        ))  # fmt: skip
 
     async def frame_too_large(self) -> None:
         s = self.report.scenario()
