@@ -164,3 +164,16 @@ async def test_each_starter_kit_plays_every_game_against_the_random_bot(kit: str
                 process.terminate()
                 await process.wait()
             await watcher.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["ws://127.0.0.1:1/"], "cannot open a websocket to ws://127.0.0.1:1/"),
+        (["http://127.0.0.1:8765/"], "give one server address like ws://"),
+        (["ws://127.0.0.1:1/", "--games", "tictactoe"], "--games is for --bot"),
+    ],
+)
+def test_the_command_says_in_one_line_what_it_cannot_check(args: list[str], says: str) -> None:
+    run = subprocess.run([str(BIN / "arbiter"), "conformance", *args], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and says in run.stderr and run.stdout == "", run

@@ -71,9 +71,14 @@ def conformance(
             fail("give one server address like ws://127.0.0.1:8765/, or --bot -- COMMAND … to check a bot")
         if games is not None:
             fail("--games is for --bot: against a server the checks choose their games")
+        from websockets.exceptions import InvalidHandshake
+
         from arbiter.stack.conformance.server_suite import ServerSuite
 
-        asyncio.run(ServerSuite(target[0], token, report).run())
+        try:
+            asyncio.run(ServerSuite(target[0], token, report).run())
+        except (OSError, InvalidHandshake) as error:
+            fail(f"cannot open a websocket to {target[0]}: {error}")
     click.echo(report.render(verbose=verbose))
     if report.failed:
         raise SystemExit(1)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import tempfile
 from typing import Any
 
+import numpy as np
+
+from arbiter.bots import random_bot
 from arbiter.engine import EngineError, State, create_game
 from arbiter.protocol import check_server_message
 from arbiter.server import ServerConfig, run_server
@@ -35,19 +37,12 @@ SCRIPTED = "scripted-opponent"
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
 
 
-def random_move(state: State, rng: random.Random) -> list[Any]:
-    """A random legal whole move as its wire value, built step by step (a soccer turn bounces on)."""
-    probe = state.copy()
-    mover, plies = probe.to_move, len(probe.moves())
-    while True:
-        probe.play_action(int(rng.choice(list(probe.legal_actions()))))
-        if probe.is_terminal or probe.to_move != mover:
-            break
-    (move,) = probe.moves()[plies:]
-    return state.game.encode_move(move)
+def random_move(state: State, rng: np.random.Generator) -> list[Any]:
+    """A random legal whole move as its wire value (a soccer turn bounces on to its end)."""
+    return state.game.encode_move(random_bot.random_move(state, rng))
 
 
-def quiet_move(state: State, rng: random.Random) -> list[Any]:
+def quiet_move(state: State, rng: np.random.Generator) -> list[Any]:
     """A random move that does not end the game, when a few tries find one (to keep a match going)."""
     for _ in range(20):
         move = random_move(state, rng)
@@ -67,7 +62,7 @@ class BotSuite:
         self.match_s = 2 * clock_ms / 1000 + 30  # both clocks run out, and then some
         self.report = report
         self.chosen = games
-        self.rng = random.Random(56)
+        self.rng = np.random.default_rng(56)
         self.violations: list[str] = []
         self.games: list[str] = []
         self.soccer = {"turns": 0, "bounces": 0, "stuck": 0}

@@ -59,6 +59,8 @@ class Relay:
 
     async def inject(self, message: dict[str, Any]) -> None:
         """Send the bot a message as if from the server (on its live connection)."""
+        if not self._links:
+            raise ConnectionError("the bot is not connected")
         bot, _ = self._links[-1]
         await bot.send(msgpack.packb(message))
 
