@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import io
+import itertools
 import json
 import os
+import pty
+import re
+import select
 import signal
 import socket
+import struct
+import subprocess
 import sys
+import termios
+import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
+import pyte
 import pytest
 from wsclient import Client
 
-from arbiter.stack.launcher import DEFAULT_BOTS, Launcher, UpSettings, workers_per_bot
+from arbiter.stack.launcher import DEFAULT_BOTS, BotSpec, Launcher, UpSettings, workers_per_bot
+from arbiter.stack.status import StatusDisplay
 
 DEFAULT_ACCOUNTS = {"alphabeta", "mcts", "minimax"}
 
@@ -136,3 +149,153 @@ def test_the_cores_are_shared_among_the_bots() -> None:
     assert arguments[arguments.index("--workers") + 1] == str(workers_per_bot(len(DEFAULT_BOTS)))
     explicit = Launcher(UpSettings(workers=3)).bot_arguments(DEFAULT_BOTS[1])
     assert explicit[explicit.index("--workers") + 1] == "3"
+
+
+class Terminal:
+    """``arbiter up`` on a real pseudo-terminal (stdin, stdout and stderr), its screen kept by pyte."""
+
+    def __init__(self, args: list[str], *, rows: int = 40, columns: int = 120) -> None:
+        reader, writer = pty.openpty()
+        fcntl.ioctl(writer, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        env = {**os.environ, "TERM": "xterm-256color", "PYTHONUNBUFFERED": "1"}
+        env.pop("NO_COLOR", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arbiter.cli", "up", *args],
+            stdin=writer, stdout=writer, stderr=writer, env=env, start_new_session=True,
+        )  # fmt: skip
+        os.close(writer)
+        self.reader = reader
+        self.screen = pyte.Screen(columns, rows)
+        self.feed = pyte.ByteStream(self.screen)
+        self.output = b""
+        self.closed = False  # every writer has closed: the stack has exited
+
+    def lines(self) -> list[str]:
+        return [line.rstrip() for line in self.screen.display]
+
+    def read_until(self, done: Callable[[], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while not done():
+            left = deadline - time.monotonic()
+            assert left > 0, "timed out; the screen:\n" + "\n".join(self.lines())
+            if select.select([self.reader], [], [], left)[0]:
+                try:
+                    data = os.read(self.reader, 1 << 16)
+                except OSError:  # EIO: every writer has closed
+                    data = b""
+                self.closed = not data
+                assert data or done(), "arbiter up exited; the screen:\n" + "\n".join(self.lines())
+                self.output += data
+                self.feed.feed(data)
+
+    def stop(self) -> int:
+        """Ctrl-C, and the exit code once every process has exited (the terminal then reads EOF)."""
+        os.killpg(self.process.pid, signal.SIGINT)
+        self.read_until(lambda: self.closed, 60)
+        return self.process.wait(timeout=10)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        os.close(self.reader)
+
+
+def block(lines: list[str]) -> list[str]:
+    """The status block: from its first line down to the last line written."""
+    last = max(i for i, line in enumerate(lines) if line)
+    starts = [i for i, line in enumerate(lines) if line.startswith("Arbiter: open ")]
+    assert len(starts) == 1, "\n".join(lines)  # redrawn in place: never a second copy on the screen
+    return lines[starts[0] : last + 1]
+
+
+@pytest.mark.slow
+def test_up_on_a_terminal_keeps_the_address_and_the_bots_in_view(tmp_path: Path) -> None:
+    port = free_port()
+    terminal = Terminal(["--port", str(port), "--data", str(tmp_path / "data"), "--workers", "1",
+                         "--drain-timeout", "3"])  # fmt: skip
+    try:
+        terminal.read_until(lambda: "starting" in " ".join(terminal.lines()), 60)
+        shown = block(terminal.lines())
+        assert shown[0] == f"Arbiter: open http://127.0.0.1:{port}/ in a browser (Ctrl-C stops it)"
+
+        def all_online() -> bool:
+            rows = block(terminal.lines())[2:]
+            return sorted(rows) == sorted(f"  {name:<10} online" for name in DEFAULT_ACCOUNTS)
+
+        terminal.read_until(all_online, 120)  # each bot warms its pool before it logs in
+        lines = terminal.lines()
+        assert re.fullmatch(r"  server     up, \d+ live games?", block(lines)[1]), block(lines)
+        above = lines[: lines.index(block(lines)[0])]
+        records = [line for line in above if re.match(r"\d\d:\d\d:\d\d\.\d{3} (INFO|WARNING|ERROR|DEBUG) ", line)]
+        assert any(" alphabeta:arbiter.bots connected player=alphabeta" in line for line in records), above
+        assert b"\x1b[32monline\x1b[0m" in terminal.output  # coloured on a terminal that takes colour
+        assert terminal.stop() == 0
+        assert block(terminal.lines())[1:] == ["  server     stopped"] + [
+            f"  {name:<10} stopped" for name in sorted(DEFAULT_ACCOUNTS)
+        ]
+    finally:
+        terminal.close()
+
+
+def test_up_with_json_logs_on_a_terminal_writes_json_lines(tmp_path: Path) -> None:
+    port = free_port()
+    terminal = Terminal(["--port", str(port), "--data", str(tmp_path / "data"), "--no-bots", "--log-format", "json"])
+    try:
+        terminal.read_until(lambda: b"arbiter is up" in terminal.output, 60)
+        assert terminal.stop() == 0
+    finally:
+        terminal.close()
+    lines = terminal.output.decode().splitlines()
+    records = [json.loads(line) for line in lines if line.startswith("{")]
+    assert not any(re.match(r"\d\d:\d\d:\d\d\.\d{3} ", line) for line in lines)  # no console line
+    assert b"\x1b[" not in terminal.output  # nothing drawn in place
+    statuses = [record for record in records if record.get("msg") == "status"]
+    assert statuses[-1] == {**statuses[-1], "server": "stopped", "open": f"http://127.0.0.1:{port}/", "bots": {}}
+    assert any(record.get("logger") == "arbiter.server" for record in records)
+
+
+async def test_up_off_a_terminal_writes_json_lines_and_the_status_on_change(tmp_path: Path) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "arbiter.cli", "up", "--port", str(port), "--data", str(tmp_path / "data"), "--no-bots",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        assert (await read_until_up(process))["open"] == f"http://127.0.0.1:{port}/"
+        os.killpg(process.pid, signal.SIGINT)
+        async with asyncio.timeout(60):
+            _, stderr = await process.communicate()
+        assert process.returncode == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    # Every record is a JSON line (the server's two plain lines, "listening on" and "stopped", are its own).
+    lines = [line for line in stderr.decode().splitlines() if line not in ("stopped",)]
+    lines = [line for line in lines if not line.startswith("listening on ")]
+    records = [json.loads(line) for line in lines]
+    statuses = [{**record, "ts": None} for record in records if record["msg"] == "status"]
+    servers = [status["server"] for status in statuses]
+    assert servers[:2] == ["starting", "up"] and servers[-1] == "stopped", servers
+    assert all(before != after for before, after in itertools.pairwise(statuses)), statuses  # on change only
+
+
+async def test_a_bot_that_exits_is_shown_restarting_with_its_code(tmp_path: Path) -> None:
+    ghost = BotSpec("ghost", "no-such-brain")
+    settings = UpSettings(port=free_port(), data=tmp_path, bots=(ghost,), restart_backoff_s=(30.0,))
+    shown = io.StringIO()
+    launcher = Launcher(settings, StatusDisplay(shown, live=False, console=True, colour=False))
+    await launcher.start_server()
+    supervisor = asyncio.create_task(launcher.supervise_bot(ghost, "token"))
+    try:
+        async with asyncio.timeout(60):
+            while launcher.status.bots["ghost"] != "restarting":
+                await asyncio.sleep(0.05)
+    finally:
+        await launcher.stop()
+        supervisor.cancel()
+    text = shown.getvalue()
+    assert "  ghost      restarting (exited with code 2, again in 30 s)\n" in text, text
+    assert "arbiter: error: unknown bot 'no-such-brain'" in text  # its own words, above the block

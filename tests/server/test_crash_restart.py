@@ -6,27 +6,16 @@ from __future__ import annotations
 import asyncio
 import signal
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
+from serve_process import serving, start_server
 from store_check import assert_store_clean
 from wsclient import Client, play_move, start_match
 
 from arbiter.server.store.sqlite import SqliteStore
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
-
-
-async def start_server(db: Path) -> tuple[asyncio.subprocess.Process, str]:
-    command = [sys.executable, "-m", "arbiter.cli", "serve", "--port", "0", "--db", str(db)]
-    process = await asyncio.create_subprocess_exec(*command, stderr=asyncio.subprocess.PIPE)
-    async with asyncio.timeout(60):
-        while True:
-            line = (await process.stderr.readline()).decode()  # type: ignore[union-attr]
-            assert line, "the server exited before listening"
-            if line.startswith("listening on "):
-                return process, line.split()[-1]
 
 
 async def moves_on_disk(db: Path, count: int) -> None:
@@ -68,18 +57,10 @@ async def test_sigkill_mid_game_then_restart(tmp_path: Path) -> None:
             process.kill()
             await process.wait()
 
-    process, url = await start_server(db)
-    try:
+    async with serving(db) as url:
         alpha = await Client.connect(url, token=tokens["alpha"])
         board = await alpha.request("leaderboard", game="tictactoe")
         assert {(r["player"], r["games"], r["wins"]) for r in board["ratings"]} == {("alpha", 1, 1), ("beta", 1, 0)}
-        process.send_signal(signal.SIGTERM)
-        async with asyncio.timeout(20):
-            assert await process.wait() == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
     store = SqliteStore(db)
     await store.open()

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arbiter.cli.errors import fail, parse_options
+from arbiter.cli.logs import log_format_option
 
 if TYPE_CHECKING:
     from arbiter.bots.perfect import LineSolver
@@ -170,8 +171,9 @@ def winning_move() -> None:
     type=click.Choice(["debug", "info", "warning", "error"]),
     default="info",
     show_default=True,
-    help="Least severe log record written to stderr (JSON lines).",
+    help="Least severe log record written to stderr.",
 )
+@log_format_option
 def bot(
     name: str | None,
     list_bots: bool,
@@ -196,6 +198,7 @@ def bot(
     game_log: str | None,
     health_file: str | None,
     log_level: str,
+    log_format: str,
 ) -> None:
     """Run the bot NAME on a server: accept challenges, join the ladder, play many matches at once.
 
@@ -242,7 +245,7 @@ def bot(
     from arbiter.bots.client import BotSettings, ChallengeFilter
     from arbiter.cli.logs import configure_logging
 
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     accept = ChallengeFilter(
         games=frozenset(chosen),
         rated={"any": None, "rated": True, "casual": False}[rated],

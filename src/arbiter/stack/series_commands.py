@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arbiter.cli.errors import fail, parse_options, parse_params
+from arbiter.cli.logs import log_format_option
 
 if TYPE_CHECKING:
     from arbiter.bots.brain import Brain
@@ -108,6 +109,7 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
     show_default=True,
     help="Log records on stderr (the summary already counts timeouts and moves sent without the brain).",
 )
+@log_format_option
 def series(
     bot_a: str,
     bot_b: str,
@@ -133,6 +135,7 @@ def series(
     game_log: str | None,
     as_json: bool,
     log_level: str,
+    log_format: str,
 ) -> None:
     """Play GAMES games of GAME between BOT_A and BOT_B over a real server, colours alternating.
 
@@ -205,7 +208,7 @@ def series(
     from arbiter.cli.logs import configure_logging
     from arbiter.stack.series import SeriesConfig, SeriesError, SeriesPlayer
 
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     config = SeriesConfig(
         SeriesPlayer(cls_a, level_a, brain_options[0], workers, token_a, ponder=ponder_a),
         SeriesPlayer(cls_b, level_b, brain_options[1], workers, token_b, ponder=ponder_b),

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from arbiter.cli.errors import fail
+from arbiter.cli.logs import log_format_option
 
 
 @click.command()
@@ -31,8 +32,9 @@ from arbiter.cli.errors import fail
     type=click.Choice(["debug", "info", "warning", "error"]),
     default="info",
     show_default=True,
-    help="Least severe log record written to stderr, by every process (JSON lines).",
+    help="Least severe log record written to stderr, by every process.",
 )
+@log_format_option
 @click.option(
     "--drain-timeout",
     type=click.FloatRange(0, 3600),
@@ -41,20 +43,31 @@ from arbiter.cli.errors import fail
     help="On Ctrl-C or SIGTERM, seconds live games may go on (bots resign theirs after two thirds of it).",
 )
 def up(
-    host: str, port: int, data: Path, workers: int | None, no_bots: bool, log_level: str, drain_timeout: float
+    host: str,
+    port: int,
+    data: Path,
+    workers: int | None,
+    no_bots: bool,
+    log_level: str,
+    log_format: str,
+    drain_timeout: float,
 ) -> None:
     """Start the server on its SQLite store with the three default bots as separate processes.
 
     The bots' accounts (alphabeta, mcts, minimax) are created on first start and their tokens kept
     in DATA/tokens. A bot that dies is restarted. Ctrl-C or SIGTERM stops everything cleanly: no new
     matches, live games finish or are resigned within --drain-timeout, every process exits.
+
+    On a terminal a status block (the address to open, each bot online or not, the live games) stays
+    at the bottom, redrawn in place, with every process's log lines scrolling above it; elsewhere the
+    block is printed when it changes (with JSON logs: a "status" record) and the address on stdout.
     """
     from arbiter.cli.logs import configure_logging
     from arbiter.server.store.base import StoreError
     from arbiter.server.store.sqlite import SqliteStore
     from arbiter.stack.launcher import DEFAULT_BOTS, LaunchError, UpSettings, ensure_accounts, run_up
 
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     settings = UpSettings(
         host=host,
         port=port,
@@ -62,6 +75,7 @@ def up(
         bots=() if no_bots else DEFAULT_BOTS,
         workers=workers,
         log_level=log_level,
+        log_format=log_format,
         drain_timeout_s=drain_timeout,
     )
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import LEVELS, configure_logging
+from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
 
 if TYPE_CHECKING:
     from arbiter.bots.bridge.engines import EnginePool
@@ -46,11 +46,12 @@ def bridge() -> None:
 @click.option("--drain-timeout", type=click.FloatRange(0), default=30.0, metavar="SECONDS",
               help="On SIGTERM or Ctrl-C, how long live matches may go on before they are resigned.")  # fmt: skip
 @click.option("--log-level", type=click.Choice(LEVELS), default="info", show_default=True,
-              help="Least severe log record written to stderr (JSON lines).")  # fmt: skip
+              help="Least severe log record written to stderr.")  # fmt: skip
+@log_format_option
 def pbrain(
     engine: tuple[str, ...], server: str, token: str | None, token_file: str | None, client_name: str | None,
     games: str, ladder: bool, capacity: int, max_memory: int, game_log: str | None, drain_timeout: float,
-    log_level: str,
+    log_level: str, log_format: str,
 ) -> None:  # fmt: skip
     """Play the Gomocup (pbrain) engine ENGINE … on a server as an ordinary bot.
 
@@ -85,7 +86,7 @@ def pbrain(
             fail(f"--games: {error}")
         if rules.family != "mnk" or rules.params["k"] != 5:
             fail(f"--games: {game} is not five in a row; a Gomocup engine plays only that")
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     engines = EnginePool(engine, slots=capacity, max_memory=max_memory)
     settings = BotSettings(
         games=tuple(chosen),

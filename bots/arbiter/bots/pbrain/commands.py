@@ -8,7 +8,7 @@ import sys
 import click
 
 from arbiter.cli.errors import fail, parse_options
-from arbiter.cli.logs import LEVELS, configure_logging
+from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
 
 log = logging.getLogger("arbiter.bots")
 
@@ -20,7 +20,8 @@ log = logging.getLogger("arbiter.bots")
               help="A brain option, e.g. depth=6 or time=0.5 (repeatable).")  # fmt: skip
 @click.option("--log-level", type=click.Choice(LEVELS), default="warning", show_default=True,
               help="Log records on stderr (stdout is the protocol's).")  # fmt: skip
-def pbrain(bot_name: str, level: int | None, options: tuple[str, ...], log_level: str) -> None:
+@log_format_option
+def pbrain(bot_name: str, level: int | None, options: tuple[str, ...], log_level: str, log_format: str) -> None:
     """Run the bot BOT as a Gomocup (pbrain) engine: commands on stdin, answers on stdout.
 
     Piskvork and the Gomocup managers can then play it against any other engine: m,n,k boards from
@@ -31,7 +32,7 @@ def pbrain(bot_name: str, level: int | None, options: tuple[str, ...], log_level
     from arbiter.bots.pbrain.engine import PbrainEngine
     from arbiter.bots.registry import UnknownBot, brain_class
 
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     try:
         cls = brain_class(bot_name)
         if level is not None and level > cls.levels:

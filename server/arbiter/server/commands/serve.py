@@ -8,7 +8,7 @@ import signal
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import LEVELS, configure_logging
+from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
 from arbiter.server.app import serve_until
 from arbiter.server.client_address import IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
@@ -256,9 +256,9 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     type=click.Choice(LEVELS),
     default="info",
     show_default=True,
-    help="Log records on stderr, one JSON object per line: info has connections and match starts and ends; "
-    "debug adds every move.",
+    help="Least severe log record on stderr: info has connections and match starts and ends; debug adds every move.",
 )
+@log_format_option
 def serve(
     host: str,
     port: int,
@@ -294,6 +294,7 @@ def serve(
     loop: str,
     no_warm: bool,
     log_level: str,
+    log_format: str,
 ) -> None:
     """Run the match server: websocket protocol, GET /healthz and /metrics on one port.
 
@@ -304,7 +305,7 @@ def serve(
     (--cluster) SIGTERM hands the live matches over instead: every move is stored, the clients are
     closed with 1001 to connect again, and the other nodes go on with the matches at once.
     """
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
     if cluster_url is not None:
         if not cluster_url.startswith(("redis://", "rediss://", "unix://")):
             fail(f"--cluster must be a redis:// URL, not {cluster_url!r}")
