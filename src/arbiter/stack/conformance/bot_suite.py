@@ -178,6 +178,9 @@ class BotSuite:
             await s.check(row, "§13", self.forced_stuck)
         quick = self.games[0]
         s = self.report.scenario()
+        row = "a match that starts from an opening (match_start.moves, to_move): it replays it, moves at the next ply"
+        await s.check(row, "§6 Server messages", lambda: self.opening(quick))
+        s = self.report.scenario()
 
         async def low_clock() -> str:
             end = await self.match(quick, 1, clock=LOW_CLOCK)
@@ -314,22 +317,46 @@ class BotSuite:
         return f"{counts['turns']} turns, {counts['bounces']} with bounces, {counts['stuck']} ending stuck"
 
     async def forced_stuck(self) -> str:
-        """The relay plays the server for one match that starts (as ladder matches between bots may)
-        from FORCED_STUCK, with the bot to move; its turn must be legal, and so end stuck."""
+        """From FORCED_STUCK every turn of the bot ends stuck: its turn must be one of them (or a resign)."""
+        answer, state = await self.scripted("paper_soccer", SMALL_FIELD, FORCED_STUCK, "scripted-stuck")
+        if state is None:
+            return "it resigned (every turn loses)"
+        assert state.outcome is not None
+        return f"{answer['move']}: {state.outcome.result} ({state.outcome.reason})"
+
+    async def opening(self, game: str) -> str:
+        """A match that starts from three moves already played, as ladder matches between bots do."""
+        state = create_game(game).new_state()
+        opening = []
+        for _ in range(3):
+            move = quiet_move(state, self.rng)
+            state.play(state.game.decode_move(move))
+            opening.append(move)
+        answer, after = await self.scripted(game, None, opening, "scripted-opening")
+        verify(after is not None, "a move", "it resigned")
+        return f"{game} from {opening}: it played {answer['move']} at ply {answer['ply']}"
+
+    async def scripted(
+        self, game: str, params: dict[str, Any] | None, opening: list[list[int]], match: str
+    ) -> tuple[dict[str, Any], State | None]:
+        """The relay plays the server for one match that starts from ``opening`` with the bot to move; the
+        bot's answer, and the position after it (None if it resigned). Mismatch unless the answer is a
+        legal move at the right ply (or a resign). The match then ends: by the rules if the move ended
+        it, else by the scripted side resigning."""
         relay = self.relay
         assert relay is not None
-        state = create_game("paper_soccer", SMALL_FIELD).new_state()
-        for turn in FORCED_STUCK:
-            state.play(tuple(turn))
-        bot, ply, match = state.to_move, len(FORCED_STUCK), "scripted-stuck"
+        state = create_game(game, params).new_state()
+        for move in opening:
+            state.play(state.game.decode_move(move))
+        bot, ply = state.to_move, len(opening)
         players = [{"name": BOT_NAME, "kind": "bot", "guest": False}, {"name": SCRIPTED, "kind": "bot", "guest": False}]
         initial = self.clock["initial_ms"]
         clock = {"initial_ms": initial, "increment_ms": 0, "move_limit_ms": None}
         clocks = [initial, initial]
         start = {
-            "type": "match_start", "match": match, "game": "paper_soccer", "params": state.game.params,
+            "type": "match_start", "match": match, "game": game, "params": state.game.params,
             "players": players if bot == 0 else players[::-1], "color": bot, "clock": clock, "clocks": clocks,
-            "rated": False, "to_move": bot, "levels": [None, None], "challenge": None, "moves": FORCED_STUCK,
+            "rated": False, "to_move": bot, "levels": [None, None], "challenge": None, "moves": opening,
         }  # fmt: skip
         check_server_message(start)
         script: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -340,22 +367,24 @@ class BotSuite:
                 while (answer := await script.get())["type"] not in ("move", "resign"):
                     pass
         except TimeoutError:
-            raise Mismatch("a move (or resign) at ply 10", f"nothing; {self.bot_log()}") from None
+            raise Mismatch(f"a move (or resign) at ply {ply}", f"nothing; {self.bot_log()}") from None
         if answer["type"] == "resign":
             await relay.inject(self.scripted_end(match, 1 - bot, "resign", clocks, ply))
-            return "it resigned (every turn loses)"
+            return answer, None
         verify(answer["ply"] == ply, f"the move at ply {ply} (the opening's length)", summary(answer))
         try:
             state.play(state.game.decode_move(answer["move"]))
         except EngineError as error:
-            raise Mismatch("a legal turn (each ends stuck)", f"{answer['move']}: {error}") from None
-        outcome = state.outcome
-        assert outcome is not None
+            raise Mismatch("a legal move", f"{answer['move']}: {error}") from None
         moved = {"type": "moved", "match": match, "ply": ply, "move": answer["move"], "by": bot, "clocks": clocks,
                  "elapsed_ms": 0}  # fmt: skip
         await relay.inject(moved)
-        await relay.inject(self.scripted_end(match, outcome.winner, outcome.reason, clocks, ply + 1))
-        return f"{answer['move']}: {outcome.result} ({outcome.reason})"
+        outcome = state.outcome
+        if outcome is None:
+            await relay.inject(self.scripted_end(match, bot, "resign", clocks, ply + 1))
+        else:
+            await relay.inject(self.scripted_end(match, outcome.winner, outcome.reason, clocks, ply + 1))
+        return answer, state
 
     @staticmethod
     def scripted_end(match: str, winner: int | None, reason: str, clocks: list[int], ply: int) -> dict[str, Any]:
