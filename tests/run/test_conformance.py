@@ -61,10 +61,11 @@ def js_kit_installed() -> None:
     assert (JS_KIT / "node_modules" / "ws").is_dir(), "the JS kit's packages are missing: run `make install-test`"
 
 
-async def test_our_server_passes_every_check_a_client_makes() -> None:
+@pytest.mark.parametrize("registered", [True, False], ids=["token", "guests"])
+async def test_our_server_passes_every_check_a_client_makes(registered: bool) -> None:
     store = MemoryStore()
-    async with run_server(ServerConfig(port=0, warm_engine=False), store) as server:
-        token = await store.add_player("conformer", "bot")
+    async with run_server(ServerConfig(port=0, warm_engine=False, hello_timeout_s=2.0), store) as server:
+        token = await store.add_player("conformer", "bot") if registered else None
         report = Report(timeout_s=10)
         await ServerSuite(server.url, token, report).run()
     # Issue 56's lost result (a win sent as the socket dies never reaches the player) is the protocol

@@ -231,7 +231,6 @@ class BotSuite:
             verify(
                 self.process is not None and self.process.returncode is None, "the bot still running", self.bot_log()
             )
-            verify(not self.violations, "every message to the opponent per the schema", self.violations[:3])
 
         await s.check("the bot is still running at the end", "", alive)
 

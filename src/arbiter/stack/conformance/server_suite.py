@@ -31,7 +31,7 @@ class ServerSuite:
         self.peers: list[Peer] = []
         self.games: dict[str, dict[str, Any]] = {}
         self.limits: dict[str, Any] = {}
-        self.resume: str | None = None  # the main player's way back: its token, or its guest resume token
+        self.resume: str | None = None  # without a token: the last guest's resume token
 
     async def open(self, label: str) -> Peer:
         peer = await Peer.open(self.url, label, self.violations, self.report.timeout_s)
@@ -43,10 +43,11 @@ class ServerSuite:
         await peer.hello(token)
         return peer
 
-    async def main_player(self) -> Peer:
-        """The player of ``--token`` (a guest without one), greeted."""
-        peer = await self.greeted("the token's player", self.resume or self.token)
-        self.resume = self.token or peer.welcome.get("resume_token")
+    async def main_player(self, *, resume: bool = False) -> Peer:
+        """The player of ``--token`` greeted; without a token a new guest, or with ``resume`` the last
+        one again (by its resume token, which holds while it is online or away with a live match)."""
+        peer = await self.greeted("the token's player", self.token or (self.resume if resume else None))
+        self.resume = peer.welcome.get("resume_token")
         return peer
 
     async def run(self) -> None:
@@ -492,7 +493,7 @@ class ServerSuite:
         async def back() -> str:
             nonlocal a
             assert b is not None
-            a = await self.main_player()
+            a = await self.main_player(resume=True)
             verify(match in a.welcome["resumed"], f"welcome.resumed listing {match}", a.welcome["resumed"])
             state = await a.expect("match_state", match=match)
             resynced = (state["moves"], state["ply"], state["to_move"], state["color"]) == ([[0, 0], [0, 1]], 2, 0, 0)
@@ -512,7 +513,7 @@ class ServerSuite:
             await b.expect("player_left", match=match, color=0)
             verify((await b.request("resign", match=match))["type"] == "ok", "ok to resign", "no ok")
             await b.expect("end", match=match)
-            a = await self.main_player()
+            a = await self.main_player(resume=True)
             verify(
                 match not in a.welcome["resumed"], f"welcome.resumed without the ended {match}", a.welcome["resumed"]
             )
@@ -638,7 +639,7 @@ class ServerSuite:
 
         async def check() -> str:
             old = await self.main_player()
-            new = await self.main_player()
+            new = await self.main_player(resume=True)
             code = await old.closed()
             verify(code == 4003, "the older connection closed with 4003", code)
             verify((await new.request("ping"))["type"] == "pong", "the newer one working", "no pong")
@@ -706,7 +707,7 @@ class ServerSuite:
                 await b.expect("end", match=match)
             except Mismatch:
                 raise NotExercised("the winning move did not reach the server before the socket died") from None
-            a = await self.main_player()
+            a = await self.main_player(resume=True)
             end = await a.expect("end", match=match)
             verify(end["reason"] == "line" and end["winner"] == 0, "end {winner 0, line}", summary(end))
             await a.close()
