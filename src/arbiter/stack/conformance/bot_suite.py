@@ -34,6 +34,7 @@ SMALL_FIELD_GAMES = 4
 FORCED_STUCK = [[3], [4, 1, 6, 5], [7], [4, 1], [3, 6, 0, 0, 5, 6, 1], [4, 7, 2, 0], [3, 6, 7, 2, 0, 2], [4], [1, 6, 3],
                 [0, 3, 6, 6, 5, 3, 2, 1, 7, 5, 0, 3]]  # fmt: skip
 SCRIPTED = "scripted-opponent"
+RECONNECT_S = 30.0  # the grace is 30 s: a bot that backs off longer loses its matches anyway
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
 
 
@@ -420,13 +421,18 @@ class BotSuite:
             await opponent.expect("moved", match=match, ply=2)
             state.play(state.game.decode_move(move))
         relay.release()
-        back = await relay.wait_for(
-            lambda: any(n > connections and m["type"] == "welcome" for n, m in relay.received), 30.0
-        )
+        process = self.process
+        assert process is not None
+
+        def welcomed() -> bool:
+            return any(n > connections and m["type"] == "welcome" for n, m in relay.received)
+
+        await relay.wait_for(lambda: welcomed() or process.returncode is not None, RECONNECT_S)
+        exited = "" if process.returncode is None else f"it exited ({process.returncode}); "
         verify(
-            back,
-            "the bot to reconnect and be welcomed within 30 s",
-            f"{relay.connections - connections} new connections; {self.bot_log()}",
+            welcomed(),
+            f"the bot to reconnect and be welcomed within {RECONNECT_S:g} s",
+            f"{exited}{relay.connections - connections} new connections; {self.bot_log()}",
         )
         again = next(m for n, m in relay.sent if n > connections)
         verify(
