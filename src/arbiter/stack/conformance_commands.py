@@ -54,9 +54,10 @@ def conformance(
     paper soccer's bounces. Against a bot it starts a throwaway server on 127.0.0.1, runs COMMAND
     ({url} and {token} are replaced, and $ARBITER_URL and $ARBITER_TOKEN are set) through a relay
     that watches and cuts its connection, and challenges it to every game it names, at low clocks,
-    across dropped connections and a missed end. Each row says what was checked, pass or fail, and
-    for a failure what was expected and what was seen, with the section of SPEC.md. The exit code
-    is 1 when any row failed.
+    across dropped connections and a missed end; the relay itself plays the server for matches that
+    start from an opening and from a paper soccer position where every turn ends stuck. Each row
+    says what was checked, pass or fail, and for a failure what was expected and what was seen,
+    with the section of SPEC.md. The exit code is 1 when any row failed.
     """
     from arbiter.stack.conformance.report import Report
 
