@@ -34,6 +34,7 @@ SMALL_FIELD_GAMES = 4
 FORCED_STUCK = [[3], [4, 1, 6, 5], [7], [4, 1], [3, 6, 0, 0, 5, 6, 1], [4, 7, 2, 0], [3, 6, 7, 2, 0, 2], [4], [1, 6, 3],
                 [0, 3, 6, 6, 5, 3, 2, 1, 7, 5, 0, 3]]  # fmt: skip
 SCRIPTED = "scripted-opponent"
+NEARLY_FLAGGED_MS = 300
 RECONNECT_S = 30.0  # the grace is 30 s: a bot that backs off longer loses its matches anyway
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
 
@@ -194,6 +195,10 @@ class BotSuite:
             low_clock,
         )
         s = self.report.scenario()
+        face = self.clock["initial_ms"] // 1000
+        row = f"a resync (match_state) with {NEARLY_FLAGGED_MS} ms left of {face} s: it moves before its flag falls"
+        await s.check(row, "§7 §9", lambda: self.nearly_flagged(quick))
+        s = self.report.scenario()
         await s.check(
             "its connection dropped mid-game: it comes back with its token, resyncs a move made away, plays on",
             "§9",
@@ -336,13 +341,28 @@ class BotSuite:
         verify(after is not None, "a move", "it resigned")
         return f"{game} from {opening}: it played {answer['move']} at ply {answer['ply']}"
 
+    async def nearly_flagged(self, game: str) -> str:
+        """A resync with the usual clock's face but NEARLY_FLAGGED_MS left: the bot must budget what is left."""
+        state = create_game(game).new_state()
+        opening = []
+        for _ in range(2):
+            move = quiet_move(state, self.rng)
+            state.play(state.game.decode_move(move))
+            opening.append(move)
+        answer, after = await self.scripted(game, None, opening, "scripted-flag", left_ms=NEARLY_FLAGGED_MS)
+        verify(after is not None, "a move", "it resigned")
+        return f"{game}: {answer['move']} after {answer['took_ms']} ms of the {NEARLY_FLAGGED_MS} left"
+
     async def scripted(
-        self, game: str, params: dict[str, Any] | None, opening: list[list[int]], match: str
-    ) -> tuple[dict[str, Any], State | None]:
+        self, game: str, params: dict[str, Any] | None, opening: list[list[int]], match: str, *,
+        left_ms: int | None = None,
+    ) -> tuple[dict[str, Any], State | None]:  # fmt: skip
         """The relay plays the server for one match that starts from ``opening`` with the bot to move; the
         bot's answer, and the position after it (None if it resigned). Mismatch unless the answer is a
         legal move at the right ply (or a resign). The match then ends: by the rules if the move ended
-        it, else by the scripted side resigning."""
+        it, else by the scripted side resigning. With ``left_ms`` the match comes as a resync
+        (``match_state``, as after a reconnect) with only that much left on the bot's clock, and the
+        answer must arrive before it runs out."""
         relay = self.relay
         assert relay is not None
         state = create_game(game, params).new_state()
@@ -358,16 +378,27 @@ class BotSuite:
             "players": players if bot == 0 else players[::-1], "color": bot, "clock": clock, "clocks": clocks,
             "rated": False, "to_move": bot, "levels": [None, None], "challenge": None, "moves": opening,
         }  # fmt: skip
+        if left_ms is not None:
+            clocks[bot] = left_ms
+            start.update(type="match_state", clocks=clocks, ply=ply, opening=0, draw_offer=None, connected=[True, True])
+            del start["challenge"]
         check_server_message(start)
         script: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         relay.scripted[match] = script
+        sent = asyncio.get_running_loop().time()
         await relay.inject(start)
         try:
-            async with asyncio.timeout(initial / 1000 + self.report.timeout_s):
+            async with asyncio.timeout(clocks[bot] / 1000 + self.report.timeout_s):
                 while (answer := await script.get())["type"] not in ("move", "resign"):
                     pass
         except TimeoutError:
             raise Mismatch(f"a move (or resign) at ply {ply}", f"nothing; {self.bot_log()}") from None
+        took_ms = round((asyncio.get_running_loop().time() - sent) * 1000)
+        if left_ms is not None:
+            verify(
+                took_ms < left_ms, f"an answer within the {left_ms} ms left", f"{summary(answer)} after {took_ms} ms"
+            )
+            answer = {**answer, "took_ms": took_ms}
         if answer["type"] == "resign":
             await relay.inject(self.scripted_end(match, 1 - bot, "resign", clocks, ply))
             return answer, None
