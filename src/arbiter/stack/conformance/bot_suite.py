@@ -441,17 +441,19 @@ class BotSuite:
             state.play(state.game.decode_move(moved["move"]))
         connections = relay.connections
         relay.hold()
-        await relay.cut()
-        await opponent.expect("player_left", match=match, color=1)
-        if resign:
-            verify((await opponent.request("resign", match=match))["type"] == "ok", "ok to resign", "no ok")
-            await opponent.expect("end", match=match)
-        else:
-            move = quiet_move(state, self.rng)
-            await opponent.send({"type": "move", "match": match, "ply": 2, "move": move})
-            await opponent.expect("moved", match=match, ply=2)
-            state.play(state.game.decode_move(move))
-        relay.release()
+        try:
+            await relay.cut()
+            await opponent.expect("player_left", match=match, color=1)
+            if resign:
+                verify((await opponent.request("resign", match=match))["type"] == "ok", "ok to resign", "no ok")
+                await opponent.expect("end", match=match)
+            else:
+                move = quiet_move(state, self.rng)
+                await opponent.send({"type": "move", "match": match, "ply": 2, "move": move})
+                await opponent.expect("moved", match=match, ply=2)
+                state.play(state.game.decode_move(move))
+        finally:
+            relay.release()
         process = self.process
         assert process is not None
 

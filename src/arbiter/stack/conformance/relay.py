@@ -39,6 +39,7 @@ class Relay:
         return f"ws://127.0.0.1:{port}/"
 
     async def stop(self) -> None:
+        self.release()  # a connection still held would keep its handler, and so the close, waiting
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
