@@ -173,6 +173,7 @@ async def test_each_starter_kit_plays_every_game_against_the_random_bot(kit: str
         (["ws://127.0.0.1:1/"], "cannot open a websocket to ws://127.0.0.1:1/"),
         (["http://127.0.0.1:8765/"], "give one server address like ws://"),
         (["ws://127.0.0.1:1/", "--games", "tictactoe"], "--games is for --bot"),
+        (["--bot", "--", "/no/such/bot", "{url}"], "cannot start the bot '/no/such/bot': No such file or directory"),
     ],
 )
 def test_the_command_says_in_one_line_what_it_cannot_check(args: list[str], says: str) -> None:

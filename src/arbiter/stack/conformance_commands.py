@@ -66,7 +66,10 @@ def conformance(
         from arbiter.stack.conformance.bot_suite import BotSuite
 
         chosen = None if games is None else [g.strip() for g in games.split(",") if g.strip()]
-        asyncio.run(BotSuite(list(target), report, games=chosen, clock_ms=round(clock_s * 1000)).run())
+        try:
+            asyncio.run(BotSuite(list(target), report, games=chosen, clock_ms=round(clock_s * 1000)).run())
+        except (FileNotFoundError, PermissionError) as error:
+            fail(f"cannot start the bot {target[0]!r}: {error.strerror}")
     else:
         if len(target) != 1 or not target[0].startswith(("ws://", "wss://")):
             fail("give one server address like ws://127.0.0.1:8765/, or --bot -- COMMAND … to check a bot")
