@@ -329,26 +329,26 @@ class BotSuite:
         assert state.outcome is not None
         return f"{answer['move']}: {state.outcome.result} ({state.outcome.reason})"
 
-    async def opening(self, game: str) -> str:
-        """A match that starts from three moves already played, as ladder matches between bots do."""
+    def random_opening(self, game: str, plies: int) -> list[list[Any]]:
+        """``plies`` random moves that leave the game going."""
         state = create_game(game).new_state()
         opening = []
-        for _ in range(3):
+        for _ in range(plies):
             move = quiet_move(state, self.rng)
             state.play(state.game.decode_move(move))
             opening.append(move)
+        return opening
+
+    async def opening(self, game: str) -> str:
+        """A match that starts from three moves already played, as ladder matches between bots do."""
+        opening = self.random_opening(game, 3)
         answer, after = await self.scripted(game, None, opening, "scripted-opening")
         verify(after is not None, "a move", "it resigned")
         return f"{game} from {opening}: it played {answer['move']} at ply {answer['ply']}"
 
     async def nearly_flagged(self, game: str) -> str:
         """A resync with the usual clock's face but NEARLY_FLAGGED_MS left: the bot must budget what is left."""
-        state = create_game(game).new_state()
-        opening = []
-        for _ in range(2):
-            move = quiet_move(state, self.rng)
-            state.play(state.game.decode_move(move))
-            opening.append(move)
+        opening = self.random_opening(game, 2)
         answer, after = await self.scripted(game, None, opening, "scripted-flag", left_ms=NEARLY_FLAGGED_MS)
         verify(after is not None, "a move", "it resigned")
         return f"{game}: {answer['move']} after {answer['took_ms']} ms of the {NEARLY_FLAGGED_MS} left"
