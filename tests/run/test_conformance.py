@@ -13,6 +13,7 @@ import pytest
 from wsclient import Client
 
 from arbiter.engine import create_game
+from arbiter.protocol import ErrorCode
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.clock import ClockSpec
 from arbiter.server.config import LadderConfig
@@ -77,6 +78,8 @@ async def test_our_server_passes_every_check_a_client_makes(registered: bool) ->
     assert len(checked) >= 50
     assert any("missed while away" in check for check in checked)
     assert any("ending stuck" in check for check in checked)
+    everything = " ".join(row.check for row in report.rows)
+    assert not [code.value for code in ErrorCode if code.value not in everything]  # each one checked or listed
 
 
 @pytest.mark.parametrize("name", sorted(BOTS))

@@ -8,10 +8,12 @@ game into the corner it checks; the engine says which moves are legal, bounce or
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from typing import Any
 
 import msgpack
+from websockets.exceptions import ConnectionClosed
 
 from arbiter.engine import State, create_game
 from arbiter.engine.paper_soccer import PaperSoccerState
@@ -672,6 +674,21 @@ class ServerSuite:
             return f"{count} pings at once: {error['message']}"
 
         await s.check("a burst past limits.rate_burst: rate_limited (no re), the connection stays open", "§12", check)
+        s = self.report.scenario()
+
+        async def flood() -> str:
+            peer = await self.greeted("a guest")
+            limits = peer.welcome["limits"]
+            count = int(limits["rate_burst"]) + int(limits["flood_tolerance"]) + int(limits["rate_per_s"]) + 50
+            ping = msgpack.packb({"type": "ping"})
+            with contextlib.suppress(ConnectionClosed):
+                for _ in range(count):
+                    await peer.send_raw(ping)
+            code = await peer.closed()
+            verify(code == 4008, "close 4008", code)
+            return f"{count} pings at once: close 4008"
+
+        await s.check("sending on past limits.flood_tolerance after rate_limited: close 4008", "§12", flood)
 
     async def too_many_challenges(self) -> None:
         s = self.report.scenario()
@@ -746,7 +763,7 @@ class ServerSuite:
             verify(code == 1009, f"close 1009 after a {size}-byte frame", code)
             return f"{size} bytes: close 1009"
 
-        await s.check("a frame over limits.max_frame_bytes closes the connection with 1009", "§1", check)
+        await s.check("a frame over limits.max_frame_bytes (frame_too_large): over a socket, close 1009", "§1", check)
 
     async def schema(self) -> None:
         s = self.report.scenario()
