@@ -34,7 +34,7 @@ SMALL_FIELD_GAMES = 4
 FORCED_STUCK = [[3], [4, 1, 6, 5], [7], [4, 1], [3, 6, 0, 0, 5, 6, 1], [4, 7, 2, 0], [3, 6, 7, 2, 0, 2], [4], [1, 6, 3],
                 [0, 3, 6, 6, 5, 3, 2, 1, 7, 5, 0, 3]]  # fmt: skip
 SCRIPTED = "scripted-opponent"
-NEARLY_FLAGGED_MS = 300
+NEARLY_FLAGGED_MS = 500
 RECONNECT_S = 30.0  # the grace is 30 s: a bot that backs off longer loses its matches anyway
 STARTUP_S = 60.0  # a bot may compile or load a model before its hello
 

@@ -534,7 +534,7 @@ class ServerSuite:
         async def check() -> str:
             a, b = await self.main_player(), await self.greeted("guest B")
             limits = self.limits.get("clock", {})
-            initial = max(limits.get("min_initial_ms", 100), 300)
+            initial = max(limits.get("min_initial_ms", 100), 1000)  # near zero, with room for a slow link
             match, start = await self.start(a, b, "tictactoe", clock={"initial_ms": initial})
             verify(start["clocks"] == [initial, initial], f"match_start.clocks [{initial}, {initial}]", start["clocks"])
             moved = await self.move(a, b, match, 0, [1, 1])
