@@ -748,7 +748,8 @@ class ServerSuite:
     async def unreachable(self) -> None:
         self.report.rows.append(Row(
             "errors a client cannot cause alone: too_many_spectated, too_many_matches (limits.max_spectated, "
-            "max_matches live matches), too_many_guests, banned (an operator), unavailable (draining), internal",
+            "max_matches live matches), same_owner (two accounts of one owner), too_many_guests, banned (an "
+            "operator), unavailable (draining), internal",
             "Error codes", "skip", seen="not checked from outside",
         ))  # fmt: skip
 
