@@ -37,6 +37,11 @@ server/node_modules/.installed: server/package.json server/package-lock.json | s
 	cd server && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# TypeScript, for the tests only: it compile-checks the protocol's generated protocol.d.ts.
+protocol/node_modules/.installed: protocol/package.json protocol/package-lock.json | system-deps
+	cd protocol && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # The JavaScript starter kit's two packages (ws, @msgpack/msgpack): the suite plays it over a real server.
 examples/js_kit/node_modules/.installed: examples/js_kit/package.json examples/js_kit/package-lock.json | system-deps
 	cd examples/js_kit && npm ci --no-audit --no-fund --loglevel=error
@@ -44,7 +49,8 @@ examples/js_kit/node_modules/.installed: examples/js_kit/package.json examples/j
 
 install: $(VENV)/.installed server/node_modules/.installed
 
-install-test: system-deps-test install $(VENV)/.installed-test examples/js_kit/node_modules/.installed
+install-test: system-deps-test install $(VENV)/.installed-test protocol/node_modules/.installed \
+	examples/js_kit/node_modules/.installed
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install

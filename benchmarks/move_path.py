@@ -50,6 +50,7 @@ class CountingTransport:
     """A transport that keeps the last frames it was given (to read replies) and otherwise only counts."""
 
     latency = 0.0
+    closed_by_client = False
 
     def __init__(self) -> None:
         self.sent = 0
@@ -59,6 +60,9 @@ class CountingTransport:
         self.sent += 1
         if len(self.last) < 16:
             self.last.append(data)
+
+    def confirm(self, on_confirmed) -> None:
+        on_confirmed()  # in-process: every frame is read at once
 
     def close(self, code: int, reason: str) -> None:
         raise AssertionError(f"the benchmark's session was closed: {code} {reason}")

@@ -263,3 +263,26 @@ async def test_the_cluster_carries_on_after_redis_restarts_empty(cluster, connec
     await carol.request("subscribe")
     assert (await alice.request("resign", match=match))["type"] == "ok"
     await listed(carol, {"alice": {"playing": 0}, "bob": {"playing": 0}})
+
+
+async def test_an_end_sent_across_nodes_to_a_dying_socket_comes_after_the_next_welcome(cluster, connect) -> None:
+    """The match lives on the challenger's node; the winner's socket, on another node, dies as it sends the
+    winning move (or once its ``moved`` came). The owner keeps the end until the winner's home confirms its
+    client read it (a pong), so the winner's next welcome, on a third node, is followed by it."""
+    nodes, tokens = cluster
+    alice = await connect(nodes["n1"], token=tokens["alice"])
+    for point in ("with_move", "after_moved"):
+        bob = await connect(nodes["n2"], token=tokens["bob"])
+        match = await start_match(alice, bob)  # on n1: alice moves first, bob wins the first column
+        await play_moves(alice, bob, match, [[2, 2], [0, 0], [2, 1], [0, 1], [1, 2]])
+        await bob.send({"type": "move", "match": match, "ply": 5, "move": [0, 2]})
+        if point == "after_moved":
+            await bob.expect("moved", match=match, ply=5)
+        bob.ws.transport.close()  # the socket goes, without a websocket close
+        await bob.wait_closed()
+        assert (await alice.expect("end", match=match))["result"] == "0-1"
+        back = await connect(nodes["n3"], token=tokens["bob"])
+        assert back.welcome["resumed"] == []
+        end = await back.expect("end", match=match)
+        assert (end["result"], end["winner"], end["reason"], end["ply"]) == ("0-1", 1, "line", 6)
+        await back.close()

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import re
+
 import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.protocol import ErrorCode, ProtocolError, decode, encode
+from arbiter.protocol import ErrorCode, ProtocolError, decode, encode, parse
 from arbiter.protocol.codec import MAX_ARRAY_LEN, MAX_FRAME_BYTES, MAX_MAP_LEN
+
+# What a message must never show: msgpack's and Python's own words instead of the protocol's.
+INTERNALS = re.compile(
+    r"max_\w+_len|exceeds|strict_map_key|is not allowed for map key|codec|can't decode|[Uu]npack|NoneType|"
+    r"Traceback|<class|\w+Error\b|msgpack value: ?$|in position \d"
+)
+
+
+def refused(error: ProtocolError) -> ErrorCode:
+    """The error's code, once its message is checked to say what was wrong in the protocol's terms."""
+    assert error.message and not INTERNALS.search(error.message), error.message
+    return error.code
+
 
 # msgpack values as a client might send them (what the decoder must survive).
 scalars = st.one_of(
@@ -59,7 +74,29 @@ def test_round_trip():
 def test_refusals(frame, code):
     with pytest.raises(ProtocolError) as caught:
         decode(frame)
-    assert caught.value.code == code
+    assert refused(caught.value) == code
+
+
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        (b"\x82\x01\x02\xa4type\xa5hello", "map keys must be strings; this frame has an integer as a key"),
+        (b"\x81\xc0\x01", "map keys must be strings; this frame has nil as a key"),
+        (msgpack.packb({"type": b"ping"}), "binary is not part of the protocol"),
+        (b"\x81\xa4type\xa2\xff\xfe", "a string is not valid UTF-8 (byte 0xff)"),
+        (msgpack.packb({"type": "ping"}) + b"\x00", "bytes after its first msgpack value"),
+        (b"\x82\xa4type", "ends in the middle of a msgpack value"),
+        (
+            msgpack.packb({"type": "ping", "a": [0] * (MAX_ARRAY_LEN + 1)}),
+            "an array of 1025 items: arrays hold at most 1024",
+        ),
+        (msgpack.packb({"type": "ping", "t": msgpack.Timestamp(0, 0)}), "extension types"),
+    ],
+)
+def test_a_refused_frame_says_what_was_wrong(frame, says):
+    with pytest.raises(ProtocolError) as caught:
+        decode(frame)
+    assert refused(caught.value) == ErrorCode.BAD_FRAME and says in caught.value.message
 
 
 def test_shapeless_request_still_echoes_its_id():
@@ -76,7 +113,7 @@ def test_random_bytes_decode_or_refuse(frames):
         try:
             message = decode(frame)
         except ProtocolError as error:
-            assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
+            assert refused(error) in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
         else:
             assert type(message) is dict and type(message["type"]) is str
 
@@ -90,7 +127,7 @@ def test_random_values_decode_or_refuse(batch):
         try:
             message = decode(msgpack.packb(value))
         except ProtocolError as error:
-            assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP, ErrorCode.FRAME_TOO_LARGE)
+            assert refused(error) in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP, ErrorCode.FRAME_TOO_LARGE)
         else:
             assert message == value and type(message["type"]) is str
 
@@ -105,4 +142,25 @@ def test_corrupted_valid_frames(corruptions):
         try:
             decode(bytes(frame))
         except ProtocolError as error:
-            assert error.code in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
+            assert refused(error) in (ErrorCode.BAD_FRAME, ErrorCode.NOT_A_MAP)
+
+
+keys = st.one_of(st.sampled_from(["type", "id", "match", "ply", "move", "clock", "game"]), st.text(max_size=4),
+                 st.integers(-3, 3), st.none(), st.booleans(), st.binary(max_size=3))  # fmt: skip
+structures = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, derandomize=True, deadline=None)
+@given(st.lists(st.dictionaries(keys, structures, max_size=5), max_size=6))
+def test_no_refusal_of_random_structures_shows_python_internals(batch):
+    """Whatever the frame holds (non-string keys, bin, nested junk), decode and parse refuse it in protocol terms."""
+    for value in batch:
+        value.setdefault("type", "move")
+        try:
+            parse(decode(msgpack.packb(value, use_bin_type=True)))
+        except ProtocolError as error:
+            refused(error)

@@ -71,7 +71,7 @@ VALID = [("type", "move"), ("match", "m1"), ("ply", 3), ("move", [4, 5])]
 
 @settings(max_examples=2000, deadline=None)
 @given(pairs=PAIRS, bin_strings=st.booleans(), cut=st.integers(0, 4))
-@example(pairs=[*VALID, ("id", None)], bin_strings=True, cut=0)  # an explicit nil id is refused
+@example(pairs=[*VALID, ("id", None)], bin_strings=True, cut=0)  # an explicit nil id is no id
 @example(pairs=[*VALID, ("ply", -1)], bin_strings=True, cut=0)  # the last of two keys counts
 @example(pairs=[*VALID, ("ply", 4)], bin_strings=True, cut=0)
 @example(pairs=[*VALID, ("info", {"score": 1.5, "unit": "win"})], bin_strings=True, cut=0)

@@ -29,6 +29,7 @@ FIELDS = sorted({name for fields in describe_client_messages().values() for name
 
 class RecordingTransport:
     latency = 0.0  # no network: no round trip to credit
+    closed_by_client = False
 
     """A transport that keeps what the session sends (the in-process stand-in for a socket)."""
 
@@ -38,6 +39,9 @@ class RecordingTransport:
 
     def send(self, data: bytes) -> None:
         self.frames.append(data)
+
+    def confirm(self, on_confirmed) -> None:
+        on_confirmed()  # in-process: every frame is read at once
 
     def close(self, code: int, reason: str) -> None:
         self.closed = code

@@ -70,10 +70,27 @@ async def test_first_message_must_be_hello(server):
     assert (await client.wait_closed())[0] == CloseCode.HANDSHAKE_FAILED
 
 
-async def test_malformed_hello_is_refused(server):
+@pytest.mark.parametrize(
+    ("hello", "code"),
+    [
+        ({"protocol": "1", "client": "x"}, "bad_field"),
+        ({"protocol": 1}, "missing_field"),
+        ({"protocol": 1, "client": "x", "token": ""}, "bad_field"),  # an empty token is no token: refused
+        ({"protocol": 1, "client": "x", "tokn": "t"}, "unknown_field"),
+    ],
+)
+async def test_malformed_hello_is_refused(server, hello, code):
     client = await Client.connect(server.url, hello=False)
-    await client.send({"type": "hello", "id": 3, "protocol": "1", "client": "x"})
-    assert (await client.expect("error", re=3))["code"] == "bad_field"
+    await client.send({"type": "hello", "id": 3, **hello})
+    assert (await client.expect("error", re=3))["code"] == code
+    assert (await client.wait_closed())[0] == CloseCode.HANDSHAKE_FAILED
+
+
+@pytest.mark.parametrize("frame", [b"\x83\xa4type\xa5hello\xa8protocol\x01\x07\x01", b"\x81\xa4type", "{}"])
+async def test_a_first_frame_that_is_no_message_is_refused_with_4001(server, frame):
+    client = await Client.connect(server.url, hello=False)
+    await client.send_raw(frame)
+    assert (await client.expect("error"))["code"] == "bad_frame"
     assert (await client.wait_closed())[0] == CloseCode.HANDSHAKE_FAILED
 
 

@@ -23,8 +23,9 @@ TIMEOUT = 10.0
 
 
 class Client:
-    def __init__(self, ws: ClientConnection) -> None:
+    def __init__(self, ws: ClientConnection, record: list[tuple[Client, str, dict[str, Any]]] | None = None) -> None:
         self.ws = ws
+        self.record = record  # when given: every message both ways, as (client, "sent" | "received", message)
         self.backlog: list[dict[str, Any]] = []
         self.arrived = asyncio.Event()
         self.closed = asyncio.Event()
@@ -40,12 +41,14 @@ class Client:
         hello: bool = True,
         local_addr: tuple[str, int] | None = None,
         headers: dict[str, str] | None = None,
+        record: list[tuple[Client, str, dict[str, Any]]] | None = None,
         **hello_fields: Any,
     ) -> Client:
-        """Connect (from ``local_addr``, e.g. ``("127.0.0.2", 0)``, with extra handshake ``headers``);
-        unless ``hello=False``, say hello (protocol 1) and wait for welcome."""
+        """Connect (from ``local_addr``, e.g. ``("127.0.0.2", 0)``, with extra handshake ``headers``, keeping every
+        message both ways in ``record``); unless ``hello=False``, say hello (protocol 1) and wait for welcome."""
         options: dict[str, Any] = {} if local_addr is None else {"local_addr": local_addr}
-        client = cls(await connect(url, compression=None, max_size=2**24, additional_headers=headers, **options))
+        ws = await connect(url, compression=None, max_size=2**24, additional_headers=headers, **options)
+        client = cls(ws, record)
         if hello:
             fields = {"protocol": PROTOCOL_VERSION, "client": "tests/1", **hello_fields}
             client.welcome = await client.request("hello", **fields)
@@ -61,6 +64,8 @@ class Client:
             async for frame in self.ws:
                 message = msgpack.unpackb(frame, raw=False)
                 check_server_message(message)
+                if self.record is not None:
+                    self.record.append((self, "received", message))
                 self.backlog.append(message)
                 self.arrived.set()
         except ConnectionClosed:
@@ -70,6 +75,8 @@ class Client:
             self.arrived.set()
 
     async def send(self, message: dict[str, Any]) -> None:
+        if self.record is not None:
+            self.record.append((self, "sent", message))
         await self.ws.send(msgpack.packb(message))
 
     async def send_raw(self, frame: bytes | str) -> None:

@@ -8,11 +8,13 @@ else is a ``ProtocolError`` with a stable code; nothing here raises any other ex
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import msgpack
 import msgspec
+from msgpack.exceptions import ExtraData, FormatError, StackError
 
 from .errors import ErrorCode, ProtocolError
 
@@ -62,7 +64,7 @@ def decode(
     except (ValueError, TypeError, RecursionError) as error:
         # msgpack signals every malformation (truncation, extra data, bad UTF-8, limits, nesting
         # depth, ext types) as a ValueError subclass; TypeError covers unhashable keys.
-        raise ProtocolError(ErrorCode.BAD_FRAME, f"the frame is not one valid msgpack value: {error}") from None
+        raise ProtocolError(ErrorCode.BAD_FRAME, _frame_fault(error)) from None
     if type(value) is not dict:
         raise ProtocolError(ErrorCode.NOT_A_MAP, "a frame must hold a msgpack map")
     kind = value.get("type")
@@ -71,8 +73,45 @@ def decode(
     return value
 
 
+_EXT_REFUSED = "msgpack extension types (timestamps included) are not part of the protocol"
+_LIMIT = re.compile(r"(\d+) exceeds max_(str|bin|array|map|ext)_len\((\d+)\)")
+_LIMITS = {
+    "str": "a string of {0} bytes: strings hold at most {1}",
+    "array": "an array of {0} items: arrays hold at most {1}",
+    "map": "a map of {0} entries: maps hold at most {1}",
+    "bin": "a msgpack bin value: send text as msgpack strings (str), binary is not part of the protocol",
+}
+_KEY = re.compile(r"^(\w+) is not allowed for map key")
+_KEY_KINDS = {"int": "an integer", "float": "a number", "bool": "a boolean", "NoneType": "nil", "list": "an array",
+              "tuple": "an array", "dict": "a map", "bytes": "binary"}  # fmt: skip
+
+
+def _frame_fault(error: Exception) -> str:
+    """What was wrong with a frame msgpack refused, in the protocol's words (never msgpack's own)."""
+    text = str(error)
+    if isinstance(error, UnicodeDecodeError):
+        return f"a string is not valid UTF-8 (byte 0x{error.object[error.start]:02x})"
+    if isinstance(error, ExtraData):
+        return "the frame holds bytes after its first msgpack value: send exactly one map per frame"
+    if isinstance(error, (StackError, RecursionError)):
+        return "the frame nests arrays and maps deeper than any message does"
+    if isinstance(error, FormatError):
+        return "the frame holds a byte no msgpack value starts with (0xc1)"
+    if isinstance(error, TypeError):
+        return "map keys must be strings; this frame has a container as a key"
+    if (key := _KEY.match(text)) is not None:
+        return f"map keys must be strings; this frame has {_KEY_KINDS.get(key.group(1), 'a non-string value')} as a key"
+    if text == _EXT_REFUSED or "max_ext_len" in text:
+        return _EXT_REFUSED
+    if (limit := _LIMIT.search(text)) is not None:
+        return "the frame holds " + _LIMITS[limit.group(2)].format(limit.group(1), limit.group(3))
+    if "incomplete" in text:
+        return "the frame ends in the middle of a msgpack value"
+    return "the frame is not one valid msgpack value"
+
+
 def _refuse_ext(code: int, data: bytes) -> Any:
-    raise ValueError(f"extension type {code} is not part of the protocol")
+    raise ValueError(_EXT_REFUSED)
 
 
 def request_id_of(value: dict[str, Any]) -> int | str | None:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from msgspec import UNSET
 
 from .messages import IDENT, NAME, Request, integer, optional, register, spec
-from .server_messages import Re, ServerMessage
+from .server_messages import ClockMap, RatingList, RatingMap, Re, ServerMessage
 from .server_messages import register as register_server
 
 MAX_LADDER_MATCHES = 100  # ladder matches one player may ask to play at once (the server's max_matches also holds)
@@ -58,14 +58,14 @@ for _cls in (LadderJoin, LadderLeave, Leaderboard, Crosstable):
 class LadderJoined(ServerMessage, frozen=True, tag="ladder_joined"):
     game: str
     pool: str
-    clock: dict[str, Any]
-    rating: dict[str, Any]
+    clock: ClockMap
+    rating: RatingMap
     waiting: int
     re: Re = UNSET
 
 
 class LeaderboardState(ServerMessage, frozen=True, tag="leaderboard"):
-    ratings: list[Any]
+    ratings: RatingList
     game: str
     pool: str
     pools: list[str]

@@ -36,6 +36,21 @@ class FieldError(Exception):
     """A checker's complaint; parse() turns it into bad_field with the field's name."""
 
 
+# Each checker's JSON Schema: what it accepts, said once beside it, for the published schema (schema.py).
+# tests/protocol/test_schema.py holds each checker and its schema to each other on generated values.
+_JSON_SCHEMAS: dict[Checker, dict[str, Any]] = {}
+
+
+def _accepts(check: Checker, json_schema: dict[str, Any]) -> Checker:
+    _JSON_SCHEMAS[check] = json_schema
+    return check
+
+
+def json_schema_of(check: Checker) -> dict[str, Any]:
+    """The JSON Schema of the values ``check`` accepts (an integer is a msgpack integer, never a float)."""
+    return _JSON_SCHEMAS[check]
+
+
 # --- field checkers ---------------------------------------------------------------------------
 def _is_int(value: Any) -> bool:
     return type(value) is int
@@ -48,7 +63,7 @@ def string(max_len: int, min_len: int = 1) -> Checker:
         return value
 
     check.__doc__ = f"string ({min_len}..{max_len} chars)"
-    return check
+    return _accepts(check, {"type": "string", "minLength": min_len, "maxLength": max_len})
 
 
 def integer(low: int, high: int) -> Checker:
@@ -58,7 +73,7 @@ def integer(low: int, high: int) -> Checker:
         return value
 
     check.__doc__ = f"int ({low}..{high})"
-    return check
+    return _accepts(check, {"type": "integer", "minimum": low, "maximum": high})
 
 
 def boolean(value: Any) -> bool:
@@ -75,7 +90,7 @@ def choice(*options: str) -> Checker:
         return value
 
     check.__doc__ = " | ".join(f'"{o}"' for o in options)
-    return check
+    return _accepts(check, {"enum": list(options)})
 
 
 def optional(inner: Checker) -> Checker:
@@ -85,11 +100,13 @@ def optional(inner: Checker) -> Checker:
         return None if value is None else inner(value)
 
     check.__doc__ = f"{inner.__doc__} or nil"
-    return check
+    return _accepts(check, {"anyOf": [json_schema_of(inner), {"type": "null"}]})
 
 
-def request_id(value: Any) -> RequestId:
-    """int (int64/uint64) or string (up to 64 chars)"""
+def request_id(value: Any) -> RequestId | None:
+    """int (int64/uint64) or string (up to 64 chars); nil is no id (a JS encoder's ``undefined``)"""
+    if value is None:
+        return None
     rid = request_id_of({"id": value})
     if rid is None:
         raise FieldError("must be an integer or a string of at most 64 characters")
@@ -193,6 +210,55 @@ def analysis(value: Any) -> dict[str, Any]:
             wire_move(move)
     return value
 
+
+_INT32_SCHEMA = {"type": "integer", "minimum": -INT32, "maximum": INT32}
+_MOVE_SCHEMA = {
+    "type": "array",
+    "maxItems": MAX_ARRAY_LEN,
+    "items": {"anyOf": [_INT32_SCHEMA, {"type": "array", "items": _INT32_SCHEMA}]},
+}
+_accepts(boolean, {"type": "boolean"})
+_accepts(
+    request_id,
+    {"anyOf": [{"type": "integer", "minimum": -(2**63), "maximum": 2**64 - 1},
+               {"type": "string", "maxLength": MAX_ID_LEN}, {"type": "null"}]},
+)  # fmt: skip
+_accepts(
+    params,
+    {"type": "object", "maxProperties": 16, "propertyNames": {"maxLength": MAX_NAME_LEN},
+     "additionalProperties": {"anyOf": [{"type": "integer"}, {"type": "boolean"},
+                                        {"type": "string", "maxLength": MAX_ID_LEN}]}},
+)  # fmt: skip
+_accepts(
+    clock,
+    {"type": "object", "required": ["initial_ms"], "additionalProperties": False,
+     "properties": {"initial_ms": {"type": "integer", "minimum": 1, "maximum": INT32},
+                    "increment_ms": {"type": "integer", "minimum": 0, "maximum": INT32},
+                    "move_limit_ms": {"anyOf": [{"type": "integer", "minimum": 1, "maximum": INT32},
+                                                {"type": "null"}]}}},
+)  # fmt: skip
+_accepts(wire_move, _MOVE_SCHEMA)
+_accepts(
+    names,
+    {"type": "array", "maxItems": 64, "items": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_LEN}},
+)
+_accepts(
+    analysis,
+    {"type": "object", "minProperties": 1, "additionalProperties": False,
+     "properties": {"score": {"type": "number", "minimum": -MAX_SCORE, "maximum": MAX_SCORE},
+                    "unit": {"enum": list(ANALYSIS_UNITS)},
+                    "depth": {"type": "integer", "minimum": 0, "maximum": 10_000},
+                    "nodes": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                    "nps": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                    "time_ms": {"type": "integer", "minimum": 0, "maximum": INT32},
+                    "pv": {"type": "array", "maxItems": MAX_PV, "items": _MOVE_SCHEMA},
+                    "fallback": {"enum": list(FALLBACK_CAUSES)}},
+     "dependentRequired": {"score": ["unit"]},
+     "allOf": [{"if": {"required": ["score", "unit"], "properties": {"unit": {"const": "win"}}},
+                "then": {"properties": {"score": {"minimum": 0, "maximum": 1}}}},
+               {"if": {"required": ["score", "unit"], "properties": {"unit": {"const": "mate"}}},
+                "then": {"properties": {"score": {"type": "integer"}}}}]},
+)  # fmt: skip
 
 NAME = string(MAX_NAME_LEN)
 IDENT = string(MAX_ID_LEN)

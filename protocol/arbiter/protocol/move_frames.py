@@ -35,18 +35,20 @@ class MoveFrame(msgspec.Struct, forbid_unknown_fields=True):
     ply: Annotated[int, msgspec.Meta(ge=0, le=INT32)]
     move: Annotated[list[_Int32 | Annotated[list[_Int32], msgspec.Meta(max_length=MAX_ARRAY_LEN)]],
                     msgspec.Meta(max_length=MAX_ARRAY_LEN)]  # fmt: skip
-    id: int | Annotated[str, msgspec.Meta(max_length=MAX_ID_LEN)] | msgspec.UnsetType = msgspec.UNSET  # nil is refused
+    id: int | Annotated[str, msgspec.Meta(max_length=MAX_ID_LEN)] | msgspec.UnsetType | None = (
+        msgspec.UNSET
+    )  # nil: none
     info: dict[str, Any] | None = None  # checked by messages.analysis, as parse does
 
     @property
     def request_id(self) -> int | str | None:
         """``id`` as a Request has it: None when the frame had none."""
-        return None if self.id is msgspec.UNSET else self.id
+        return None if self.id is msgspec.UNSET else self.id  # (nil too)
 
     def wire(self) -> dict[str, Any]:
         """The message as the map a client sends, as ``Request.wire`` gives it (a cluster forwards it)."""
         out: dict[str, Any] = {"type": "move", "match": self.match, "ply": self.ply, "move": self.move}
-        if self.id is not msgspec.UNSET:
+        if self.id is not msgspec.UNSET and self.id is not None:
             out["id"] = self.id
         if self.info is not None:
             out["info"] = self.info

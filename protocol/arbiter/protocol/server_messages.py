@@ -8,8 +8,10 @@ unknown_field). The server's own tests hold every message it sends to the same t
 (``check_server_message``), so the code, these classes and SPEC.md agree.
 
 Fields that a message may leave out default to ``UNSET`` (falsy), so "absent" and "nil" stay
-apart as they are on the wire. Nested maps (player, challenge, clock, rating changes) stay plain
-maps; SPEC.md describes them.
+apart as they are on the wire. Nested maps (player, challenge, clock, …) stay plain maps when read,
+so a client indexes them as it always did; each is annotated with its *shape*, a Struct below (SPEC.md's
+shared objects), which the published JSON Schema (schema.py) refers to and ``check_server_message``
+holds every nested map to.
 
 Why msgspec here and not the client schema's checkers (messages.py): converting a map is a
 single C call per message, and a client reads every ``moved`` of every match it plays or
@@ -20,7 +22,7 @@ trial of both).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType
@@ -31,6 +33,149 @@ RequestId = int | str
 Re = RequestId | UnsetType
 
 
+# --- the shared objects (SPEC.md, "Shared objects") ------------------------------------------------
+class _Shape(Struct, frozen=True, forbid_unknown_fields=True):
+    """A nested map's shape: only for the schema and the tests' checks, never what ``read`` returns."""
+
+
+class Player(_Shape, frozen=True):
+    name: str
+    kind: Literal["bot", "human"]
+    guest: bool
+    owner: str | UnsetType = UNSET  # the person a bot created from its account page belongs to
+
+
+class PresenceEntry(Player, frozen=True, kw_only=True):
+    """A player as the lobby lists it."""
+
+    games: list[str]
+    levels: int | None
+    playing: int
+    away: bool
+
+
+class Clock(_Shape, frozen=True):
+    initial_ms: int
+    increment_ms: int
+    move_limit_ms: int | None
+
+
+class ChallengeInfo(_Shape, frozen=True, kw_only=True):
+    id: str
+    from_: str = msgspec.field(name="from")
+    to: str | None
+    game: str
+    params: dict[str, int | bool | str]
+    clock: Clock
+    color: Literal["first", "second", "random"]
+    rated: bool
+    level: int | None
+    expires_ms: int
+
+
+class MatchSummary(_Shape, frozen=True):
+    match: str
+    game: str
+    params: dict[str, int | bool | str]
+    players: list[str]
+    clock: Clock
+    rated: bool
+
+
+class GameParam(_Shape, frozen=True):
+    name: str
+    type: Literal["int", "bool", "str"]
+    default: int | bool | str
+    doc: str
+    min: int | UnsetType = UNSET
+    max: int | UnsetType = UNSET
+    choices: list[str] | UnsetType = UNSET
+
+
+class GameInfo(_Shape, frozen=True):
+    name: str
+    family: str
+    doc: str
+    fixed: dict[str, int | bool | str]
+    params: list[GameParam]
+    draw_offers: bool
+
+
+class ClockLimits(_Shape, frozen=True):
+    min_initial_ms: int
+    max_initial_ms: int
+    max_increment_ms: int
+    min_move_limit_ms: int
+    max_move_limit_ms: int
+
+
+class Limits(_Shape, frozen=True):
+    max_frame_bytes: int
+    rate_per_s: float
+    rate_burst: int
+    flood_tolerance: int
+    hello_timeout_ms: int
+    reconnect_grace_ms: int
+    challenge_ttl_ms: int
+    seek_ttl_ms: int
+    max_open_challenges: int
+    max_matches: int
+    max_spectated: int
+    max_spectators: int
+    max_send_buffer_bytes: int
+    max_lag_credit_ms: int
+    clock: ClockLimits
+
+
+class RatingEntry(_Shape, frozen=True):
+    player: str
+    level: int | None
+    label: str
+    pool: str
+    rating: float
+    deviation: float
+    provisional: bool
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+SHAPES: dict[str, type[_Shape]] = {
+    cls.__name__: cls
+    for cls in (Player, PresenceEntry, Clock, ChallengeInfo, MatchSummary, GameParam, GameInfo, ClockLimits,
+                Limits, RatingEntry)
+}  # fmt: skip
+
+
+def _one(shape: type[_Shape]) -> msgspec.Meta:
+    """A nested map read as plain data, of ``shape`` (the schema refers to it)."""
+    return msgspec.Meta(extra_json_schema={"$ref": f"#/$defs/{shape.__name__}"})
+
+
+def _many(shape: type[_Shape]) -> msgspec.Meta:
+    """A list of nested maps read as plain data, each of ``shape``."""
+    return msgspec.Meta(extra_json_schema={"items": {"$ref": f"#/$defs/{shape.__name__}"}})
+
+
+PlayerMap = Annotated[dict[str, Any], _one(Player)]
+PlayerList = Annotated[list[dict[str, Any]], _many(Player)]
+PresenceMap = Annotated[dict[str, Any], _one(PresenceEntry)]
+PresenceList = Annotated[list[Any], _many(PresenceEntry)]
+ClockMap = Annotated[dict[str, Any], _one(Clock)]
+ChallengeMap = Annotated[dict[str, Any], _one(ChallengeInfo)]
+ChallengeList = Annotated[list[Any], _many(ChallengeInfo)]
+SummaryMap = Annotated[dict[str, Any], _one(MatchSummary)]
+SummaryList = Annotated[list[Any], _many(MatchSummary)]
+GameList = Annotated[list[Any], _many(GameInfo)]
+LimitsMap = Annotated[dict[str, Any], _one(Limits)]
+RatingMap = Annotated[dict[str, Any], _one(RatingEntry)]
+RatingList = Annotated[list[Any], _many(RatingEntry)]
+
+# A move: a list of ints, or of lists of ints (SPEC.md section 13).
+Move = list[int | list[int]]
+
+
 class ServerMessage(Struct, frozen=True, forbid_unknown_fields=True, tag_field="type"):
     """A message from the server; ``re`` is set on replies to a request that carried an ``id``."""
 
@@ -38,10 +183,10 @@ class ServerMessage(Struct, frozen=True, forbid_unknown_fields=True, tag_field="
 class Welcome(ServerMessage, frozen=True, tag="welcome"):
     protocol: int
     server: str
-    player: dict[str, Any]
+    player: PlayerMap
     resume_token: str | None
-    games: list[Any]
-    limits: dict[str, Any]
+    games: GameList
+    limits: LimitsMap
     resumed: list[str]
     re: Re = UNSET
 
@@ -63,14 +208,14 @@ class Pong(ServerMessage, frozen=True, tag="pong"):
 
 
 class LobbyState(ServerMessage, frozen=True, tag="lobby_state"):
-    players: list[Any]
-    seeks: list[Any]
-    matches: list[Any]
+    players: PresenceList
+    seeks: ChallengeList
+    matches: SummaryList
     re: Re = UNSET
 
 
 class Presence(ServerMessage, frozen=True, tag="presence"):
-    player: dict[str, Any]
+    player: PresenceMap
 
 
 class PlayerOffline(ServerMessage, frozen=True, tag="player_offline"):
@@ -78,7 +223,7 @@ class PlayerOffline(ServerMessage, frozen=True, tag="player_offline"):
 
 
 class SeekAdded(ServerMessage, frozen=True, tag="seek_added"):
-    seek: dict[str, Any]
+    seek: ChallengeMap
 
 
 class SeekRemoved(ServerMessage, frozen=True, tag="seek_removed"):
@@ -87,7 +232,7 @@ class SeekRemoved(ServerMessage, frozen=True, tag="seek_removed"):
 
 
 class MatchListed(ServerMessage, frozen=True, tag="match_listed"):
-    match: dict[str, Any]
+    match: SummaryMap
 
 
 class MatchUnlisted(ServerMessage, frozen=True, tag="match_unlisted"):
@@ -97,12 +242,12 @@ class MatchUnlisted(ServerMessage, frozen=True, tag="match_unlisted"):
 
 
 class ChallengeCreated(ServerMessage, frozen=True, tag="challenge_created"):
-    challenge: dict[str, Any]
+    challenge: ChallengeMap
     re: Re = UNSET
 
 
 class ChallengeOffered(ServerMessage, frozen=True, tag="challenge_offered"):
-    challenge: dict[str, Any]
+    challenge: ChallengeMap
 
 
 class ChallengeClosed(ServerMessage, frozen=True, tag="challenge_closed"):
@@ -117,9 +262,9 @@ class _MatchMessage(ServerMessage, frozen=True):
     match: str
     game: str
     params: dict[str, Any]
-    players: list[dict[str, Any]]
+    players: PlayerList
     color: int | None  # the receiver's colour (nil for a spectator's match_state)
-    clock: dict[str, Any]
+    clock: ClockMap
     clocks: list[int]
     rated: bool
     to_move: int
@@ -129,11 +274,11 @@ class _MatchMessage(ServerMessage, frozen=True):
 class MatchStart(_MatchMessage, frozen=True, tag="match_start"):
     color: int
     challenge: str | None
-    moves: list[Any]
+    moves: list[Move]
 
 
 class MatchState(_MatchMessage, frozen=True, tag="match_state"):
-    moves: list[Any]
+    moves: list[Move]
     ply: int
     opening: int
     draw_offer: int | None
@@ -145,7 +290,7 @@ class MatchState(_MatchMessage, frozen=True, tag="match_state"):
 class Moved(ServerMessage, frozen=True, tag="moved"):
     match: str
     ply: int
-    move: list[Any]
+    move: Move
     by: int
     clocks: list[int]
     elapsed_ms: int
@@ -181,7 +326,7 @@ class End(ServerMessage, frozen=True, tag="end"):
     reason: str
     clocks: list[int]
     ply: int
-    rating_changes: dict[str, Any]
+    rating_changes: dict[str, float]
 
 
 SERVER_MESSAGES: dict[str, type[ServerMessage]] = {}
@@ -230,9 +375,22 @@ def fields_of(kind: str) -> dict[str, bool]:
 
 
 def check_server_message(message: Any) -> None:
-    """Raise AssertionError unless ``message`` is a server message exactly as its Struct says."""
+    """Raise AssertionError unless ``message`` is a server message exactly as its Struct says, each
+    nested map of the shape its field names."""
     assert type(message) is dict, f"not a map: {message!r}"
     try:
         read(message)
     except ProtocolError as error:
         raise AssertionError(f"{error.code}: {error.message}") from None
+    for field in msgspec.inspect.type_info(SERVER_MESSAGES[message["type"]]).fields:  # type: ignore[attr-defined]
+        extra = getattr(field.type, "extra_json_schema", None) or {}
+        ref = extra.get("$ref") or extra.get("items", {}).get("$ref")
+        if ref is None or field.encode_name not in message:
+            continue
+        shape = SHAPES[ref.rsplit("/", 1)[-1]]
+        value = message[field.encode_name]
+        try:
+            for item in value if "items" in extra else [value]:
+                msgspec.convert(item, shape, strict=True)
+        except msgspec.ValidationError as error:
+            raise AssertionError(f"{message['type']}.{field.encode_name}: {error}") from None

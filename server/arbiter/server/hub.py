@@ -140,9 +140,8 @@ class Hub:
         self.lobby.presence(player)
         if returning:
             self.matches.player_returned(player)
-        for data in player.missed:
-            session.send(data)
-        player.missed.clear()
+        for data in player.take_missed():  # after the resyncs (section 9), each kept until confirmed again
+            player.send_or_keep(data)
         return player
 
     def attach(self, session: Session, player: OnlinePlayer) -> None:
@@ -150,6 +149,8 @@ class Hub:
         connection is on another node. Its live matches here resync to it."""
         if self._attach(session, player):
             self.matches.player_returned(player)
+        for data in player.take_missed():
+            player.send_or_keep(data)
         self.lobby.presence(player)
 
     def _attach(self, session: Session, player: OnlinePlayer) -> bool:
@@ -160,6 +161,7 @@ class Hub:
         player.session = session
         session.player = player
         if previous is not None:
+            player.connection_lost()  # what the replaced connection did not confirm goes to the new one
             previous.close_replaced()
         if player.grace is not None:
             player.grace.cancel()
@@ -259,14 +261,21 @@ class Hub:
         if player is None or player.session is not session:
             return  # never greeted, or replaced by a newer connection
         player.session = None
+        left = session.closed_by_client  # it left on purpose: what it did not read is not kept for it
+        if left:
+            player.unconfirmed.clear()
+        else:
+            player.connection_lost()
         log.info("player disconnected", extra={"player": player.name, "live_matches": len(player.matches)})
         if self.peers is not None:
             self.peers.left(player, session)
         self.challenges.drop_player(player)
-        if not player.matches:
+        banned = not player.identity.guest and self.guard.bans.player_banned(player.name)
+        owed = bool(player.matches) if left else player.owed
+        if not owed or banned:  # a banned player is owed nothing: it cannot come back
             self._leave(player)
             return
-        self.start_grace(player)
+        self.start_grace(player)  # also with no live match left, when an end may not have reached it
 
     def start_grace(self, player: OnlinePlayer) -> None:
         """The player is away from its live matches: it has the reconnect grace to come back."""

@@ -523,6 +523,8 @@ class Matches:
         self._forget(live)
         self.lobby.match_unlisted(live.id, result.result, result.reason)
         self._counts_changed(live)
+        for player in live.players:
+            player.ending += 1  # it stays known while away until its end is sent (hub.disconnected)
         task = asyncio.get_running_loop().create_task(self._finish(live, result, time.time()))
         self._finishing.add(task)
         task.add_done_callback(self._finishing.discard)
@@ -568,6 +570,7 @@ class Matches:
             }
         )
         for player in live.players:
+            player.ending -= 1
             player.send_or_keep(data)
         for spectator in live.spectators:
             spectator.send(data)

@@ -49,6 +49,7 @@ async def player_report(
             "name": name,
             "kind": player.kind,
             "created": player.created,
+            "created_ms": unix_ms(player.created),
             "revoked": player.revoked,
             "owner": player.owner,
         },
@@ -81,7 +82,10 @@ async def _rating_entry(store: Store, rating: Rating) -> dict[str, Any]:
         "wins": rating.wins,
         "draws": rating.draws,
         "losses": rating.losses,
-        "history": [{"at": at, "rating": value, "deviation": deviation} for at, value, deviation in history],
+        "history": [
+            {"at": at, "at_ms": unix_ms(at), "rating": value, "deviation": deviation}
+            for at, value, deviation in history
+        ],
     }
 
 
@@ -105,6 +109,11 @@ def outcome(record: GameRecord, color: int) -> str:
     return "win" if record.result == ("1-0", "0-1")[color] else "loss"
 
 
+def unix_ms(unix: float | None) -> int | None:
+    """A moment as integer Unix milliseconds, the protocol's unit (float seconds beside it: older clients)."""
+    return None if unix is None else round(unix * 1000)
+
+
 def _game_entry(record: GameRecord, name: str) -> dict[str, Any]:
     color = _color(record, name)
     start = record.start
@@ -122,6 +131,7 @@ def _game_entry(record: GameRecord, name: str) -> dict[str, Any]:
         "reason": record.reason,
         "plies": len(record.moves),
         "ended": record.ended,
+        "ended_ms": unix_ms(record.ended),
         "think_mean_ms": round(statistics.fmean(own)) if own else None,
         "think_max_ms": max(own) if own else None,
         "replay": replay_path(start.match_id),
@@ -179,6 +189,7 @@ def _refusal_entries(record: GameRecord, refusals: list[RefusedMove]) -> list[di
             "move": r.move,
             "code": r.code,
             "at": r.at,
+            "at_ms": unix_ms(r.at),
             "replay": replay_path(record.start.match_id, r.ply),
             "request": request_path(record.start.match_id, r.ply),
             "position": None,

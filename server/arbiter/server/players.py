@@ -12,7 +12,7 @@ token that brings them back as the same guest while they are still online or awa
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,7 +20,7 @@ from arbiter.server.store.base import GUEST_PREFIX
 
 from .clock import Alarm
 
-MISSED_KEPT = 64  # end messages kept for a player while it is away
+MISSED_KEPT = 64  # end messages kept for a player while it is away, or until its client confirms reading them
 
 
 class Connection(Protocol):
@@ -28,6 +28,9 @@ class Connection(Protocol):
 
     def send(self, data: bytes) -> None:
         """Queue one frame for the client."""
+
+    def send_confirmed(self, data: bytes, on_confirmed: Callable[[], None]) -> None:
+        """Queue one frame, and call ``on_confirmed`` once the client has surely read it (never, if it drops first)."""
 
     def close_replaced(self) -> None:
         """Close: a newer connection of the same player took over."""
@@ -76,6 +79,7 @@ class OnlinePlayer:
     __slots__ = (
         "capacity",
         "cluster_playing",
+        "ending",
         "games",
         "grace",
         "identity",
@@ -84,6 +88,7 @@ class OnlinePlayer:
         "missed",
         "resume_token",
         "session",
+        "unconfirmed",
     )
 
     def __init__(self, identity: Identity, games: list[str] | None, resume_token: str | None) -> None:
@@ -98,7 +103,11 @@ class OnlinePlayer:
         self.cluster_playing: int | None = None
         self.resume_token = resume_token
         self.grace: Alarm | None = None
+        # Ends for its next welcome: missed while away, or sent to a connection that dropped before
+        # its client confirmed reading them (``unconfirmed``; a socket dying as a match ends loses them).
         self.missed: list[bytes] = []
+        self.unconfirmed: list[bytes] = []
+        self.ending = 0  # its matches that ended and whose end is still being recorded, not yet sent
 
     @property
     def name(self) -> str:
@@ -114,11 +123,32 @@ class OnlinePlayer:
             self.session.send(data)
 
     def send_or_keep(self, data: bytes) -> None:
-        """Send, or keep for delivery right after the player's next welcome (used for match ends)."""
-        if self.session is not None:
-            self.session.send(data)
-        elif len(self.missed) < MISSED_KEPT:
-            self.missed.append(data)
+        """Send a match's end, kept for the player's next welcome until its client confirms reading it."""
+        if self.session is None:
+            _keep(self.missed, data)
+            return
+        _keep(self.unconfirmed, data)
+        self.session.send_confirmed(data, lambda: self._confirmed(data))
+
+    def _confirmed(self, data: bytes) -> None:
+        if data in self.unconfirmed:
+            self.unconfirmed.remove(data)
+
+    def connection_lost(self) -> None:
+        """Its connection is gone (or replaced): the ends it did not confirm wait for the next welcome."""
+        for data in self.unconfirmed:
+            _keep(self.missed, data)
+        self.unconfirmed.clear()
+
+    def take_missed(self) -> list[bytes]:
+        """The ends to send after a welcome (they are sent again with ``send_or_keep``)."""
+        missed, self.missed = self.missed, []
+        return missed
+
+    @property
+    def owed(self) -> bool:
+        """Whether it has a live match or an end it may not have received: it stays known while away."""
+        return bool(self.matches or self.ending or self.missed)
 
     @property
     def playing(self) -> int:
@@ -134,6 +164,13 @@ class OnlinePlayer:
             "playing": self.playing,
             "away": self.session is None,
         }
+
+
+def _keep(kept: list[bytes], data: bytes) -> None:
+    if data not in kept:
+        if len(kept) >= MISSED_KEPT:
+            del kept[0]
+        kept.append(data)
 
 
 class Roster:

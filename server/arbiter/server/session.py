@@ -23,6 +23,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
+from websockets.exceptions import ConnectionClosed
+
 from arbiter.protocol.codec import decode, encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MakeMove, MatchRequest, Request, parse
@@ -53,12 +55,19 @@ class Transport(Protocol):
     def send(self, data: bytes) -> None:
         """Queue one binary frame without waiting."""
 
+    def confirm(self, on_confirmed: Callable[[], None]) -> None:
+        """Call ``on_confirmed`` once the client has read every frame sent so far (never, if it drops first)."""
+
     def close(self, code: int, reason: str) -> None:
         """Start closing the connection with a close code."""
 
     @property
     def latency(self) -> float:
         """The connection's last measured round trip, in seconds (0 before the first measurement)."""
+
+    @property
+    def closed_by_client(self) -> bool:
+        """Whether the client closed the connection itself, with a websocket closing handshake."""
 
 
 class SessionHost(Protocol):
@@ -114,6 +123,12 @@ class Session:
         if not self.closing:
             self.transport.send(data)
 
+    def send_confirmed(self, data: bytes, on_confirmed: Callable[[], None]) -> None:
+        """Send ``data``; ``on_confirmed`` once the client has read it (a match's end: kept until then)."""
+        if not self.closing:
+            self.transport.send(data)
+            self.transport.confirm(on_confirmed)
+
     def reply(self, request: Request, message: dict[str, Any]) -> None:
         """Send ``message`` as the reply to ``request`` (echoing its id as ``re``)."""
         if request.id is not None:
@@ -132,6 +147,11 @@ class Session:
     def latency(self) -> float:
         """The round trip of this connection (websocket pings), in seconds; 0 until measured."""
         return self.transport.latency
+
+    @property
+    def closed_by_client(self) -> bool:
+        """The client left on purpose (a close handshake it began), rather than its socket dying."""
+        return self.transport.closed_by_client
 
     def close_replaced(self) -> None:
         """A newer connection took over this session's player."""
@@ -245,12 +265,13 @@ class Session:
 class WebSocketTransport:
     """Frames out through one websocket connection, never waiting; a reader that falls too far behind is closed."""
 
-    __slots__ = ("_closing", "_connection", "_limit")
+    __slots__ = ("_closing", "_confirming", "_connection", "_limit")
 
     def __init__(self, connection: SessionConnection, max_buffer: int) -> None:
         self._connection = connection
         self._limit = max_buffer
         self._closing: asyncio.Task[None] | None = None
+        self._confirming: set[asyncio.Task[None]] = set()
 
     def send(self, data: bytes) -> None:
         connection = self._connection
@@ -259,9 +280,27 @@ class WebSocketTransport:
         if transport is not None and transport.get_write_buffer_size() > self._limit:
             self.close(CloseCode.TOO_SLOW, "not reading fast enough")
 
+    def confirm(self, on_confirmed: Callable[[], None]) -> None:
+        """A ping now: its pong comes back only after the client read every frame sent before it (TCP keeps order)."""
+        task = asyncio.get_running_loop().create_task(self._confirm(on_confirmed))
+        self._confirming.add(task)
+        task.add_done_callback(self._confirming.discard)
+
+    async def _confirm(self, on_confirmed: Callable[[], None]) -> None:
+        try:
+            pong = await self._connection.ping()
+            await pong
+        except ConnectionClosed:
+            return  # the client may not have read it: the caller keeps it for its next welcome
+        on_confirmed()
+
     @property
     def latency(self) -> float:
         return self._connection.latency
+
+    @property
+    def closed_by_client(self) -> bool:
+        return bool(self._connection.protocol.close_rcvd_then_sent)
 
     def close(self, code: int, reason: str) -> None:
         if self._closing is None:

@@ -35,7 +35,7 @@ from websockets.http11 import Request, Response
 from arbiter.server.store.base import GameRecord, Store, StoreError, UnknownPlayer
 
 from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
-from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report
+from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report, unix_ms
 
 log = logging.getLogger("arbiter.server")
 
@@ -280,6 +280,8 @@ def summary(record: GameRecord) -> dict[str, Any]:
         "opening": start.opening,  # the first plies were a balanced opening, not the players' moves
         "levels": list(start.levels),
         "pool": start.pool,
-        "started": start.started,
+        "started": start.started,  # Unix seconds (float), kept for older clients: prefer the *_ms fields
         "ended": record.ended,
+        "started_ms": unix_ms(start.started),
+        "ended_ms": unix_ms(record.ended),
     }

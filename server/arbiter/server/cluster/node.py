@@ -14,7 +14,9 @@ owns each live match (``arbiter:matches``), which nodes are alive (``arbiter:ali
 fresh by a heartbeat) — and carries the messages: one channel per node (forwarded requests and the
 frames going back) and one for every node (a player arrived somewhere, or left). When a player
 connects to a node, every other node hands over: a local connection of the same player is closed
-as replaced, and its matches resync to the player through the new home.
+as replaced, and its matches resync to the player through the new home. A match's end sent through
+a proxy is kept by the owner until the home confirms that the client read it (a pong to a ping the
+home sends behind it: ``confirm``/``confirmed``), so a socket dying as the match ends loses nothing.
 
 The lobby (``lobby.py``) and the ladder (``ladder.py``) are every node's: each node lists its own
 players, seeks and matches in Redis and announces changes to all; one node at a time pairs the
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
 import secrets
@@ -108,6 +111,9 @@ class Cluster:
         self._seen: dict[str, float] = {}
         self._gone: set[str] = set()  # nodes that said they were leaving
         self.alive: set[str] = {self.node}  # the nodes seen alive lately
+        # Ends sent through a proxy that its home has not yet confirmed its client read: id → (player, callback).
+        self._confirming: dict[int, tuple[str, Callable[[], None]]] = {}
+        self._confirm_ids = itertools.count()
         self.lobby = ClusterLobby(self)
         self.ladder = LadderLease(self)
         self.failover = Failover(self)
@@ -307,7 +313,7 @@ class Cluster:
             return  # a proxy: the player's home tells the others
         self.ladder.forget(player.name)
         self.command("eval", DELETE_IF_OURS, 1, PLAYERS, player.name, self.node)
-        self.publish(EVERY_NODE, ["left", self.node, player.name])
+        self.publish(EVERY_NODE, ["left", self.node, player.name, session.closed_by_client])
 
     def _match_ended(self, live: Any, result: Any, changes: Any) -> None:
         """A match of ours ended (and its end went out): it leaves the directory."""
@@ -422,6 +428,24 @@ class Cluster:
         if player is not None and player.session is not None and home_of(player.session) is None:
             player.session.send(data)
 
+    def confirm_through(self, home: str, name: str, on_confirmed: Callable[[], None]) -> None:
+        """Ask the player's home to confirm that its client read what this node sent it so far
+        (a match's end stays kept for its next welcome until then: proxy.py)."""
+        token = next(self._confirm_ids)
+        self._confirming[token] = (name, on_confirmed)
+        self.publish(node_channel(home), ["confirm", self.node, name, token])
+
+    def _on_confirm(self, owner: str, name: str, token: int) -> None:
+        player = self.hub.roster.get(name)
+        if player is not None and isinstance(player.session, Session) and home_of(player.session) is None:
+            reply = ["confirmed", self.node, name, token]
+            player.session.transport.confirm(lambda: self.publish(node_channel(owner), reply))
+
+    def _on_confirmed(self, home: str, name: str, token: int) -> None:
+        waiting = self._confirming.pop(token, None)
+        if waiting is not None:
+            waiting[1]()
+
     def _on_close(self, owner: str, name: str, code: int, reason: str) -> None:
         player = self.hub.roster.get(name)
         if player is not None and isinstance(player.session, Session) and home_of(player.session) is None:
@@ -445,12 +469,17 @@ class Cluster:
         previous = player.session
         if previous is not None and home_of(previous) is None:
             previous.close_replaced()  # one connection per player in the whole cluster
-        if player.matches or home_of(previous) is not None:
-            self.proxy(home, player.identity)
+        if player.owed or home_of(previous) is not None:
+            self.proxy(home, player.identity)  # its missed ends go there too (hub.attach)
 
-    def _on_left(self, home: str, name: str) -> None:
+    def _on_left(self, home: str, name: str, closed_by_client: bool) -> None:
+        for token in [token for token, (waiting, _) in self._confirming.items() if waiting == name]:
+            del self._confirming[token]  # its home will not confirm: its ends are kept for its return
         player = self.hub.roster.get(name)
         if player is not None and isinstance(player.session, Session) and home_of(player.session) == home:
+            transport = player.session.transport
+            assert isinstance(transport, RemoteTransport)
+            transport.closed_by_client = closed_by_client
             self.hub.disconnected(player.session)
 
     def _on_adopted(self, owner: str, match_id: str) -> None:
@@ -482,6 +511,8 @@ class Cluster:
         "req": _on_request,
         "out": _on_out,
         "close": _on_close,
+        "confirm": _on_confirm,
+        "confirmed": _on_confirmed,
         "ended": _on_ended,
         "arrived": _on_arrived,
         "left": _on_left,

@@ -7,6 +7,7 @@ each frame is published to the home's channel, which hands it to the player's so
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from arbiter.protocol.errors import CloseCode
@@ -21,15 +22,20 @@ if TYPE_CHECKING:
 class RemoteTransport:
     """A proxy session's transport: frames go over Redis to the player's home node."""
 
-    __slots__ = ("cluster", "home", "name")
+    __slots__ = ("closed_by_client", "cluster", "home", "name")
 
     def __init__(self, cluster: Cluster, home: str, name: str) -> None:
         self.cluster = cluster
         self.home = home
         self.name = name
+        self.closed_by_client = False  # as the home said when the player's socket went (node.py)
 
     def send(self, data: bytes) -> None:
         self.cluster.publish(node_channel(self.home), ["out", self.cluster.node, self.name, data])
+
+    def confirm(self, on_confirmed: Callable[[], None]) -> None:
+        """The home pings the player's socket and tells this node when its pong came (node.py)."""
+        self.cluster.confirm_through(self.home, self.name, on_confirmed)
 
     def close(self, code: int, reason: str) -> None:
         if code == CloseCode.REPLACED:

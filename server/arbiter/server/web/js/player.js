@@ -40,7 +40,7 @@ function ratingChart(rating) {
       s("polyline", { points: line, class: "rating-line" }),
       points.map((p, i) =>
         s("circle", { cx: x(i), cy: y(p.rating), r: 2.2, class: "rating-dot" },
-          s("title", {}, `${Math.round(p.rating)} on ${new Date(p.at * 1000).toLocaleString()}`)),
+          s("title", {}, `${Math.round(p.rating)} on ${new Date(p.at_ms).toLocaleString()}`)),
       ),
     ),
     h("figcaption", { class: "muted" },
@@ -86,7 +86,7 @@ function gameLine(g) {
     h("span", { class: "who" }, "vs ", playerLink(g.opponent)),
     h("span", { class: `outcome ${g.outcome}` }, `${OUTCOMES[g.outcome]} · ${describeResult(g.result, g.reason)}`),
     h("span", { class: "muted" }, `${g.plies} moves`),
-    h("span", { class: "muted" }, g.ended ? new Date(g.ended * 1000).toLocaleString() : ""),
+    h("span", { class: "muted" }, g.ended_ms ? new Date(g.ended_ms).toLocaleString() : ""),
   ];
 }
 

@@ -33,7 +33,7 @@ export function mountReplayList(root, ctx) {
                 h("span", { class: "what" }, h("b", {}, g.game), " ", describeRules(ctx.game(g.game), g.params)),
                 h("span", { class: "who" }, playerLink(g.players[0]), " vs ", playerLink(g.players[1])),
                 h("span", { class: "muted" }, `${describeResult(g.result, g.reason)} · ${g.plies} moves`),
-                h("span", { class: "muted" }, new Date(g.ended * 1000).toLocaleString()),
+                h("span", { class: "muted" }, new Date(g.ended_ms).toLocaleString()),
                 h("a", { class: "button small", href: `#/replay/${g.match}` }, "Replay"),
               ),
             )
