@@ -137,11 +137,13 @@ class PostgresServer:
 
 
 class RedisServer:
-    """``redis-server`` on 127.0.0.1:port, nothing saved to disk."""
+    """``redis-server`` on 127.0.0.1:port, nothing saved to disk; ``options`` go to its command line
+    (ACL users: ``--user NAME on >PASSWORD …``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *options: str) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="arbiter-redis-"))
         self.port = free_port()
+        self.options = options
         self.process: subprocess.Popen[str] | None = None
 
     def start(self) -> None:
@@ -150,7 +152,7 @@ class RedisServer:
             raise RuntimeError("redis-server not found: run scripts/install-system-deps --test (installs redis-server)")
         self.process = subprocess.Popen(
             [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder), "--protected-mode", "yes"],
+             "--dir", str(self.folder), "--protected-mode", "yes", *self.options],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
         )  # fmt: skip
         _wait_for_line(self.process, "Ready to accept connections", "Redis")

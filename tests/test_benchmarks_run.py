@@ -20,10 +20,12 @@ RUNS = [
     ("consistency_check.py", ["--games", "200", "--repeat", "1"], "arbiter check"),
     ("protocol_schema.py", ["--messages", "1000", "--repeat", "1"], "move: codec.decode + parse (baseline)"),
     ("store_writes.py", ["--games", "5", "--moves", "10", "--repeat", "1"], "PostgreSQL store"),
+    ("heavy_reads.py", ["--games", "200", "--rounds", "1", "--seconds", "1"], "x the baseline"),
     ("gomoku_search.py", ["--seconds", "0.2", "--positions", "1", "--reps", "1"], "G+Q moves per CPU second"),
     ("gomoku_table.py", ["--games", "1", "--depth", "3", "--repeat", "1"], "x of 2^20"),
     ("mcts_search.py", ["--games", "tictactoe", "--seconds", "0.2", "--repeats", "1"], "ranges: random"),
     ("soccer_search.py", ["--seconds", "0.1", "--repeats", "1", "--positions", "1"], "median depth in 100 ms"),
+    ("stdio_bridge.py", ["--moves", "4"], "bridge process pool"),
 ]
 
 

@@ -8,28 +8,21 @@ bridge's game log and the server's /metrics."""
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import random
 import sys
-import urllib.request
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from wsclient import Client, play_move, random_move
+from bridge_helpers import bridge_process, finished_records, logged, metric, play_against, sound_game
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
 from arbiter.bots.client.deciding import GiveUp
-from arbiter.engine import create_game
-from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server import RunningServer
 
 pytestmark = pytest.mark.timeout(180)
 
 ENGINE = [sys.executable, str(Path(__file__).parent / "pbrain_engines" / "threat_engine.py")]
-CLOCK = {"initial_ms": 60_000, "increment_ms": 0}
 GAME = "gomoku10"
 
 
@@ -79,98 +72,19 @@ async def test_an_engine_that_hangs_is_killed_and_its_request_gives_up_as_timeou
         await pool.close()
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[RunningServer]:
-    async with run_server(ServerConfig(port=0)) as running:
-        yield running
-
-
-async def bridge_process(server: RunningServer, tmp_path: Path, *engine_flags: str) -> asyncio.subprocess.Process:
-    token_file = tmp_path / "engine.token"
-    token_file.write_text(await server.hub.store.add_player("engine", "bot") + "\n")
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "arbiter.cli", "bridge", "pbrain", "--server", server.url, "--token-file",
-        str(token_file), "--games", GAME, "--game-log", str(tmp_path / "games.jsonl"), "--log-level", "info",
-        "--", *ENGINE, *engine_flags,
-        stderr=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-
-
-async def logged(process: asyncio.subprocess.Process, text: str) -> None:
-    assert process.stderr is not None
-    async with asyncio.timeout(60):
-        while True:
-            line = await process.stderr.readline()
-            assert line, f"the bridge exited before logging {text!r}"
-            if text.encode() in line:
-                return
-
-
-async def play_against(server: RunningServer) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A human opens against the bridged engine and plays random moves to the end: the end, and the moves' infos."""
-    human = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"))
-    created = await human.request("challenge", to="engine", game=GAME, clock=CLOCK, color="first")
-    assert created["type"] == "challenge_created", created
-    match = (await human.expect("match_start"))["match"]
-    state, rng, ply = create_game(GAME).new_state(), random.Random(7), 0
-    infos = []
-    while True:
-        move = random_move(state, rng)
-        assert (await play_move(human, match, ply, move))["type"] == "moved"
-        state.play(state.game.decode_move(move))
-        ply += 1
-        if state.is_terminal:
-            break
-        answer = await human.expect(None, match=match, timeout=30)
-        while answer["type"] not in ("moved", "end"):
-            answer = await human.expect(None, match=match, timeout=30)
-        if answer["type"] == "end":
-            return answer, infos
-        infos.append(answer)
-        state.play(state.game.decode_move(answer["move"]))
-        ply += 1
-        if state.is_terminal:
-            break
-    return await human.expect("end", match=match), infos
-
-
-async def metric(server: RunningServer, cause: str) -> float:
-    """The server's count of resignations for ``cause`` (read off the loop the server runs on)."""
-
-    def read() -> str:
-        with urllib.request.urlopen(server.http_url + "/metrics", timeout=5) as response:
-            return response.read().decode()
-
-    for line in (await asyncio.to_thread(read)).splitlines():
-        if line.startswith("arbiter_bot_resignations_total{") and f'cause="{cause}"' in line:
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
+async def engine_bridge(server: RunningServer, tmp_path: Path, *engine_flags: str) -> asyncio.subprocess.Process:
+    return await bridge_process(server, tmp_path, "pbrain", [*ENGINE, *engine_flags], games=GAME)
 
 
 async def finished_record(tmp_path: Path, process: asyncio.subprocess.Process) -> dict[str, Any]:
-    process.terminate()  # a drain: nothing is live, so it exits at once, its game log written
-    assert await asyncio.wait_for(process.wait(), 30) == 0
-    (line,) = (tmp_path / "games.jsonl").read_text().splitlines()
-    return json.loads(line)
+    (record,) = await finished_records(tmp_path, process)
+    return record
 
 
 @pytest.mark.process
 async def test_a_sound_engine_plays_whole_games_with_its_analysis(server: RunningServer, tmp_path: Path) -> None:
-    process = await bridge_process(server, tmp_path)
-    try:
-        await logged(process, '"connected"')
-        assert server.hub.roster.get("engine").capacity == 1
-        end, moves = await play_against(server)
-        assert end["reason"] != "resign" and moves
-        record = await finished_record(tmp_path, process)
-        assert record["resigned"] is None and record["reason"] == end["reason"]
-        assert all(d["source"] == "brain" for d in record["decisions"])
-        assert all(d["info"]["depth"] == 1 and "score" in d["info"] for d in record["decisions"])  # from MESSAGE
-        stored = await server.hub.store.get_game(record["match"])
-        assert stored is not None and stored.moves[1].info["depth"] == 1  # the analysis went on the wire
-    finally:
-        if process.returncode is None:
-            process.kill()
+    record = await sound_game(server, tmp_path, await engine_bridge(server, tmp_path), GAME)
+    assert all(d["info"]["depth"] == 1 and "score" in d["info"] for d in record["decisions"])  # from MESSAGE
 
 
 @pytest.mark.process
@@ -182,10 +96,10 @@ async def test_a_sound_engine_plays_whole_games_with_its_analysis(server: Runnin
 async def test_a_failing_engine_s_match_is_resigned_with_its_cause(
     server: RunningServer, tmp_path: Path, flag: str, cause: str
 ) -> None:
-    process = await bridge_process(server, tmp_path, flag, "3")  # the engine's third move of the game
+    process = await engine_bridge(server, tmp_path, flag, "3")  # the engine's third move of the game
     try:
         await logged(process, '"connected"')
-        end, moves = await play_against(server)
+        end, moves = await play_against(server, GAME)
         assert end["reason"] == "resign" and end["winner"] == 0 and len(moves) == 2
         assert await metric(server, cause) == 1
         record = await finished_record(tmp_path, process)

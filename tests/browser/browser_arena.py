@@ -75,3 +75,8 @@ async def random_bot(server: RunningServer, name: str, token: str) -> AsyncItera
 def screenshot_path(name: str) -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS / f"{name}.png"
+
+
+def csp_violations(console: list[str]) -> list[str]:
+    """The console lines in which Chromium reports something the Content-Security-Policy refused."""
+    return [line for line in console if "Content Security Policy" in line]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from browser_arena import Arena, Site, random_bot
+from browser_arena import Arena, Site, csp_violations, random_bot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # the server suite's protocol client
 
@@ -89,7 +89,8 @@ DESCRIBE_PAGE = """() => ({
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def new_page(browser: object, site: Site, request: pytest.FixtureRequest) -> AsyncIterator[object]:
-    """``await new_page(**context_options)``: a page in a fresh context (a new guest); errors on it fail the test.
+    """``await new_page(**context_options)``: a page in a fresh context (a new guest); errors on it,
+    and anything its Content-Security-Policy refuses (reported on the console), fail the test.
     When the test fails, what each page showed is printed with the failure."""
     contexts = []
     pages = []
@@ -102,6 +103,7 @@ async def new_page(browser: object, site: Site, request: pytest.FixtureRequest) 
         page = await context.new_page()
         pages.append(page)
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: errors.extend(csp_violations([message.text])))
         await page.goto(site.url)
         await page.wait_for_selector("#status[data-state=open]")
         return page

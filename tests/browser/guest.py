@@ -12,7 +12,9 @@ from typing import Any
 
 Page = Any  # playwright.async_api.Page
 
-MY_TURN_OR_OVER = "document.querySelector('.match.my-turn') || document.querySelector('#result')?.hidden === false"
+MY_TURN_OR_OVER = (
+    "() => document.querySelector('.match.my-turn') || document.querySelector('#result')?.hidden === false"
+)
 
 
 async def start_game(
@@ -137,6 +139,6 @@ async def play_soccer_to_end(page: Page, attack_north: bool, seed: int = 1) -> i
     while await wait_turn(page):
         before = await moves_shown(page)
         await play_soccer_turn(page, attack_north, rng)
-        await page.wait_for_function(f"document.querySelectorAll('#moves .move').length > {before}")
+        await page.wait_for_function(f"() => document.querySelectorAll('#moves .move').length > {before}")
         turns += 1
     return turns

@@ -23,7 +23,7 @@ async def sign_up(page, name: str, password: str) -> None:
     await page.fill("#sign-up [name=password]", password)
     await page.fill("#sign-up [name=again]", password)
     await page.click("#sign-up button[type=submit]")
-    await page.wait_for_function(f"document.querySelector('#me .who')?.textContent === {name!r}")
+    await page.wait_for_function(f"() => document.querySelector('#me .who')?.textContent === {name!r}")
 
 
 async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site) -> None:
@@ -65,14 +65,14 @@ async def test_a_person_signs_up_creates_a_bot_and_plays_it(new_page, site: Site
     # Signing out in the page makes it a guest again; signing in brings the account back.
     await page.click('a[data-nav="account"]')
     await page.click("#sign-out")
-    await page.wait_for_function("document.querySelector('#me')?.textContent.includes('guest')")
+    await page.wait_for_function("() => document.querySelector('#me')?.textContent.includes('guest')")
     await page.fill("#sign-in [name=name]", "ann")
     await page.fill("#sign-in [name=password]", "not ann's password")
     await page.click("#sign-in button[type=submit]")
     await page.wait_for_selector(".notice.error >> text=wrong name or password")
     await page.fill("#sign-in [name=password]", "ann's long password")
     await page.click("#sign-in button[type=submit]")
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'ann'")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent === 'ann'")
     await page.wait_for_selector('#my-bots tr[data-bot="ann-bot"]')
 
 

@@ -67,7 +67,7 @@ async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_tha
     await page.click('a[data-nav="account"]')
     await page.fill('#token-sign-in input[name="token"]', token)
     await page.click('#token-sign-in button[type="submit"]')
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'carol'")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent === 'carol'")
     await page.click('a[data-nav="lobby"]')
     await page.check("#rated")
     await start_game(page, GAME, BOT, color="first", level=2)
@@ -84,10 +84,10 @@ async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_tha
     await page.select_option("#opponent", BOT)
     await page.select_option("#level", "2")
     shown = f"{BOT}@2: {round(level2.rating)}? in {pool} (1 game)"
-    await page.wait_for_function(f"document.querySelector('#opponent-rating')?.textContent === {shown!r}")
+    await page.wait_for_function(f"() => document.querySelector('#opponent-rating')?.textContent === {shown!r}")
     option = await page.inner_text('#level option[value="2"]')
     assert option == f"2 — {round(level2.rating)}?"
     await page.select_option("#level", "4")
     await page.wait_for_function(
-        f"document.querySelector('#opponent-rating')?.textContent === '{BOT} has no rating in {pool} yet'"
+        f"() => document.querySelector('#opponent-rating')?.textContent === '{BOT} has no rating in {pool} yet'"
     )

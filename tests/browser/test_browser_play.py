@@ -83,8 +83,8 @@ async def test_an_occupied_cell_shows_a_hint_and_changes_nothing(new_page, arena
 
     first_match = page.url
     await page.get_by_role("button", name="Play again").click()  # a rematch, sides swapped
-    await page.wait_for_function(f"location.href !== {first_match!r} && !!document.querySelector('.cell')")
-    await page.wait_for_function("document.querySelector('#result')?.hidden")
+    await page.wait_for_function(f"() => location.href !== {first_match!r} && !!document.querySelector('.cell')")
+    await page.wait_for_function("() => document.querySelector('#result')?.hidden")
     assert await page.inner_text(".player-bar:last-child .name .you") == "you"
     assert await page.locator('.player-bar[data-color="1"] .you').count() == 1  # now second
 
@@ -181,7 +181,7 @@ async def test_a_refresh_mid_game_resumes_it(new_page, arena: Arena) -> None:
     await page.wait_for_selector("#status[data-state=open]")
     assert await page.inner_text("#me .who") == me  # the same guest, brought back by its resume token
     assert page.url.endswith(f"#/match/{match_id}")
-    await page.wait_for_function(f"document.querySelectorAll('#moves .move').length >= {shown}")
+    await page.wait_for_function(f"() => document.querySelectorAll('#moves .move').length >= {shown}")
     after = await cells(page)
     assert {c: s for c, s in after.items() if board[c] != "empty"} == {c: s for c, s in board.items() if s != "empty"}
     assert await page.inner_text(".player-bar .name .you") == "you"

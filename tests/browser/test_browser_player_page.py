@@ -1,5 +1,6 @@
 """Player pages in headless Chromium: a bot's page opened from the leaderboard shows its rating
-with a chart and its failure report; the refused move's replay link opens the replay at that ply;
+with a chart and its failure report; the failure offers its turn as a request file to download, and
+the refused move's replay link opens the replay at that ply;
 player names link to their pages from the replay; /player/NAME and an unknown name."""
 
 from __future__ import annotations
@@ -46,6 +47,13 @@ async def test_a_bots_failure_leads_from_the_leaderboard_to_the_replay_at_its_pl
     assert await failure.get_attribute("data-ply") == "2"
     refusal = failure.locator('.refusals li[data-ply="2"]')
     assert "illegal_move" in await refusal.inner_text()
+    download = failure.locator(".failure-head").get_by_role("link", name="Download request")
+    assert await download.get_attribute("href") == f"/request.json?match={match}&ply=2"
+    assert await download.get_attribute("download") == ""
+    fetched = await page.evaluate(
+        "async (href) => (await (await fetch(href)).json()).moves", "/request.json?match=" + match + "&ply=2"
+    )
+    assert fetched == [[1, 1], [0, 0]]  # the turn the refused move was sent in
     assert "1 lost (0 on time)" in await page.inner_text("#failure-counts")
     assert "1 refused moves in 1 games" in await page.inner_text("#failure-counts")
     assert await page.locator(f'#player-thinking[data-match="{match}"] tr[data-ply]').count() == 2
@@ -54,7 +62,7 @@ async def test_a_bots_failure_leads_from_the_leaderboard_to_the_replay_at_its_pl
 
     await refusal.get_by_role("link", name="ply 2").click()
     await page.wait_for_selector("#replay-ply")
-    await page.wait_for_function("document.querySelector('#replay-ply')?.textContent === '2 / 3'")
+    await page.wait_for_function("() => document.querySelector('#replay-ply')?.textContent === '2 / 3'")
     assert sorted(stone for stone in (await cells(page)).values() if stone != "empty") == ["0", "1"]
     assert page.url.endswith(f"#/replay/{match}/2")
 

@@ -56,7 +56,8 @@ async def test_a_guest_watches_a_bot_versus_bot_game_then_replays_it(new_page, a
     await page.wait_for_selector(".match .board-holder svg")
     assert (await page.inner_text("#match-status")).startswith("Watching")
     seen = await moves_shown(page)
-    await page.wait_for_function(f"document.querySelectorAll('#moves .move').length > {seen}")  # moves arrive live
+    # The moves arrive live.
+    await page.wait_for_function(f"() => document.querySelectorAll('#moves .move').length > {seen}")
     assert await page.locator(".match-actions button").count() == 0  # a spectator cannot act
     board = await cells(page)
     empty = next(c for c, s in board.items() if s == "empty")
@@ -74,11 +75,11 @@ async def test_a_guest_watches_a_bot_versus_bot_game_then_replays_it(new_page, a
     await page.wait_for_selector("#replay-ply")
     assert await page.inner_text("#replay-ply") == f"{plies} / {plies}"
     await page.get_by_role("button", name="first position").click()
-    await page.wait_for_function("document.querySelector('#replay-ply')?.textContent.startsWith('0 /')")
+    await page.wait_for_function("() => document.querySelector('#replay-ply')?.textContent.startsWith('0 /')")
     assert all(s == "empty" for s in (await cells(page)).values())
     await page.get_by_role("button", name="next move").click()
     await page.keyboard.press("ArrowRight")
-    await page.wait_for_function("document.querySelector('#replay-ply')?.textContent.startsWith('2 /')")
+    await page.wait_for_function("() => document.querySelector('#replay-ply')?.textContent.startsWith('2 /')")
     assert sorted(s for s in (await cells(page)).values() if s != "empty") == ["0", "1"]
     assert await page.locator(".replay-moves li.current").count() == 1
     paint = "els => els.map(e => getComputedStyle(e).backgroundColor)"
@@ -86,7 +87,7 @@ async def test_a_guest_watches_a_bot_versus_bot_game_then_replays_it(new_page, a
     pieces = [await page.eval_on_selector(f".stone.p{c}", "e => getComputedStyle(e).fill") for c in (0, 1)]
     assert marks == pieces, (marks, pieces)  # ... each side's stone colour
     await page.get_by_role("button", name="final position").click()
-    await page.wait_for_function(f"document.querySelector('#replay-ply')?.textContent.startsWith('{plies} /')")
+    await page.wait_for_function(f"() => document.querySelector('#replay-ply')?.textContent.startsWith('{plies} /')")
     assert "a line" in await page.inner_text("#result") or "Draw" in text
 
     await page.click('[data-nav="replays"]')
@@ -182,7 +183,7 @@ async def test_the_cube_is_drawn_as_layers_with_draw_offers_and_a_finish(new_pag
     assert await page.locator(".layer").count() == 3 and await page.locator(".cell").count() == 27
     assert await wait_turn(page)
     await page.get_by_role("button", name="Offer draw").click()
-    await page.wait_for_function("document.querySelector('#hint')?.textContent.includes('declined the draw')")
+    await page.wait_for_function("() => document.querySelector('#hint')?.textContent.includes('declined the draw')")
     rng = random.Random(5)
     while await wait_turn(page):
         board = await cells(page)
@@ -322,17 +323,17 @@ async def test_signing_in_with_a_token_and_out_again(new_page, arena: Arena) -> 
     await page.click('a[data-nav="account"]')
     await page.fill('#token-sign-in input[name="token"]', token)
     await page.click('#token-sign-in button[type="submit"]')
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'alice'")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent === 'alice'")
     await page.click('a[data-nav="lobby"]')
     await page.wait_for_selector('#people [data-player="alice"]:has-text("(you)")')
     await page.reload()  # the account is remembered
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'alice'")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent === 'alice'")
 
     await page.click('a[data-nav="account"]')
     await page.click("#sign-out")
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent.startsWith('guest-')")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent.startsWith('guest-')")
 
     await page.fill('#token-sign-in input[name="token"]', "not-a-token")
     await page.click('#token-sign-in button[type="submit"]')
     await page.locator(".notice.error", has_text="refused your token").wait_for()
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent.startsWith('guest-')")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent.startsWith('guest-')")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import urllib.error
 import urllib.request
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.http import SECURITY_HEADERS
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.web_routes import WEB_ROOT, WebClient
@@ -41,16 +43,40 @@ async def get(server: RunningServer, path: str, headers: dict[str, str] | None =
 async def test_the_page_its_modules_and_the_library_are_served(server: RunningServer) -> None:
     status, headers, body = await get(server, "/")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
-    assert b'"@msgpack/msgpack": "/vendor/msgpack/index.mjs"' in body
+    assert b'<script type="module" src="/js/app.js">' in body  # which imports the library by its path:
+    assert b'from "/vendor/msgpack/index.mjs"' in (WEB_ROOT / "js" / "connection.js").read_bytes()
     modules = sorted(f"/js/{p.name}" for p in (WEB_ROOT / "js").glob("*.js"))
     assert "/js/app.js" in modules and "/js/soccer_rules.js" in modules
     for path in [*modules, "/vendor/msgpack/index.mjs"]:
-        status, headers, body = await get(server, path)
+        status, headers, _ = await get(server, path)
         assert status == 200, path
         assert headers["Content-Type"].startswith("text/javascript"), path
         assert headers["X-Content-Type-Options"] == "nosniff"
     status, headers, _ = await get(server, "/css/style.css")
     assert status == 200 and headers["Content-Type"].startswith("text/css")
+
+
+async def test_every_response_carries_the_security_headers(server: RunningServer) -> None:
+    paths = ["/", "/js/app.js", "/favicon.svg", "/healthz", "/metrics", "/account.json", "/account/signin",
+             "/games.json?limit=many", "/game.json?match=nope", "/nothing"]  # fmt: skip
+    seen = set()
+    for path in paths:
+        status, headers, _ = await get(server, path)
+        seen.add(status)
+        for name, value in SECURITY_HEADERS.items():
+            assert headers.get(name) == value, (path, name)
+    assert seen == {200, 400, 404, 405}
+    # A websocket handshake the websocket layer refuses (no key) carries them too.
+    reader, writer = await asyncio.open_connection(server.host, server.port)
+    writer.write(b"GET / HTTP/1.1\r\nHost: arbiter\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+    head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)).decode()
+    writer.close()
+    assert head.startswith("HTTP/1.1 400") and "Content-Security-Policy: default-src 'self'" in head
+    assert "frame-ancestors 'none'" in SECURITY_HEADERS["Content-Security-Policy"]
+    # The page has nothing inline that the policy would block.
+    page = (WEB_ROOT / "index.html").read_text()
+    assert "<style" not in page and " style=" not in page
+    assert all(" src=" in tag for tag in re.findall(r"<script[^>]*>", page))
 
 
 async def test_an_unchanged_file_is_not_sent_again(server: RunningServer) -> None:
@@ -72,6 +98,7 @@ async def test_a_missing_library_gets_a_page_saying_how_to_install_it(server: Ru
     status, headers, body = await get(server, "/")
     assert status == 503 and headers["Content-Type"].startswith("text/html")
     assert b"npm ci" in body and str(tmp_path).encode() in body
+    assert b"<style" not in body and b"<script" not in body  # nothing the Content-Security-Policy blocks
     status, _, _ = await get(server, "/vendor/msgpack/index.mjs")
     assert status == 503
 

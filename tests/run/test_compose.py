@@ -9,6 +9,7 @@ flag or an ARBITER_* variable that names no setting fails here rather than in a 
 
 from __future__ import annotations
 
+import ipaddress
 import shlex
 import shutil
 import subprocess
@@ -91,7 +92,9 @@ def test_the_cluster_profile_runs_two_nodes_behind_the_proxy_on_postgresql_and_r
         argv = _command(node)
         assert argv[:2] == ["arbiter", "serve"] and argv[argv.index("--node-id") + 1] == name
         assert node["environment"]["ARBITER_DB"].startswith("postgresql://arbiter:")
-        assert node["environment"]["ARBITER_CLUSTER"] == "redis://redis:6379/0"
+        assert (
+            node["environment"]["ARBITER_CLUSTER"] == f"redis://arbiter:{_env('ARBITER_REDIS_PASSWORD')}@redis:6379/0"
+        )
         assert "/healthz" in " ".join(node["healthcheck"]["test"])
         assert set(node["depends_on"]) == {"cluster-accounts", "redis"}
     proxy = services["proxy"]
@@ -101,6 +104,31 @@ def test_the_cluster_profile_runs_two_nodes_behind_the_proxy_on_postgresql_and_r
         argv = _command(services[f"cluster-{bot}"])
         assert argv[:3] == ["arbiter", "bot", brain]
         assert argv[argv.index("--server") + 1] == "ws://node1:8765/,ws://node2:8765/"  # moves to the other node
+
+
+def _env(name: str) -> str:
+    """A variable's value in .env, which Compose reads."""
+    return next(
+        line.partition("=")[2] for line in (ROOT / ".env").read_text().splitlines() if line.startswith(name + "=")
+    )
+
+
+def test_the_cluster_trusts_only_its_proxy_and_redis_wants_a_password(compose: dict) -> None:
+    services = compose["services"]
+    proxy_address = services["proxy"]["networks"]["default"]["ipv4_address"]
+    assert ipaddress.ip_address(proxy_address) in ipaddress.ip_network(
+        compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    )
+    for name in ("node1", "node2"):
+        argv = _command(services[name])
+        trusted = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--trusted-proxy"]
+        assert trusted == [f"{proxy_address}/32"], name  # not Docker's whole private ranges
+    redis = _command(services["redis"])
+    password = _env("ARBITER_REDIS_PASSWORD")
+    assert "--user default off" in " ".join(redis)  # no anonymous access
+    user = redis[redis.index("arbiter") - 1 :]
+    assert user[:4] == ["--user", "arbiter", "on", f">{password}"] and "-@dangerous" in user
+    assert password in services["redis"]["healthcheck"]["test"]
 
 
 def test_the_proxy_configuration_is_valid_for_haproxy(compose: dict) -> None:

@@ -173,6 +173,20 @@ async def test_forged_requests_are_refused_and_change_nothing(server: RunningSer
     assert (status, data["error"]["code"]) == (409, "name_taken")
 
 
+async def test_sign_out_needs_the_whole_cookie_not_its_selector(server: RunningServer) -> None:
+    victim = Browser(server)
+    await victim.sign_up("ida", "ida's password")
+    selector = victim.cookies["arbiter_session"].partition(".")[0]
+    forger = Browser(server)
+    await forger.state()  # a CSRF cookie of its own: a sign-out from it passes the forgery checks
+    forger.cookies["arbiter_session"] = selector + ".a-wrong-secret"
+    status, data = await forger.call("POST", "/account/signout")
+    assert (status, data) == (200, {"player": None}) and "arbiter_session" not in forger.cookies
+    assert (await victim.state())["player"] is not None  # still signed in
+    assert (await victim.call("POST", "/account/signout"))[0] == 200
+    assert (await victim.state())["player"] is None
+
+
 async def test_a_password_change_ends_every_other_session(server: RunningServer) -> None:
     laptop, phone = Browser(server), Browser(server)
     await laptop.sign_up("cat", "first password")

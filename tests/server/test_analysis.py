@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -48,6 +49,41 @@ async def test_spectators_see_the_analysis_the_opponent_sees_it_after(tmp_path: 
         assert moves[0]["info"] == INFO and "info" not in moves[1]  # after the game, for anyone
         for client in (alice, bob, watcher, late):
             await client.close()
+
+
+async def test_in_a_rated_match_spectators_get_the_analysis_plies_late(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "a.db")
+    async with run_server(ServerConfig(port=0), store) as server:  # the default delay: 4 plies
+        alice = await Client.connect(server.url, token=await store.add_player("alice", "bot"))
+        bob = await Client.connect(server.url, token=await store.add_player("bob", "bot"))
+        match = await start_match(alice, bob, "gomoku", rated=True)
+        second_eye = await Client.connect(server.url)  # bob's own guest connection, watching
+        await second_eye.request("spectate", match=match)
+        infos = [{"score": ply, "unit": "cp", "pv": [[ply, 1]]} for ply in range(6)]
+        seen = []
+        for ply, info in enumerate(infos):
+            await (alice if ply % 2 == 0 else bob).send(
+                {"type": "move", "match": match, "ply": ply, "move": [ply, 0], "info": info}
+            )
+            moved = await second_eye.expect("moved", match=match, ply=ply)
+            assert "info" not in moved
+            seen.append(moved.get("analysis"))
+        assert seen == [None] * 4 + [{"ply": 0, "info": infos[0]}, {"ply": 1, "info": infos[1]}]  # 4 plies late
+        state = await second_eye.request("sync", match=match)
+        assert state["infos"] == infos[:2]  # a snapshot holds the released ones only
+        url = f"{server.http_url}/export?match={match}"
+        status = await asyncio.to_thread(lambda: _status(url))
+        assert status == 409  # and no export of the live game with its analysis
+        for client in (alice, bob, second_eye):
+            await client.close()
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return error.code
 
 
 @pytest.mark.parametrize(

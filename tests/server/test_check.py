@@ -71,9 +71,9 @@ async def fill(open_store: Callable[[], Store]) -> dict[str, str]:
         await alpha.request("offer_draw", match=ids["draw_agreed"])
         assert (await beta.expect("end", match=ids["draw_agreed"]))["reason"] == "draw_agreed"
 
-        ids["abort"] = await start_match(alpha, guest)
+        ids["abort"] = await start_match(alpha, beta)  # (a guest's aborted game would not be kept)
         assert (await play_move(alpha, ids["abort"], 0, [0, 0]))["type"] == "moved"
-        assert (await guest.request("abort", match=ids["abort"]))["type"] == "ok"
+        assert (await beta.request("abort", match=ids["abort"]))["type"] == "ok"
 
         ids["soccer"] = await start_match(alpha, beta, "paper_soccer", rated=True)
         await play_out((alpha, beta), ids["soccer"], "paper_soccer", None, seed=3)

@@ -1,5 +1,6 @@
 """Behind the project's own HAProxy (deploy/haproxy.cfg, ``option forwardfor``): a server that trusts
-the proxy caps and bans each client by its own address, not the proxy's."""
+the proxy caps and bans each client by its own address, not the proxy's, whatever the client writes into
+X-Forwarded-For itself."""
 
 from __future__ import annotations
 
@@ -50,5 +51,8 @@ async def test_clients_behind_the_proxy_are_capped_and_banned_by_their_own_addre
     await server.hub.store.add_ban("network", "127.0.0.6/32")
     assert (await second.wait_closed())[0] == CloseCode.BANNED
     assert (await refusal(proxy.url, host(6)))[0] == 403
+    # What the client writes itself comes before the proxy's own header line, and changes nothing.
+    for forged in ("junk", "junk, 198.51.100.1", "127.0.0.1", "unknown,"):
+        assert (await refusal(proxy.url, host(6), headers={"X-Forwarded-For": forged}))[0] == 403, forged
     assert (await first.request("ping"))["type"] == "pong"
     await first.close()

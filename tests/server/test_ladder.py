@@ -169,8 +169,7 @@ async def test_standings_and_records_over_http(connect, tokens, server: RunningS
     assert status == 200 and kind.startswith("text/html") and order[0] in body and "Crosstable" in body
     status, kind, body = await asyncio.to_thread(http_get, f"{base}/export?game=tictactoe")
     assert status == 200 and kind.startswith("text/plain")
-    [record, *live] = parse_records(body)  # they were paired again before they left the queue
-    assert all(r.result is None for r in live)
+    [record] = parse_records(body)  # finished games only (they may have been paired again before they left)
     assert record.start.players == tuple(order) and record.result == "1-0" and len(record.moves) == 5
     assert record.rating_changes[order[0]] == pytest.approx(end["rating_changes"][order[0]], abs=0.01)
     status, _, body = await asyncio.to_thread(http_get, f"{base}/leaderboard.json")  # no game: one with ratings

@@ -19,7 +19,8 @@ async def test_resign(connect, store):
 
 
 async def test_abort_before_each_sides_first_move(connect, store):
-    alice, bob = await connect(), await connect()
+    alice = await connect(token=await store.add_player("alice", "bot"))
+    bob = await connect(token=await store.add_player("bob", "bot"))
     match = await start_match(alice, bob)
     await play_move(alice, match, 0, [0, 0])
     assert (await alice.request("abort", match=match))["code"] == "abort_too_late"
@@ -35,6 +36,20 @@ async def test_abort_at_once(connect):
     match = await start_match(alice, bob)
     assert (await alice.request("abort", match=match))["type"] == "ok"
     assert (await bob.expect("end", match=match))["reason"] == "abort"
+
+
+async def test_a_guest_s_aborted_games_are_not_kept(connect, store):
+    bot = await connect(token=await store.add_player("bot", "bot"))
+    guest, other = await connect(), await connect()
+    aborted = [await start_match(guest, other), await start_match(bot, guest)]
+    for match in aborted:
+        assert (await guest.request("abort", match=match))["type"] == "ok"
+        await guest.expect("end", match=match)
+    resigned = await start_match(guest, other)
+    assert (await guest.request("resign", match=resigned))["type"] == "ok"
+    await guest.expect("end", match=resigned)
+    assert [await store.get_game(match) for match in aborted] == [None, None]  # filling the store costs nothing
+    assert (await store.get_game(resigned)).reason == "resign"  # a played game is kept
 
 
 async def test_no_abort_after_both_moved(connect):

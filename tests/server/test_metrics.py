@@ -69,12 +69,32 @@ async def test_metrics_follow_play_errors_and_the_ladder(server, store, connect)
     assert after[("arbiter_connections", ())] == 2
 
 
-async def test_a_resignation_s_cause_is_counted_by_player_and_cause(server, connect) -> None:
-    alice, bob = await connect(), await connect()
+async def test_a_resignation_s_cause_is_counted_by_player_and_cause(server, store, connect) -> None:
+    alice, bob = await connect(token=await store.add_player("alice", "bot")), await connect()
     match = await start_match(alice, bob)
     assert (await alice.request("resign", match=match, cause="sometimes"))["code"] == "bad_field"
     assert (await alice.request("resign", match=match, cause="crash"))["type"] == "ok"
     end = await bob.expect("end", match=match)
     assert end["reason"] == "resign"
     samples = await scrape(server)
-    assert samples[("arbiter_bot_resignations_total", (("cause", "crash"), ("player", alice.name)))] == 1
+    assert samples[("arbiter_bot_resignations_total", (("cause", "crash"), ("player", "alice")))] == 1
+
+
+async def test_guests_share_one_label_so_guest_rounds_add_no_series(server, connect) -> None:
+    async def guest_round() -> None:
+        first, second = await connect(), await connect()
+        match = await start_match(first, second)
+        await first.send({"type": "move", "match": match, "ply": 0, "move": [0, 0], "info": {"fallback": "deadline"}})
+        await second.expect("moved", match=match, ply=0)
+        assert (await second.request("resign", match=match, cause="crash"))["type"] == "ok"
+        await first.expect("end", match=match)
+        await asyncio.gather(first.close(), second.close())
+
+    await guest_round()
+    series = set(await scrape(server))
+    for _ in range(20):
+        await guest_round()
+    samples = await scrape(server)
+    assert set(samples) == series  # no series per generated guest name
+    assert samples[("arbiter_bot_resignations_total", (("cause", "crash"), ("player", "guest")))] == 21
+    assert samples[("arbiter_fallback_moves_total", (("cause", "deadline"), ("player", "guest")))] == 21

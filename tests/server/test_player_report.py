@@ -78,7 +78,7 @@ async def test_failures_appear_in_the_json_route_and_in_arbiter_report(tmp_path:
         status, flagger = await report_json(base, "name=flagger")
         assert status == 200 and flagger["player"] == {**flagger["player"], "name": "flagger", "kind": "bot"}
         assert flagger["failures"]["counts"] == {
-            "lost": 1, "timeout": 1, "abandoned": 0, "refused_moves": 0, "games_with_refused_moves": 0,
+            "lost": 1, "timeout": 1, "abandoned": 0, "refused_moves": 0, "games_with_refused_moves": 0, "resigned": {},
         }  # fmt: skip
         (failure,) = flagger["failures"]["games"]
         assert (failure["match"], failure["reason"], failure["outcome"], failure["ply"]) == (
@@ -131,3 +131,48 @@ async def test_failures_appear_in_the_json_route_and_in_arbiter_report(tmp_path:
     assert unknown.exit_code == 1 and "no player named 'nobody'" in unknown.stderr
     assert (await arbiter("report", "blunder", "--games", "0", "--db", str(db))).exit_code == 2
     assert (await arbiter("report", "--db", str(db))).exit_code == 2
+
+
+async def test_a_resignation_s_cause_is_reported_and_its_turn_downloads_as_a_request_file(tmp_path: Path) -> None:
+    """``crasher`` resigns at ply 2 with the cause its engine gave (``resign.cause``): the report
+    names the cause, and ``/request.json`` rebuilds that turn (both clocks with their increments,
+    the opponent's ``moved``); a ply outside the game, an unknown match and a missing ply are refused."""
+    async with run_server(ServerConfig(port=0), SqliteStore(tmp_path / "a.db")) as server:
+        store, base = server.hub.store, server.http_url
+        crasher = await Client.connect(server.url, token=await store.add_player("crasher", "bot"))
+        steady = await Client.connect(server.url, token=await store.add_player("steady", "bot"))
+        try:
+            clock = {"initial_ms": 60_000, "increment_ms": 500}
+            match = await start_match(crasher, steady, clock=clock)
+            assert (await play_move(crasher, match, 0, [1, 1]))["type"] == "moved"
+            assert (await play_move(steady, match, 1, [0, 0]))["type"] == "moved"
+            assert (await crasher.request("resign", match=match, cause="crash"))["type"] == "ok"
+            await steady.expect("end", match=match)
+        finally:
+            await crasher.close()
+            await steady.close()
+        status, report = await report_json(base, "name=crasher")
+        (failure,) = report["failures"]["games"]
+        assert status == 200 and report["failures"]["counts"]["resigned"] == {"crash": 1}
+        assert (failure["cause"], failure["ply"], failure["refusals"]) == ("crash", 2, [])
+        assert report["failures"]["counts"]["refused_moves"] == 0  # a resignation is no refused move
+        status, headers, body = await asyncio.to_thread(http_get, base + failure["request"])
+        assert (
+            status == 200 and headers["Content-Disposition"] == f'attachment; filename="arbiter-request-{match}-2.json"'
+        )
+        request = json.loads(body)
+        record = await store.get_game(match)
+        assert record is not None
+        elapsed = [m.elapsed_ms for m in record.moves]
+        assert (request["arbiter_request"], request["player"], request["color"], request["ply"]) == (1, "crasher", 0, 2)
+        assert request["moves"] == [[1, 1], [0, 0]] and request["clock"]["increment_ms"] == 500
+        assert request["clocks"] == [60_500 - elapsed[0], 60_500 - elapsed[1]]
+        (moved,) = request["received"]
+        assert (moved["type"], moved["ply"], moved["by"], moved["clocks"]) == ("moved", 1, 1, request["clocks"])
+        assert request["failures"] == [{"move": "null", "code": "resign:crash"}] and request["reason"] == "resign"
+        status, _, body = await asyncio.to_thread(http_get, f"{base}/request.json?match={match}&ply=0")
+        assert status == 200 and json.loads(body)["received"][0]["type"] == "match_start"
+        for query, code in [(f"match={match}&ply=3", 400), (f"match={match}&ply=x", 400), (f"match={match}", 400),
+                            ("match=nothere&ply=0", 404)]:  # fmt: skip
+            status, _, body = await asyncio.to_thread(http_get, f"{base}/request.json?{query}")
+            assert status == code and "error" in json.loads(body), query

@@ -376,6 +376,45 @@ async def test_list_games_filters_newest_first(store: Store) -> None:
     assert await store.get_game("nope") is None
 
 
+async def test_list_games_continues_after_a_game(store: Store) -> None:
+    for i in range(5):
+        await play(store, f"m{i}", X_WINS[:1], "1-0", "line", started=1000.0 + i,
+                   first="alice" if i % 2 else "carol")  # fmt: skip
+    await store.start_game(game_start("live", started=1005.0))
+    assert [g.start.match_id for g in await store.list_games(after="live", limit=2)] == ["m4", "m3"]
+    assert [g.start.match_id for g in await store.list_games(after="m3", finished=True)] == ["m2", "m1", "m0"]
+    assert [g.start.match_id for g in await store.list_games(after="m3", player="carol")] == ["m2", "m0"]
+    assert await store.list_games(after="m0") == []
+    assert await store.list_games(after="nope") == []
+
+
+async def test_a_discarded_game_is_gone_with_its_moves_a_live_one_stays(store: Store) -> None:
+    await play(store, "kept", X_WINS, "1-0", "line", rated=False)
+    await play(store, "aborted", X_WINS[:1], None, "abort", rated=False)
+    await store.start_game(game_start("live", rated=False))
+    store.record_move("live", MoveRecord(0, [0, 0], 5))
+    await store.discard_game("aborted")
+    await store.discard_game("live")  # not over: stays
+    await store.discard_game("nope")
+    await store.flush()
+    assert await store.get_game("aborted") is None
+    assert {g.start.match_id for g in await store.list_games()} == {"kept", "live"}
+    assert await store.orphan_moves() == {}  # no move left behind
+    live = await store.get_game("live")
+    assert live is not None and len(live.moves) == 1
+
+
+async def test_rated_results_are_the_rated_games_of_a_pool_in_the_order_they_ended(store: Store) -> None:
+    await players(store, "alice", "bob")
+    await play(store, "late", X_WINS, "0-1", "line", started=2000.0)
+    await play(store, "early", X_WINS, "1/2-1/2", "agreed", started=1000.0, first="bob", second="alice")
+    await play(store, "unrated", X_WINS, "1-0", "line", rated=False)
+    await play(store, "aborted", [], None, "abort")
+    await play(store, "other", X_WINS, "1-0", "line", game="gomoku")
+    assert await store.rated_results(TTT) == [("bob", "alice", "1/2-1/2"), ("alice", "bob", "0-1")]
+    assert await store.rated_results("nope/bullet") == []
+
+
 async def test_interrupted_games_are_listed_with_their_moves_until_finished(store: Store) -> None:
     await players(store, "alice", "bob")
     await play(store, "done", X_WINS, "1-0", "line")

@@ -44,7 +44,9 @@ class ThinkRequest:
     options: dict[str, Any] = field(default_factory=dict)
     level: int | None = None
     deadline: float | None = None
-    clock: dict[str, int] | None = None  # the mover's clock when the turn came: remaining_ms, initial_ms, increment_ms
+    # The clocks when the turn came: remaining_ms (the mover's), opponent_ms, initial_ms, increment_ms,
+    # move_limit_ms (if any).
+    clock: dict[str, int] | None = None
 
     def game_rules(self) -> Game:
         return create_game(self.game, self.params)

@@ -150,6 +150,7 @@ class Moved(ServerMessage, frozen=True, tag="moved"):
     clocks: list[int]
     elapsed_ms: int
     info: dict[str, Any] | UnsetType = UNSET
+    analysis: dict[str, Any] | UnsetType = UNSET  # a rated match's: {ply, info} of an earlier move
 
 
 class DrawOffered(ServerMessage, frozen=True, tag="draw_offered"):

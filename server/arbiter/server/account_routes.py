@@ -20,7 +20,6 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,6 +29,7 @@ from websockets.http11 import Request, Response
 from arbiter.server.store.base import NameTaken, Player, StoreError, UnknownPlayer
 
 from .accounts import SESSION_DAYS, AccountError, Accounts, SignedIn, csrf_of
+from .cookies import read_cookies
 from .http import HttpRoutes, json_response, query_params
 
 log = logging.getLogger("arbiter.server")
@@ -221,13 +221,8 @@ def _describe(player: Player) -> dict[str, Any]:
 
 
 def _cookies(request: Request) -> dict[str, str]:
-    jar: SimpleCookie = SimpleCookie()
-    for header in request.headers.get_all("Cookie"):
-        try:
-            jar.load(header)
-        except CookieError:
-            continue
-    return {name: morsel.value for name, morsel in jar.items()}
+    """This server's two cookies, as the request carries them (cookies.py: bounded and linear)."""
+    return read_cookies(request.headers.get_all("Cookie"), (SESSION_COOKIE, CSRF_COOKIE))
 
 
 def _basic_credentials(request: Request) -> tuple[str, str]:

@@ -107,7 +107,10 @@ class Accounts:
         return await self.store.session_player(selector, hash_secret(secret), time.time())
 
     async def sign_out(self, cookie: str) -> None:
-        await self.store.end_sessions(selector=cookie.partition(".")[0])
+        """End the session of this cookie if the whole cookie is right: its selector alone (a lookup
+        key, not a secret) ends nothing, so no one who learns it can sign its owner out."""
+        if await self.session(cookie) is not None:
+            await self.store.end_sessions(selector=cookie.partition(".")[0])
 
     async def change_password(self, name: str, current: str, new: str) -> SignedIn:
         """Every session of the account ends; the caller's browser gets a new one."""

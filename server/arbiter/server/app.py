@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -36,18 +37,20 @@ from .bans import BanWatch
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .connection import SessionConnection
-from .http import HttpRoutes, json_response, text_response
+from .heavy_reads import limit_heavy_reads
+from .http import HttpRoutes, add_security_headers, json_response, text_response
 from .hub import Hub
 from .rating_updates import rebuild_outdated_ratings
 from .recovery import resolve_interrupted
 from .session import serve_connection
-from .standings import StandingsPages
+from .standings import CLUSTER_FIT_AGE_S, StandingsPages
 from .warmup import warm_games
 from .web_routes import WebClient
 
 log = logging.getLogger("arbiter.server")
 SIGN_IN_ATTEMPTS_PER_MINUTE = 10  # per client address: sign-ins, sign-ups and password changes together
 GC_YOUNG_THRESHOLD = 20_000  # allocations between young collections (Python's default: 700)
+SWITCH_INTERVAL_S = 0.001  # a busy thread hands the GIL back to the event loop this soon (Python's default: 5 ms)
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ async def run_server(
     now: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[RunningServer]:
     """Run a server until the block exits. ``store`` is opened here and closed at the end
-    (default: a fresh MemoryStore); ``config.port = 0`` picks a free port (see ``.port``)."""
+    (default: a fresh MemoryStore); ``config.port = 0`` picks a free port (see ``.port``); ``now``
+    is the clock of the hub's timers and of the sign-in limit (a test may hold it still)."""
     config = config or ServerConfig(port=0)
     store = store or MemoryStore()
     if config.warm_engine:
@@ -101,9 +105,12 @@ async def run_server(
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
     routes.add("/metrics", _metrics(hub))
-    StandingsPages(store, config.ladder.pool_of).add_routes(routes)
+    fit_age = None if config.cluster_url is None else CLUSTER_FIT_AGE_S  # alone, every rated game ends here
+    standings = StandingsPages(store, config.ladder.pool_of, max_fit_age_s=fit_age)
+    standings.add_routes(routes)
+    hub.matches.end_listeners.append(standings.game_ended)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
-    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE)
+    attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE, now=now)
 
     def allow_attempt(connection: ServerConnection, request: Request) -> bool:
         """Sign-in, sign-up and password attempts per client address (a trusted proxy's client)."""
@@ -111,6 +118,9 @@ async def run_server(
         return client is None or attempts.allow(client)
 
     AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt).add_routes(routes)
+    if config.heavy_reads_per_minute is not None:
+        reads = AttemptLimiter(per_minute=config.heavy_reads_per_minute, burst=config.heavy_reads_burst)
+        limit_heavy_reads(routes, reads, hub.guard.client_of_request)
 
     def process_request(connection: ServerConnection, request: Request) -> Response | Awaitable[Response] | None:
         """A websocket handshake passes the guard (bans, caps); any other request goes to the routes."""
@@ -130,12 +140,16 @@ async def run_server(
     # some per frame: at the default threshold (700) the young collections cost about 1.5 µs a move
     # (benchmarks/server_load.py), at 20,000 a tenth of that, for a few MiB more of young objects.
     gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+    # Heavy reads run in threads (the store's, exports, BayesElo fits); while one holds the GIL the
+    # loop waits for it at every wake-up: at most 1 ms each rather than 5 (benchmarks/heavy_reads.py).
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
     websocket_server = await serve(
         handler,
         config.host,
         config.port,
         process_request=process_request,
+        process_response=add_security_headers,
         create_connection=SessionConnection,
         compression=None,
         max_size=config.max_frame_bytes,
@@ -150,6 +164,7 @@ async def run_server(
         yield RunningServer(hub, websocket_server, routes, config.host, port, cluster)
     finally:
         await bans.stop()
+        await standings.fits.stop()
         hub.stop_timers()
         websocket_server.close()
         await websocket_server.wait_closed()

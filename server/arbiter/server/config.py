@@ -47,6 +47,15 @@ class LadderConfig:
         return pool_key(game, {}, self.clock_for(game).describe())
 
 
+def parse_analysis_delay(text: str) -> int | None:
+    """``4`` (plies) or ``end``: how long spectators of a rated match wait for a move's analysis; ValueError."""
+    if text == "end":
+        return None
+    if not text.isdigit() or int(text) > 1000:
+        raise ValueError(f"{text!r}: a whole number of plies from 0 to 1000, or end")
+    return int(text)
+
+
 def parse_ladder_opening(text: str) -> tuple[str, int]:
     """``gomoku=3``: GAME=PLIES of the balanced opening ladder bot games start from (0: none); ValueError."""
     game, sep, plies = text.partition("=")
@@ -99,8 +108,13 @@ class ServerConfig:
     max_connections: int | None = None  # websocket connections in all; past it the handshake gets 503
     max_connections_per_ip: int | None = None  # from one client address; past it 429
     max_guests_per_ip: int | None = None  # guests welcomed from one client address; past it too_many_guests
-    trusted_proxies: tuple[IPNetwork, ...] = ()  # reverse proxies whose X-Forwarded-For names the client
+    trusted_proxies: tuple[IPNetwork, ...] = ()  # reverse proxies whose proxy_header names the client
+    proxy_header: str = "x-forwarded-for"  # or "forwarded" (RFC 7239): the one header they write
     ban_check_interval_s: float = 1.0  # how often the ban list is looked up in the store
+    # Heavy HTTP reads (exports, standings, replays: heavy_reads.py) per client address: a burst,
+    # then this many a minute; past it 429.
+    heavy_reads_per_minute: int | None = None
+    heavy_reads_burst: int = 10
 
     # Rate limit per connection: a token bucket; past it, messages are dropped with rate_limited,
     # and a client that keeps going for flood_tolerance more messages is closed (4008).
@@ -116,6 +130,9 @@ class ServerConfig:
     max_matches: int = 100  # live matches per player (bots play many at once)
     max_spectated: int = 32  # matches one connection may watch
     max_spectators: int = 1000  # spectators of one match
+    # Spectators of a rated match get each move's analysis (move.info) this many plies after the move
+    # (None: only in the record, after the game), so an opponent watching too learns it too late to use.
+    analysis_delay_plies: int | None = 4
     finished_ids_kept: int = 10_000  # ended matches remembered, to answer match_over instead of unknown_match
     # A mover is not charged its connection's round trip (measured by the websocket pings), up to this.
     max_lag_credit_ms: int = 200

@@ -31,7 +31,7 @@ log = logging.getLogger("arbiter.server")
 class Guard:
     def __init__(self, config: ServerConfig, metrics: ServerMetrics) -> None:
         self.metrics = metrics
-        self.proxies = TrustedProxies(config.trusted_proxies)
+        self.proxies = TrustedProxies(config.trusted_proxies, config.proxy_header)
         self.caps = ConnectionCaps(
             total=config.max_connections,
             per_address=config.max_connections_per_ip,
@@ -47,7 +47,7 @@ class Guard:
     def client_of_request(self, connection: ServerConnection, request: Request) -> ClientAddress | None:
         """The client of any HTTP request on this port (a sign-in, a handshake): the peer, or whom a
         trusted proxy names; None when not over IP."""
-        return self.proxies.client_of(_peer_host(connection), request.headers.get_all("X-Forwarded-For"))
+        return self.proxies.client_of(_peer_host(connection), request.headers.get_all(self.proxies.header))
 
     def admit(self, connection: ServerConnection, request: Request) -> Response | None:
         """A websocket handshake: None to let it through (a slot is taken), else the refusal to answer."""

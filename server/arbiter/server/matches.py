@@ -33,7 +33,15 @@ from arbiter.protocol.messages import (
     Unspectate,
 )
 from arbiter.protocol.move_frames import MoveFrame
-from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, RefusedMove, Store, StoreError
+from arbiter.server.store.base import (
+    GameRecord,
+    GameStart,
+    MoveRecord,
+    RefusedMove,
+    Store,
+    StoreError,
+    resignation_code,
+)
 
 from .clock import Alarm, ClockSpec
 from .config import ServerConfig
@@ -45,10 +53,17 @@ from .rating_updates import rate_result
 from .session import Handler, Session
 
 log = logging.getLogger("arbiter.server")
+GUEST_LABEL = "guest"  # registered names cannot take it: check_player_name refuses guest-like names
+
+
+def metric_label(player: OnlinePlayer) -> str:
+    """A player as a metric's label: registered players by name, every guest as one ``guest`` (a
+    label per generated guest name would grow the metrics page without bound)."""
+    return GUEST_LABEL if player.identity.guest else player.name
 
 
 class LiveMatch:
-    __slots__ = ("alarm", "announced", "infos", "levels", "match", "players", "pool", "spectators")
+    __slots__ = ("alarm", "analysis_delay", "announced", "infos", "levels", "match", "players", "pool", "spectators")
 
     def __init__(
         self,
@@ -65,6 +80,8 @@ class LiveMatch:
         self.levels: list[int | None] = [None, None]  # by colour: the level a challenge asked of a bot
         self.pool = ""  # its rating pool (pools.py), set when it starts
         self.infos: list[dict[str, Any] | None] = []  # each move's analysis (move.info), for spectators
+        # Plies spectators wait for a move's analysis (None: until the game is over): rated matches only.
+        self.analysis_delay: int | None = 0
 
     @property
     def id(self) -> str:
@@ -117,8 +134,15 @@ class LiveMatch:
             "draw_offer": match.draw_offer,
             "connected": [p.connected for p in self.players],
             "levels": self.levels,
-            **({} if color is not None or not any(self.infos) else {"infos": self.infos}),
+            **({} if color is not None or not any(released := self.released_infos()) else {"infos": released}),
         }
+
+    def released_infos(self) -> list[dict[str, Any] | None]:
+        """The analyses spectators may see by now: every move's but the last ``analysis_delay``."""
+        delay = self.analysis_delay
+        if delay is None:
+            return []
+        return self.infos if delay == 0 else self.infos[: max(0, len(self.infos) - delay)]
 
 
 class Matches:
@@ -190,6 +214,7 @@ class Matches:
         match.open_with(opening or [])
         live = LiveMatch(match, players, self._on_flag, self.now)
         live.infos = [None] * match.opening  # book moves carry no analysis
+        live.analysis_delay = self.config.analysis_delay_plies if rated else 0
         live.levels = list(levels)
         self.live[match_id] = live
         for player in players:
@@ -256,6 +281,7 @@ class Matches:
         match = self._replayed(record, charged_s)
         live = LiveMatch(match, players, self._on_flag, self.now)
         live.infos = [move.info for move in record.moves]
+        live.analysis_delay = self.config.analysis_delay_plies if start.rated else 0
         live.levels = list(start.levels)
         live.pool = start.pool
         live.announced = True
@@ -328,13 +354,20 @@ class Matches:
         }
         info = msg.info
         live.infos.append(info)
-        if info is None:
-            frames: tuple[bytes, ...] = (encode(moved),)
+        if info is not None and "fallback" in info:
+            self.metrics.fallbacks.labels(metric_label(live.players[color]), info["fallback"]).inc()
+        # The analysis is for spectators; the opponent sees it after the game, in the record. Any
+        # connection may watch, the opponent's second one too: in a rated match spectators get each
+        # analysis only ``analysis_delay`` plies later (as broadcasts delay a game against side channels).
+        delay = live.analysis_delay
+        if delay == 0:
+            frames: tuple[bytes, ...] = (
+                (encode(moved),) if info is None else (encode(moved), encode({**moved, "info": info}))
+            )
+        elif delay is not None and played.ply >= delay and (earlier := live.infos[played.ply - delay]) is not None:
+            frames = (encode(moved), encode({**moved, "analysis": {"ply": played.ply - delay, "info": earlier}}))
         else:
-            if "fallback" in info:
-                self.metrics.fallbacks.labels(live.players[color].name, info["fallback"]).inc()
-            # The analysis is for spectators; the opponent sees it after the game, in the record.
-            frames = (encode(moved), encode({**moved, "info": info}))
+            frames = (encode(moved),)
         record = MoveRecord(played.ply, played.move, played.elapsed_ms, info)
         if self.move_journal is None:
             live.broadcast(*frames)
@@ -379,7 +412,9 @@ class Matches:
         live, color = self._acting(session, msg)
         live.match.resign(color, self.now())
         if msg.cause is not None:
-            self.metrics.resignations.labels(live.players[color].name, msg.cause).inc()
+            self.metrics.resignations.labels(metric_label(live.players[color]), msg.cause).inc()
+            if msg.cause != "drain":  # an engine's failure: its player's failure report says which
+                self._record_refusal(live, color, None, resignation_code(msg.cause))
         session.ok(msg)
         self.end(live)
 
@@ -503,6 +538,12 @@ class Matches:
             changes = {}
         # finish_game commits the queued moves with the end: the store's write latency as the server sees it.
         self.metrics.store_write.observe(time.perf_counter() - started)
+        if result.reason == "abort" and any(p.identity.guest for p in live.players):
+            # Guests may start and abort games as fast as they like: such a game is not kept.
+            try:
+                await self.store.discard_game(live.id)
+            except StoreError as error:
+                log.warning("store kept an aborted guest game: %s", error, extra={"match": live.id})
         log.info(
             "match ended",
             extra={

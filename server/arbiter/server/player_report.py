@@ -14,7 +14,7 @@ from typing import Any
 from arbiter.engine import EngineError, create_game
 
 from .clock import ClockSpec
-from .store.base import GameRecord, Rating, RefusedMove, Store, UnknownPlayer
+from .store.base import RESIGNED, GameRecord, Rating, RefusedMove, Store, UnknownPlayer
 
 RECENT_GAMES = 20  # games listed unless asked otherwise
 MAX_RECENT_GAMES = 500
@@ -25,6 +25,11 @@ FAILURES_SHOWN = 50  # failure games listed in detail (all of the scanned ones a
 def replay_path(match_id: str, ply: int | None = None) -> str:
     """The browser client's replay of ``match_id``, at ``ply`` (moves played) if given."""
     return f"/#/replay/{match_id}" + ("" if ply is None else f"/{ply}")
+
+
+def request_path(match_id: str, ply: int) -> str:
+    """The request file of ``match_id``'s turn at ``ply`` (``failure_request``), to download."""
+    return f"/request.json?match={match_id}&ply={ply}"
 
 
 async def player_report(
@@ -125,12 +130,15 @@ def _game_entry(record: GameRecord, name: str) -> dict[str, Any]:
 
 def _failures(records: list[GameRecord], name: str) -> dict[str, Any]:
     """Counts over the scanned games, and the newest failure games in detail."""
-    counts = {"lost": 0, "timeout": 0, "abandoned": 0, "refused_moves": 0, "games_with_refused_moves": 0}
+    counts: dict[str, Any] = {"lost": 0, "timeout": 0, "abandoned": 0, "refused_moves": 0,
+                              "games_with_refused_moves": 0, "resigned": {}}  # fmt: skip
     shown: list[dict[str, Any]] = []
     for record in records:
         color = _color(record, name)
         result = outcome(record, color)
-        refusals = [r for r in record.refusals if r.color == color]
+        own = [r for r in record.refusals if r.color == color]
+        refusals = [r for r in own if not r.code.startswith(RESIGNED)]
+        cause = next((r.code[len(RESIGNED) :] for r in own if r.code.startswith(RESIGNED)), None)
         lost = result == "loss"
         abandoned = record.reason == "abandoned" and result in ("loss", "none")
         if not (lost or abandoned or refusals):
@@ -140,20 +148,25 @@ def _failures(records: list[GameRecord], name: str) -> dict[str, Any]:
         counts["abandoned"] += abandoned
         counts["refused_moves"] += len(refusals)
         counts["games_with_refused_moves"] += bool(refusals)
+        if cause is not None:
+            counts["resigned"][cause] = counts["resigned"].get(cause, 0) + 1
         if len(shown) < FAILURES_SHOWN:
-            shown.append(_failure_entry(record, color, refusals))
+            shown.append(_failure_entry(record, color, refusals, cause))
     return {"scanned": len(records), "counts": counts, "games": shown}
 
 
-def _failure_entry(record: GameRecord, color: int, refusals: list[RefusedMove]) -> dict[str, Any]:
-    """A failure game: where it went wrong (its first refused move, else its last move) and each
-    refused move with the position it was refused in."""
+def _failure_entry(record: GameRecord, color: int, refusals: list[RefusedMove], cause: str | None) -> dict[str, Any]:
+    """A failure game: where it went wrong (its first refused move, else its last move), why (the
+    cause a bot resigned for, else the end's reason), each refused move with the position it was
+    refused in, and the request file of that turn."""
     start = record.start
     ply = refusals[0].ply if refusals else len(record.moves)
     return {
         **_game_entry(record, start.players[color]),
         "ply": ply,
+        "cause": cause or (refusals[0].code if refusals else record.reason),
         "replay": replay_path(start.match_id, ply),
+        "request": request_path(start.match_id, ply),
         "refused_beyond_kept": record.refused - len(record.refusals),  # counted, not kept: side unknown
         "refusals": _refusal_entries(record, refusals),
     }
@@ -167,6 +180,7 @@ def _refusal_entries(record: GameRecord, refusals: list[RefusedMove]) -> list[di
             "code": r.code,
             "at": r.at,
             "replay": replay_path(record.start.match_id, r.ply),
+            "request": request_path(record.start.match_id, r.ply),
             "position": None,
         }
         for r in refusals
@@ -185,6 +199,57 @@ def _refusal_entries(record: GameRecord, refusals: list[RefusedMove]) -> list[di
     except EngineError:  # a game this server no longer plays the same way: the replay link still shows it
         pass
     return entries
+
+
+def failure_request(record: GameRecord, ply: int) -> dict[str, Any]:
+    """What the player to move at ``ply`` was given for that turn, rebuilt from the game record: the
+    moves before it, both clocks as the turn began, and the protocol message that gave the turn
+    (``match_start``, or the opponent's ``moved``). ``arbiter bridge stdio --replay`` turns it into
+    the stdio bridge's turn line. ValueError if ``ply`` is not a turn of the game after its opening."""
+    start = record.start
+    if not start.opening <= ply <= len(record.moves):
+        raise ValueError(f"ply must be from {start.opening} to {len(record.moves)}")
+    color = ply % 2  # colours alternate from the first ply, the opening's included
+    clock = ClockSpec.from_description(start.clock)
+    clocks = [clock.initial_ms, clock.initial_ms]
+    for index in range(start.opening, ply):
+        clocks[index % 2] += clock.increment_ms - record.moves[index].elapsed_ms
+    moves = [m.move for m in record.moves[:ply]]
+    if ply == start.opening:
+        received = {"type": "match_start", "match": start.match_id, "game": start.game, "params": start.params,
+                    "players": [{"name": name} for name in start.players], "color": color,
+                    "clock": clock.describe(), "clocks": clocks, "rated": start.rated, "to_move": color,
+                    "moves": moves}  # fmt: skip
+    else:
+        last = record.moves[ply - 1]
+        received = {"type": "moved", "match": start.match_id, "ply": ply - 1, "move": last.move, "by": 1 - color,
+                    "clocks": clocks, "elapsed_ms": last.elapsed_ms}  # fmt: skip
+    position = None
+    try:
+        game = create_game(start.game, start.params)
+        state = game.new_state()
+        for move in moves:
+            state.play(game.decode_move(move))
+        position = state.diagram()
+    except EngineError:  # a game this server no longer plays the same way
+        pass
+    return {
+        "arbiter_request": 1,
+        "match": start.match_id,
+        "player": start.players[color],
+        "game": start.game,
+        "params": start.params,
+        "ply": ply,
+        "color": color,
+        "clock": clock.describe(),
+        "clocks": clocks,
+        "moves": moves,
+        "position": position,
+        "received": [received],
+        "failures": [{"move": r.move, "code": r.code} for r in record.refusals if r.ply == ply and r.color == color],
+        "result": record.result,
+        "reason": record.reason,
+    }
 
 
 # --- thinking times -------------------------------------------------------------------------------
@@ -262,7 +327,8 @@ def format_report(report: dict[str, Any]) -> str:
         f" in {counts['games_with_refused_moves']} games",
     ]
     for f in failures["games"]:
-        lines.append(f"  {_when(f['ended'])}  {_game_line(f)}  at ply {f['ply']}: {f['replay']}")
+        lines.append(f"  {_when(f['ended'])}  {_game_line(f)}  at ply {f['ply']}: {f['replay']}"
+                     f"  ({f['cause']}; its request: {f['request']})")  # fmt: skip
         shown_at = None  # a position is printed once for the refusals at its ply
         for r in f["refusals"]:
             lines.append(f"    refused at ply {r['ply']}: {r['move']} ({r['code']})  {r['replay']}")

@@ -2,17 +2,21 @@
 
 ``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
 list of ladders without ``game``), each for the game's ladder pool or, with ``&pool=P``, another
-of its rating pools (pools.py), and ``/export?game=G&player=P&match=M&limit=N&format=F`` (game
-records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``). Each answer is one
-or two store reads (three for a JSON route without ``game``: it answers for the first game whose
-ladder has ratings, so the browser's leaderboard opens on standings that exist); a store that fails
-answers 503.
+of its rating pools (pools.py), and ``/export?game=G&player=P&match=M&limit=N&after=A&format=F``
+(finished games' records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``),
+a page at a time, written in a thread. Each answer is one or two store reads (three for a JSON
+route without ``game``: it answers for the first game whose ladder has ratings, so the browser's
+leaderboard opens on standings that exist); a store that fails answers 503. The HTML page's
+BayesElo fit and crosstable, made from every rated game of the pool, are kept per pool
+(``PoolFits``), not made again at every request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -23,17 +27,23 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from arbiter.engine import game_names
-from arbiter.server.bayeselo import PoolFit, fit, rated_games
-from arbiter.server.game_files import FORMATS, GameFileError
+from arbiter.server.bayeselo import SCORES, Game, PoolFit, fit
+from arbiter.server.game_files import FORMATS, Format, GameFileError
 from arbiter.server.pools import game_of
-from arbiter.server.store.base import Rating, Store, StoreError
+from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
+from arbiter.server.store.rows import crosstable_of
 
-from .http import HttpRoutes, json_response, query_params, text_response
+from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
+from .match import Result
+from .matches import LiveMatch
 
 log = logging.getLogger("arbiter.server")
 
-EXPORT_LIMIT = 1000  # games per HTTP export unless ?limit= says otherwise (at most MAX_EXPORT_LIMIT)
-MAX_EXPORT_LIMIT = 10_000
+# Games per page of an HTTP export (?limit= asks for fewer; ?after= goes on): a page is read and
+# written in threads, and a bounded page keeps each request's share of the GIL small.
+EXPORT_LIMIT = 1000
+MAX_EXPORT_LIMIT = 1000
+CLUSTER_FIT_AGE_S = 60.0  # on a cluster's node a fit is made again after this long (games end on every node)
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
 CONTENT_TYPES = {"text": PLAIN, "psq": PLAIN, "sgf": "application/x-go-sgf; charset=utf-8"}
@@ -59,9 +69,10 @@ def describe_rating(rating: Rating) -> dict[str, Any]:
 class StandingsPages:
     """The standings routes; ``add_routes`` registers them in the server's table."""
 
-    def __init__(self, store: Store, ladder_pool: Callable[[str], str]) -> None:
+    def __init__(self, store: Store, ladder_pool: Callable[[str], str], *, max_fit_age_s: float | None = None) -> None:
         self.store = store
         self.ladder_pool = ladder_pool  # a game's default pool: its ladder's
+        self.fits = PoolFits(store, max_fit_age_s)
 
     def add_routes(self, routes: HttpRoutes) -> None:
         routes.add("/leaderboard.json", self._leaderboard_json)
@@ -96,18 +107,17 @@ class StandingsPages:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no pool {pool!r} of {game}\n", PLAIN)
         try:
             ratings = await self.store.leaderboard(pool)
-            table = await self.store.crosstable(pool)
-            fitted = await self.bayeselo(pool)
+            fitted, table = await self.fits.get(pool)
             pools = await self.store.rating_pools(game)
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
         page = _standings_page(game, pool, pools, ratings, table, fitted)
         return text_response(connection, HTTPStatus.OK, page, HTML)
 
-    async def bayeselo(self, pool: str) -> PoolFit:
-        """The BayesElo fit over every rated game of ``pool`` (bayeselo.py)."""
-        records = await self.store.list_games(game=game_of(pool), limit=None, finished=True)
-        return fit(rated_games(records, pool))
+    def game_ended(self, live: LiveMatch, result: Result, changes: dict[str, float]) -> None:
+        """A match ended here: a rated result makes its pool's fit out of date (``Matches.end_listeners``)."""
+        if live.match.rated and result.result is not None:
+            self.fits.outdated(live.pool)
 
     async def _with_pool(
         self, connection: ServerConnection, request: HttpRequest, respond: Callable[[str, str], Awaitable[Response]]
@@ -133,40 +143,128 @@ class StandingsPages:
 
     async def _export(self, connection: ServerConnection, request: HttpRequest) -> Response:
         query = query_params(request)
-        game, player, match_id = query.get("game"), query.get("player"), query.get("match")
+        game, player, match_id, after = query.get("game"), query.get("player"), query.get("match"), query.get("after")
         if game is not None and game not in game_names():
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {game!r}\n", PLAIN)
         fmt = FORMATS.get(query.get("format", "text"))
         if fmt is None:
             return text_response(connection, HTTPStatus.BAD_REQUEST, f"format is one of {', '.join(FORMATS)}\n", PLAIN)
         try:
-            limit = min(int(query.get("limit", EXPORT_LIMIT)), MAX_EXPORT_LIMIT)
-        except ValueError:
-            return text_response(connection, HTTPStatus.BAD_REQUEST, "limit must be an integer\n", PLAIN)
+            limit = int_param(query, "limit", EXPORT_LIMIT, 1, MAX_EXPORT_LIMIT)
+        except BadQuery as error:
+            return text_response(connection, HTTPStatus.BAD_REQUEST, f"{error}\n", PLAIN)
         if fmt.one_game_per_file and match_id is None:
             return text_response(
                 connection, HTTPStatus.BAD_REQUEST, f"a {fmt.suffix} file holds one game: add &match=ID\n", PLAIN
             )
+        page: list[GameRecord] = []  # a listing's page, newest first
         try:
             if match_id is not None:
                 found = await self.store.get_game(match_id)
+                if found is not None and found.ended is None:  # its analysis is not for the opponent yet
+                    return text_response(
+                        connection, HTTPStatus.CONFLICT, f"game {match_id!r} is not over; spectate it instead\n", PLAIN
+                    )
                 records = [] if found is None else [found]
             else:
-                records = (await self.store.list_games(player=player, game=game, limit=limit))[::-1]
+                if after is not None and await self.store.get_game(after) is None:
+                    return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {after!r} to go on after\n", PLAIN)
+                page = await self.store.list_games(player=player, game=game, limit=limit, finished=True, after=after)
+                records = page[::-1]
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
         if fmt.one_game_per_file and not records:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {match_id!r}\n", PLAIN)
-        texts = []
-        for record in records:
-            try:
-                texts.append(fmt.write([record]))
-            except GameFileError as error:
-                if fmt.one_game_per_file:
-                    return text_response(connection, HTTPStatus.UNPROCESSABLE_ENTITY, f"{error}\n", PLAIN)
-                log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
-        body = ("\n" if fmt.name == "text" else "").join(texts)
-        return text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
+        try:
+            # Thousands of records take a while to write: a thread's work, not the event loop's.
+            body = await asyncio.to_thread(_export_text, fmt, records)
+        except GameFileError as error:
+            return text_response(connection, HTTPStatus.UNPROCESSABLE_ENTITY, f"{error}\n", PLAIN)
+        response = text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
+        if len(page) == limit:  # perhaps more: the next page goes on after this one's oldest game
+            response.headers["Link"] = f'</export?{urlencode({**query, "after": page[-1].start.match_id})}>; rel="next"'
+        return response
+
+
+def _export_text(fmt: Format, records: list[GameRecord]) -> str:
+    """The records in ``fmt``, oldest first; a game the format cannot hold is skipped with a warning
+    (GameFileError when it is the only one asked for, ``fmt.one_game_per_file``)."""
+    texts = []
+    for record in records:
+        try:
+            texts.append(fmt.write([record]))
+        except GameFileError as error:
+            if fmt.one_game_per_file:
+                raise
+            log.warning("export skipped a game: %s", error, extra={"match": record.start.match_id})
+    return ("\n" if fmt.name == "text" else "").join(texts)
+
+
+Crosstable = dict[str, dict[str, list[int]]]
+
+
+class PoolFits:
+    """The BayesElo fit and the crosstable of each pool, made off the event loop from one read of
+    its rated games and kept until rated games end in the pool (``outdated``) or they are
+    ``max_age_s`` old (a cluster's node: games end on the other nodes too). The last fit is served
+    while its successor is made; only a pool's first fit is waited for."""
+
+    def __init__(self, store: Store, max_age_s: float | None = None, now: Callable[[], float] = time.monotonic) -> None:
+        self.store = store
+        self.max_age_s = max_age_s
+        self.now = now
+        self._fits: dict[str, tuple[PoolFit, Crosstable, float]] = {}  # pool → (…, when its games were read)
+        self._outdated: set[str] = set()
+        self._computing: dict[str, asyncio.Task[tuple[PoolFit, Crosstable]]] = {}
+
+    def outdated(self, pool: str) -> None:
+        self._outdated.add(pool)
+
+    async def get(self, pool: str) -> tuple[PoolFit, Crosstable]:
+        """The pool's latest fit and crosstable; StoreError if there are none yet and the store fails."""
+        kept = self._fits.get(pool)
+        fresh = (
+            kept is not None
+            and pool not in self._outdated
+            and (self.max_age_s is None or self.now() - kept[2] < self.max_age_s)
+        )
+        task = self._computing.get(pool)
+        if not fresh and task is None:
+            self._outdated.discard(pool)  # games ending from now on make the new fit out of date again
+            task = self._computing[pool] = asyncio.get_running_loop().create_task(self._compute(pool))
+            task.add_done_callback(self._computed)
+        if kept is not None:
+            return kept[0], kept[1]
+        assert task is not None
+        return await asyncio.shield(task)  # one request giving up does not cancel the others' fit
+
+    async def stop(self) -> None:
+        """Cancel the fits being made (the server stops)."""
+        for task in list(self._computing.values()):
+            task.cancel()
+        await asyncio.gather(*self._computing.values(), return_exceptions=True)
+
+    def _computed(self, task: asyncio.Task[tuple[PoolFit, Crosstable]]) -> None:
+        self._computing = {pool: t for pool, t in self._computing.items() if t is not task}
+        if not task.cancelled():
+            task.exception()  # retrieved: a failure is logged in _compute and retried at the next request
+
+    async def _compute(self, pool: str) -> tuple[PoolFit, Crosstable]:
+        read = self.now()
+        try:
+            results = await self.store.rated_results(pool)
+        except StoreError as error:
+            self._outdated.add(pool)  # try again at the next request
+            log.warning("BayesElo fit of %s not made: %s", pool, error)
+            raise
+        fitted, table = await asyncio.to_thread(_fit_results, results)  # a large pool's fit takes seconds
+        self._fits[pool] = (fitted, table, read)
+        return fitted, table
+
+
+def _fit_results(results: list[tuple[str, str, str]]) -> tuple[PoolFit, Crosstable]:
+    """The BayesElo fit and the crosstable of (first, second, result) rows (``Store.rated_results``)."""
+    return fit([Game(first, second, SCORES[result]) for first, second, result in results]), crosstable_of(results)
 
 
 def _page(title: str, body: str) -> str:
@@ -207,7 +305,8 @@ def _standings_page(
     bayeselo = (
         "<h2>BayesElo</h2><p>One maximum-likelihood fit over every rated game (what CGOS and Gomocup publish); "
         f"Elo relative to the average player. First move: {fitted.advantage:+.0f} Elo; draw margin: "
-        f"{fitted.draw:.0f} Elo.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
+        f"{fitted.draw:.0f} Elo. It and the crosstable are made again as rated games end, so they may lag a "
+        "game behind.</p><table><tr><th>player</th><th>Elo</th><th>95% interval</th><th>games</th>"
         f"<th>score</th></tr>{fitted_rows}</table>"
     )
     names = [r.label for r in ratings] + sorted(set(table) - {r.label for r in ratings})

@@ -3,13 +3,16 @@
 The client is plain ES modules in ``web/`` beside this module with no build step. Its one library,
 ``@msgpack/msgpack``, is installed by ``npm ci`` into ``node_modules`` (never copied into the
 repository); the server finds the library's ESM build at start-up and serves it under
-``/vendor/msgpack/``, which the page's import map names ``@msgpack/msgpack``. Without it the server
+``/vendor/msgpack/``, where ``connection.js`` imports it from (a path, not an import map: the page
+has no inline script, as its Content-Security-Policy allows none). Without it the server
 still runs for bots, logs how to install it, and ``/`` answers a page saying the same.
 
 Every file is read once at start-up and answered from memory, as ``http.py`` asks of its routes.
 Replays read finished games from the store: ``GET /games.json?game=G&player=P&limit=N`` lists them,
 ``GET /game.json?match=M`` gives one with its moves in the wire encoding. A player's page reads
 ``GET /player.json?name=N&games=K&match=M`` (player_report.py); ``/player/NAME`` opens that page.
+Its failure report links each failure's turn as a file to download, ``GET /request.json?match=M&ply=P``
+(``failure_request``), which ``arbiter bridge stdio --replay`` feeds to a bot's program.
 """
 
 from __future__ import annotations
@@ -31,8 +34,8 @@ from websockets.http11 import Request, Response
 
 from arbiter.server.store.base import GameRecord, Store, StoreError, UnknownPlayer
 
-from .http import HttpRoutes, json_response, query_params, text_response
-from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, player_report
+from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
+from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report
 
 log = logging.getLogger("arbiter.server")
 
@@ -99,8 +102,7 @@ def unavailable_page(heading: str, body_html: str) -> str:
     """A small page saying why the browser client cannot start (the server itself runs on)."""
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Arbiter: browser client unavailable</title>"
-        "<meta name='viewport' content='width=device-width,initial-scale=1'>"
-        "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:40em;line-height:1.5}</style></head>"
+        "<meta name='viewport' content='width=device-width,initial-scale=1'></head>"
         f"<body><h1>{html.escape(heading)}</h1>{body_html}</body></html>\n"
     )
 
@@ -147,6 +149,7 @@ class WebClient:
         routes.add("/games.json", self._games_json)
         routes.add("/game.json", self._game_json)
         routes.add("/player.json", self._player_json)
+        routes.add("/request.json", self._request_json)
         routes.add_prefix(PLAYER_PAGE, self._player_page)
 
     # --- files ---------------------------------------------------------------------------------------
@@ -157,7 +160,6 @@ class WebClient:
                 ("Content-Type", found.content_type),
                 ("Cache-Control", "no-cache"),
                 ("ETag", found.etag),
-                ("X-Content-Type-Options", "nosniff"),
                 ("Connection", "close"),
             ]
         )
@@ -174,9 +176,9 @@ class WebClient:
     async def _games_json(self, connection: ServerConnection, request: Request) -> Response:
         query = query_params(request)
         try:
-            limit = max(1, min(int(query.get("limit", GAMES_LIMIT)), MAX_GAMES_LIMIT))
-        except ValueError:
-            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "limit must be an integer"})
+            limit = int_param(query, "limit", GAMES_LIMIT, 1, MAX_GAMES_LIMIT)
+        except BadQuery as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
         try:
             records = await self.store.list_games(
                 player=query.get("player"), game=query.get("game"), limit=limit, finished=True
@@ -217,13 +219,9 @@ class WebClient:
         if not name:
             return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?name=PLAYER"})
         try:
-            games = int(query.get("games", RECENT_GAMES))
-        except ValueError:
-            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "games must be an integer"})
-        if not 1 <= games <= MAX_RECENT_GAMES:
-            return json_response(
-                connection, HTTPStatus.BAD_REQUEST, {"error": f"games must be between 1 and {MAX_RECENT_GAMES}"}
-            )
+            games = int_param(query, "games", RECENT_GAMES, 1, MAX_RECENT_GAMES)
+        except BadQuery as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
         try:
             report = await player_report(self.store, name, games=games, match=query.get("match"))
         except UnknownPlayer:
@@ -233,6 +231,31 @@ class WebClient:
         except StoreError:
             return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
         return json_response(connection, HTTPStatus.OK, report)
+
+    async def _request_json(self, connection: ServerConnection, request: Request) -> Response:
+        """A finished game's turn at ``ply`` as a file: what its mover was given (player_report.failure_request)."""
+        query = query_params(request)
+        match_id = query.get("match")
+        if not match_id or "ply" not in query:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "add ?match=ID&ply=N"})
+        try:
+            ply = int(query["ply"])
+        except ValueError:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": "ply must be an integer"})
+        try:
+            record = await self.store.get_game(match_id)
+        except StoreError:
+            return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
+        if record is None or record.ended is None:
+            return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no finished game {match_id!r}"})
+        try:
+            body = failure_request(record, ply)
+        except ValueError as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
+        response = json_response(connection, HTTPStatus.OK, body)
+        filename = f"arbiter-request-{match_id}-{ply}.json".replace('"', "")
+        response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
 
     def _player_page(self, connection: ServerConnection, request: Request) -> Response:
         """``/player/NAME``: the client's page of NAME, which lives under the page's hash router."""

@@ -1,12 +1,9 @@
 """Gomocup engines as a bot's move source: one warm engine process per live match.
 
-``EnginePool`` stands where a bot's ``BrainPool`` stands for the client: it answers ``think``
-requests, but each from the engine process of that request's match. It holds at most ``slots``
-processes (the bot announces that many matches as its capacity); a match takes an idle engine of
-its board size (START already taken, hash already allocated by a warm-up search before any clock
-ran), and gives it back with RESTART when it ends. A crashed or killed engine is replaced by a new
-one for the next match. Every failure is a ``GiveUp`` with its class, so the match is resigned
-with that cause rather than played on by anyone else.
+``EnginePool`` is a bridge's process pool (base.py): a match takes an idle engine of its board
+size (START already taken, hash already allocated by a warm-up search before any clock ran), and
+gives it back with RESTART when it ends. Every failure is a ``GiveUp`` with its class, so the
+match is resigned with that cause rather than played on by anyone else.
 
 Which games: five in a row on the boards the engine took at START (``probe``): a Gomocup engine
 plays five in a row only, and some take only square boards in a size range and refuse RECTSTART,
@@ -25,12 +22,11 @@ from arbiter.engine import EngineError, Game, create_game
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
+from .base import SETUP_TIMEOUT, ProcessPool, answer_deadline
 from .process import EngineProcess
 
 log = logging.getLogger("arbiter.bots.bridge")
 
-ANSWER_MARGIN = 0.03  # seconds before the client's deadline by which the engine must have answered
-SETUP_TIMEOUT = 5.0  # seconds for START, RESTART and the warm-up search
 WARM_TURN_MS = 200  # the warm-up search's timeout_turn
 MAX_MATCH_MS = 86_400_000  # timeouts above a day read as "no limit" to some engines: never send more
 RECT_PROBE = (12, 10)
@@ -55,22 +51,18 @@ def rule_of(params: Mapping[str, Any]) -> int:
     return 1 if params.get("exact") else 0
 
 
-class EnginePool:
+class EnginePool(ProcessPool[EngineProcess]):
     """Engine processes for ``argv``, at most ``slots`` at once (see the module docstring)."""
 
     brain_class: type[Brain] = EngineBrain
 
     def __init__(self, argv: Sequence[str], *, slots: int, max_memory: int = 0) -> None:
-        self.argv = list(argv)
-        self.slots = slots
+        super().__init__(argv, slots=slots)
         self.max_memory = max_memory
         self.squares: set[int] = set()  # board sizes START took
         self.rectangles = False  # whether RECTSTART was taken
         self.about = ""  # the engine's ABOUT line: name="…", version="…"
-        self._idle: list[EngineProcess] = []
-        self._busy: dict[str, EngineProcess] = {}
         self._spawned = 0
-        self._closing: set[asyncio.Task[None]] = set()
 
     # --- what it plays ------------------------------------------------------------------------
     async def probe(self, sizes: Sequence[int]) -> None:
@@ -117,7 +109,7 @@ class EnginePool:
         if engine is None or not engine.alive:
             engine = await self._take(rules.params["m"], rules.params["n"])
             self._busy[request.match_id] = engine
-        deadline = (request.deadline or began + request.budget + 1.0) - ANSWER_MARGIN
+        deadline = answer_deadline(request, began)
         clock = request.clock or {}
         turn_ms = round(request.budget * 1000)
         info = [
@@ -141,24 +133,6 @@ class EnginePool:
         answer: dict[str, Any] = {key: found[key] for key in ("depth", "nodes", "nps", "score") if key in found}
         answer["seconds"] = round(time.monotonic() - began, 4)
         return ThinkResult([x, y], answer)
-
-    def fallback(self, request: ThinkRequest) -> ThinkResult:
-        raise GiveUp("timeout", "a bridged engine has no fallback move")
-
-    def forget(self, match_id: str) -> None:
-        """The match is over: its engine RESTARTs and waits for the next, or is replaced."""
-        engine = self._busy.pop(match_id, None)
-        if engine is not None:
-            task = asyncio.get_running_loop().create_task(self._release(engine))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
-
-    async def close(self) -> None:
-        """END every engine (the bot is stopping)."""
-        await asyncio.gather(*self._closing, return_exceptions=True)
-        engines = [*self._idle, *self._busy.values()]
-        self._idle, self._busy = [], {}
-        await asyncio.gather(*(engine.close() for engine in engines), return_exceptions=True)
 
     # --- engines ------------------------------------------------------------------------------
     async def _take(self, m: int, n: int) -> EngineProcess:
@@ -201,14 +175,7 @@ class EnginePool:
         engine.known = []
 
     async def _release(self, engine: EngineProcess) -> None:
-        try:
-            if not engine.alive:
-                raise GiveUp("crash", "gone")
-            await self._restart(engine)
-            self._idle.append(engine)
-        except GiveUp as error:
-            log.info("engine replaced", extra={"engine": engine.name, "why": str(error)})
-            await engine.kill()
+        await self._restart(engine)
 
 
 def position_commands(known: list[Any], moves: list[Any]) -> list[str]:

@@ -533,8 +533,10 @@ class ClientCore:
             deadline=deadline,  # the adapter's clock is time.monotonic, as the pool's
             clock={
                 "remaining_ms": live.clocks[live.color],
+                "opponent_ms": live.clocks[1 - live.color],
                 "initial_ms": clock.get("initial_ms") or 0,
                 "increment_ms": clock.get("increment_ms") or 0,
+                **({"move_limit_ms": clock["move_limit_ms"]} if clock.get("move_limit_ms") else {}),
             },
         )
         alone = not any(g.thinking_ply >= 0 for g in self.games.values() if g is not live)

@@ -37,6 +37,7 @@ class GiveUp(Exception):
         assert cause in RESIGN_CAUSES, cause
         super().__init__(f"{cause}: {detail}")
         self.cause = cause
+        self.request: dict[str, Any] | None = None  # what the program was sent, if it had a request (a stdio turn line)
 
 
 class Fallbacks(Protocol):
@@ -55,6 +56,7 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
     analysis: dict[str, Any] | None = None
     move: Any = None
     resign = ""
+    request: dict[str, Any] | None = None
     try:
         answer = await asyncio.wait_for(search(think.request), max(0.0, think.deadline - began))
         move, info = answer.move, answer.info
@@ -63,7 +65,7 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
         else:
             cause, source = "illegal", f"fallback: the brain's move {move!r} is illegal"
     except GiveUp as error:
-        resign, source = error.cause, f"resigned: {error}".splitlines()[0]
+        resign, source, request = error.cause, f"resigned: {error}".splitlines()[0], error.request
     except (TimeoutError, DeadlinePassed, ThinkTimeout) as error:
         cause, source = "deadline", f"fallback: {error or 'the deadline came first'}".splitlines()[0]
     except PoolError as error:
@@ -73,8 +75,12 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
         cause, source = "pool", f"fallback: the search failed: {error!r}".splitlines()[0]
     if cause:
         log.warning("fallback move", extra={"match": think.match, "ply": think.ply, "cause": cause, "why": source})
-        move, cause = fallback_move(think, pool, cause)
-        analysis = {"fallback": cause}  # the server counts it (/metrics), spectators see it
+        try:
+            move, cause = fallback_move(think, pool, cause)
+            analysis = {"fallback": cause}  # the server counts it (/metrics), spectators see it
+        except GiveUp as error:  # a move source with no fallback (a bridged program): the match is resigned
+            move, cause, resign, request = None, "", error.cause, error.request
+            source = f"resigned: {error}".splitlines()[0]
     entry = {
         "ply": think.ply,
         "budget": round(think.plan.budget, 4),
@@ -83,17 +89,20 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
         "latency": round(think.latency, 4),
         "source": source,
         "info": info,
+        **({"request": request} if request is not None else {}),  # replayable: arbiter bridge stdio --replay
     }
     return Decision(move, analysis, entry, cause, resign)
 
 
 def fallback_move(think: Think, pool: Fallbacks, cause: str) -> tuple[Any, str]:
     """The brain's cheapest sound move from the pool's warm brain, with ``cause``; a random legal
-    move only if the brain itself fails (cause ``random``)."""
+    move only if the brain itself fails (cause ``random``). GiveUp from a pool that has no fallback."""
     try:
         move = pool.fallback(think.request).move
         if legal(think.state, move):
             return move, cause
+    except GiveUp:
+        raise
     except Exception:
         log.exception("the fallback move failed", extra={"match": think.match})
     game = think.state.game

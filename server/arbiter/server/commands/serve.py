@@ -10,13 +10,14 @@ import click
 from arbiter.cli.errors import fail
 from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
 from arbiter.server.app import serve_until
-from arbiter.server.client_address import IPNetwork, parse_network
+from arbiter.server.client_address import PROXY_HEADERS, IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
 from arbiter.server.config import (
     DEFAULT_LADDER_CLOCKS,
     DEFAULT_LADDER_OPENINGS,
     LadderConfig,
     ServerConfig,
+    parse_analysis_delay,
     parse_ladder_clock,
     parse_ladder_opening,
 )
@@ -31,6 +32,7 @@ DEFAULTS = ServerConfig()
 PUBLIC_MAX_CONNECTIONS = 10_000
 PUBLIC_MAX_CONNECTIONS_PER_IP = 20
 PUBLIC_MAX_GUESTS_PER_IP = 5
+PUBLIC_HEAVY_READS_PER_MINUTE = 30
 
 
 @click.command()
@@ -189,7 +191,15 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     multiple=True,
     metavar="CIDR",
     help="A reverse proxy's address or network (repeatable): from it, the client is the rightmost "
-    "X-Forwarded-For address that is not a trusted proxy. Default: none (the socket's peer is the client).",
+    "address of --proxy-header that is not a trusted proxy. Default: none (the socket's peer is the client).",
+)
+@click.option(
+    "--proxy-header",
+    type=click.Choice(sorted(PROXY_HEADERS)),
+    default=DEFAULTS.proxy_header,
+    show_default=True,
+    help="The header the trusted proxies name the client in (forwarded: RFC 7239's Forwarded). "
+    "Only that one is read: the other is the client's own to forge.",
 )
 @click.option(
     "--ban-check-interval",
@@ -197,6 +207,22 @@ PUBLIC_MAX_GUESTS_PER_IP = 5
     default=DEFAULTS.ban_check_interval_s,
     show_default=True,
     help="Seconds between looks at the store's ban list (`arbiter ban`): a new ban takes effect within this.",
+)
+@click.option(
+    "--heavy-reads-per-minute",
+    type=click.IntRange(0, 1_000_000),
+    default=PUBLIC_HEAVY_READS_PER_MINUTE,
+    show_default=True,
+    help="Heavy HTTP reads (/export, the leaderboard and crosstable pages, replays, player pages) one client "
+    f"address may make a minute, after a burst of {DEFAULTS.heavy_reads_burst}; more get HTTP 429. 0: no cap.",
+)
+@click.option(
+    "--analysis-delay",
+    default=str(DEFAULTS.analysis_delay_plies),
+    show_default=True,
+    metavar="PLIES|end",
+    help="In rated games, spectators get a move's analysis (move.info) this many plies after the move, or "
+    "only in the record once the game is over (end), so that no opponent reads it in time. 0: at once.",
 )
 @click.option(
     "--ping-interval",
@@ -283,7 +309,10 @@ def serve(
     max_connections_per_ip: int,
     max_guests_per_ip: int,
     trusted_proxies: tuple[str, ...],
+    proxy_header: str,
     ban_check_interval: float,
+    heavy_reads_per_minute: int,
+    analysis_delay: str,
     ping_interval: float,
     ping_timeout: float,
     drain_timeout: float,
@@ -331,6 +360,10 @@ def serve(
         except ValueError as error:
             fail(f"--ladder-opening {error}")
         openings[game] = plies
+    try:
+        delay_plies = parse_analysis_delay(analysis_delay)
+    except ValueError as error:
+        fail(f"--analysis-delay {error}")
     config = ServerConfig(
         host=host,
         port=port,
@@ -352,7 +385,10 @@ def serve(
         max_connections_per_ip=max_connections_per_ip or None,
         max_guests_per_ip=max_guests_per_ip or None,
         trusted_proxies=tuple(proxies),
+        proxy_header=proxy_header,
         ban_check_interval_s=ban_check_interval,
+        heavy_reads_per_minute=heavy_reads_per_minute or None,
+        analysis_delay_plies=delay_plies,
         ping_interval_s=ping_interval or None,
         ping_timeout_s=ping_timeout or None,
         drain_timeout_s=drain_timeout,

@@ -162,9 +162,18 @@ MAX_REFUSALS_KEPT = 50
 MAX_REFUSED_MOVE_CHARS = 200
 
 
+RESIGNED = "resign:"  # the code of a failure that is no refused move: a bot's resignation with a cause
+
+
+def resignation_code(cause: str) -> str:
+    """The code under which a resignation for ``cause`` (its engine crashed, hung…) is kept with the refusals."""
+    return RESIGNED + cause
+
+
 @dataclass(frozen=True)
 class RefusedMove:
-    """A move the server refused in a live match, kept for the mover's failure report."""
+    """A move the server refused in a live match, kept for the mover's failure report; or, with a
+    code ``resign:CAUSE`` and no move, the bot's resignation for that cause (``resign.cause``)."""
 
     ply: int  # the ply the move was refused at (the number of moves accepted before it)
     color: int  # the side that sent it
@@ -355,10 +364,22 @@ class Store(ABC):
 
     @abstractmethod
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
+        self,
+        *,
+        player: str | None = None,
+        game: str | None = None,
+        limit: int | None = 100,
+        finished: bool = False,
+        after: str | None = None,
     ) -> list[GameRecord]:
         """Games newest first (finished, live and interrupted; ``finished``: those that ended only),
-        filtered; ``limit=None`` for all."""
+        filtered; ``limit=None`` for all. ``after`` (a match id) continues a listing: only the games
+        listed after that one (older), none if there is no such game."""
+
+    @abstractmethod
+    async def discard_game(self, match_id: str) -> None:
+        """Forget a finished game with its moves (a guest's aborted game: not worth keeping). A live
+        or unknown game is left as it is."""
 
     @abstractmethod
     def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
@@ -391,6 +412,11 @@ class Store(ABC):
     @abstractmethod
     async def rating_pools(self, game: str | None = None) -> list[str]:
         """The pools that hold ratings (of ``game``'s pools only, if given), sorted."""
+
+    @abstractmethod
+    async def rated_results(self, pool: str) -> list[tuple[str, str, str]]:
+        """(first identity, second identity, result) of each rated, finished game of ``pool`` with a
+        result, in the order they ended: a pool's BayesElo fit, without reading any moves."""
 
     @abstractmethod
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:

@@ -41,6 +41,7 @@ from .base import (
     check_new_player,
     check_result,
 )
+from .rows import crosstable_of
 
 
 def token_digest(token: str) -> bytes:
@@ -267,16 +268,31 @@ class MemoryStore(Store):
         return None if game is None else game.record()
 
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
+        self,
+        *,
+        player: str | None = None,
+        game: str | None = None,
+        limit: int | None = 100,
+        finished: bool = False,
+        after: str | None = None,
     ) -> list[GameRecord]:
+        games = list(reversed(self._games.values()))  # newest first
+        if after is not None:
+            ids = [g.start.match_id for g in games]
+            games = games[ids.index(after) + 1 :] if after in ids else []
         found = [
             g.record()
-            for g in reversed(self._games.values())
+            for g in games
             if (player is None or player.lower() in (p.lower() for p in g.start.players))
             and (game is None or g.start.game == game)
             and (not finished or g.ended is not None)
         ]
         return found if limit is None else found[:limit]
+
+    async def discard_game(self, match_id: str) -> None:
+        game = self._games.get(match_id)
+        if game is not None and game.ended is not None:
+            del self._games[match_id]
 
     async def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
         """(Everything is in memory already: ``batch_size`` changes nothing here.)"""
@@ -315,16 +331,13 @@ class MemoryStore(Store):
     async def rating_pools(self, game: str | None = None) -> list[str]:
         return sorted({pool for _, pool, _ in self._ratings if game is None or game_of(pool) == game})
 
+    async def rated_results(self, pool: str) -> list[tuple[str, str, str]]:
+        rated = [g for g in self._games.values() if g.start.pool == pool and g.start.rated and g.result is not None]
+        rated.sort(key=lambda g: g.ended or 0.0)  # stable: games that ended together keep their order
+        return [(*g.start.identities, g.result) for g in rated if g.result is not None]
+
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
-        table: dict[str, dict[str, list[int]]] = {}
-        for g in self._games.values():
-            if g.start.pool != pool or not g.start.rated or g.result is None:
-                continue
-            first, second = g.start.identities
-            column = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}[g.result]
-            table.setdefault(first, {}).setdefault(second, [0, 0, 0])[column] += 1
-            table.setdefault(second, {}).setdefault(first, [0, 0, 0])[2 - column] += 1
-        return table
+        return crosstable_of(await self.rated_results(pool))
 
     def _registered(self, *names: str) -> bool:
         return all(name in self._players for name in names)

@@ -64,7 +64,7 @@ from .rows import (
     BUMP_BANS_VERSION,
     CHANGES,
     COUNT_REFUSAL,
-    CROSSTABLE,
+    DISCARD_GAME,
     FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
@@ -73,6 +73,7 @@ from .rows import (
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
+    RATED_RESULTS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
     REMOVE_BAN,
@@ -85,6 +86,7 @@ from .rows import (
     game_records,
     hash_secret,
     leaderboard_of,
+    listing,
     new_token,
     player_of,
     rating_of,
@@ -488,23 +490,29 @@ class PostgresStore(Store):
         self._urgent.set()
         return await asyncio.shield(end.future)  # a caller that gives up still has its end written
 
+    async def discard_game(self, match_id: str) -> None:
+        async def delete(conn: AsyncConnection[Any]) -> None:
+            async with conn.transaction():
+                for statement in DISCARD_GAME:
+                    await conn.execute(_sql(statement), (match_id,))
+
+        await self._run(delete)
+
     async def get_game(self, match_id: str) -> GameRecord | None:
         records = await self._run(lambda conn: _game_records(conn, "WHERE match_id = %s", (match_id,)))
         return records[0] if records else None
 
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
+        self,
+        *,
+        player: str | None = None,
+        game: str | None = None,
+        limit: int | None = 100,
+        finished: bool = False,
+        after: str | None = None,
     ) -> list[GameRecord]:
-        clauses, args = ["ended IS NOT NULL"] if finished else [], []
-        if player is not None:
-            clauses.append("(first_name = %s OR second_name = %s)")
-            args += [player, player]
-        if game is not None:
-            clauses.append("game = %s")
-            args.append(game)
-        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-        tail = f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
-        return await self._run(lambda conn: _game_records(conn, tail, tuple(args)))
+        tail, args = listing(player=player, game=game, limit=limit, finished=finished, after=after)
+        return await self._run(lambda conn: _game_records(conn, _sql(tail), args))
 
     def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
         return stream_pages(lambda query: self._run(functools.partial(_page, query=query)), batch_size)
@@ -581,9 +589,15 @@ class PostgresStore(Store):
 
         return await self._run(rebuild)
 
+    async def rated_results(self, pool: str) -> list[tuple[str, str, str]]:
+        async def read(conn: AsyncConnection[Any]) -> list[tuple[str, str, str]]:
+            return [tuple(row) for row in await (await conn.execute(_sql(RATED_RESULTS), (pool,))).fetchall()]
+
+        return await self._run(read)
+
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         async def read(conn: AsyncConnection[Any]) -> dict[str, dict[str, list[int]]]:
-            return crosstable_of(await (await conn.execute(_sql(CROSSTABLE), (pool,))).fetchall())
+            return crosstable_of(await (await conn.execute(_sql(RATED_RESULTS), (pool,))).fetchall())
 
         return await self._run(read)
 

@@ -43,11 +43,19 @@ SAVE_REFUSAL = "INSERT INTO refused_moves (game_id, seq, ply, color, move, code,
 HISTORY = (
     "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND pool = ? AND level = ? ORDER BY at, id"
 )
-# Each rated identity of a finished rated game of a pool, for the crosstable: (first, second, result).
-CROSSTABLE = (
+# Each rated identity of a finished rated game of a pool, for the crosstable and BayesElo:
+# (first, second, result), in the order the games ended.
+RATED_RESULTS = (
     "SELECT first_name || COALESCE('@' || first_level, ''), second_name || COALESCE('@' || second_level, ''),"
-    " result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL"
+    " result FROM games WHERE pool = ? AND rated = 1 AND result IS NOT NULL ORDER BY ended, id"
 )
+# A finished game and what hangs on it (the moves tables have no foreign key: migration 5).
+DISCARD_GAME = (
+    "DELETE FROM moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
+    "DELETE FROM refused_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
+    "DELETE FROM games WHERE match_id = ? AND ended IS NOT NULL",
+)
+
 LEADERBOARD = (
     "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses, r.level"
     " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND p.revoked IS NULL"
@@ -192,6 +200,22 @@ def rating_of(name: str, pool: str, level: int | None, row: Any) -> Rating:
     """A Rating from a row of RATING_COLUMNS."""
     rating, deviation, volatility, games, wins, draws, losses = row
     return Rating(name, pool, rating, deviation, volatility, games, wins, draws, losses, level=level)
+
+
+def listing(*, player: str | None, game: str | None, limit: int | None, finished: bool, after: str | None) -> PageQuery:
+    """The WHERE/ORDER/LIMIT tail of ``Store.list_games`` (newest first) and its arguments."""
+    clauses, args = ["ended IS NOT NULL"] if finished else [], []
+    if after is not None:  # the games after that one in this order
+        clauses.append("(started, id) < (SELECT started, id FROM games WHERE match_id = ?)")
+        args.append(after)
+    if player is not None:
+        clauses.append("(first_name = ? OR second_name = ?)")
+        args += [player, player]
+    if game is not None:
+        clauses.append("game = ?")
+        args.append(game)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    return f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}"), tuple(args)
 
 
 def leaderboard_of(rows: Iterable[Any]) -> list[Rating]:

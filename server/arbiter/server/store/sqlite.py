@@ -70,7 +70,7 @@ from .rows import (
     BUMP_BANS_VERSION,
     CHANGES,
     COUNT_REFUSAL,
-    CROSSTABLE,
+    DISCARD_GAME,
     FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
@@ -79,6 +79,7 @@ from .rows import (
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
+    RATED_RESULTS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
     REMOVE_BAN,
@@ -91,6 +92,7 @@ from .rows import (
     game_records,
     hash_secret,
     leaderboard_of,
+    listing,
     new_token,
     player_of,
     rating_of,
@@ -424,6 +426,14 @@ class SqliteStore(Store):
         self._queue.put(_EndWrite(match_id, result, reason, ended, rate, future))
         return await asyncio.wrap_future(future)
 
+    async def discard_game(self, match_id: str) -> None:
+        def delete(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                for statement in DISCARD_GAME:
+                    conn.execute(statement, (match_id,))
+
+        await self._call(delete, needs_queue_written=True)
+
     async def get_game(self, match_id: str) -> GameRecord | None:
         def read(conn: sqlite3.Connection) -> GameRecord | None:
             records = _game_records(conn, "WHERE match_id = ?", (match_id,))
@@ -432,18 +442,16 @@ class SqliteStore(Store):
         return await self._call(read)
 
     async def list_games(
-        self, *, player: str | None = None, game: str | None = None, limit: int | None = 100, finished: bool = False
+        self,
+        *,
+        player: str | None = None,
+        game: str | None = None,
+        limit: int | None = 100,
+        finished: bool = False,
+        after: str | None = None,
     ) -> list[GameRecord]:
-        clauses, args = ["ended IS NOT NULL"] if finished else [], []
-        if player is not None:
-            clauses.append("(first_name = ? OR second_name = ?)")
-            args += [player, player]
-        if game is not None:
-            clauses.append("game = ?")
-            args.append(game)
-        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-        tail = f"{where} ORDER BY started DESC, id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
-        return await self._call(lambda conn: _game_records(conn, tail, tuple(args)))
+        tail, args = listing(player=player, game=game, limit=limit, finished=finished, after=after)
+        return await self._call(lambda conn: _game_records(conn, tail, args))
 
     def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
         return stream_pages(lambda query: self._call(functools.partial(_page, query=query)), batch_size)
@@ -513,9 +521,12 @@ class SqliteStore(Store):
 
         return await self._call(rebuild, needs_queue_written=True)
 
+    async def rated_results(self, pool: str) -> list[tuple[str, str, str]]:
+        return await self._call(lambda conn: [tuple(row) for row in conn.execute(RATED_RESULTS, (pool,))])
+
     async def crosstable(self, pool: str) -> dict[str, dict[str, list[int]]]:
         def read(conn: sqlite3.Connection) -> dict[str, dict[str, list[int]]]:
-            return crosstable_of(conn.execute(CROSSTABLE, (pool,)))
+            return crosstable_of(conn.execute(RATED_RESULTS, (pool,)))
 
         return await self._call(read)
 

@@ -1,6 +1,7 @@
 // What a bot's search says about the game, for spectators: an evaluation bar and the principal
-// variation, from the `info` a move carries (SPEC.md section 10). Players never get it during
-// their game, so the panel stays hidden for them. A checkbox hides it; the choice is remembered.
+// variation, from the `info` a move carries (SPEC.md section 10; a few plies late in rated games).
+// Players never get it during their game, so the panel stays hidden for them. A checkbox hides
+// it; the choice is remembered.
 
 import { moveText } from "./boards.js";
 import { h } from "./ui.js";
@@ -61,9 +62,14 @@ export class AnalysisPanel {
     this.render();
   }
 
-  /** A `moved` message; the panel keeps the last analysis until a newer one comes. */
+  /** A `moved` message; the panel keeps the last analysis until a newer one comes. In a rated
+   * match the analysis comes plies late, as `analysis: {ply, info}` of an earlier move. */
   onMoved(message) {
     if (message.info) this.last = { info: message.info, ply: message.ply, mover: message.by };
+    else if (message.analysis) {
+      const { ply, info } = message.analysis;
+      this.last = { info, ply, mover: ply % 2 === 0 ? 0 : 1 };
+    }
     this.render();
   }
 

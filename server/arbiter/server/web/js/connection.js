@@ -12,7 +12,7 @@
 // signed in with a password has neither: the handshake carries its session cookie, and a hello
 // without a token is greeted as that account.
 
-import { decode, encode } from "@msgpack/msgpack";
+import { decode, encode } from "/vendor/msgpack/index.mjs"; // served by the server (web_routes.py)
 
 export const PROTOCOL_VERSION = 1;
 const CLIENT_NAME = "arbiter-web/1";

@@ -116,9 +116,11 @@ function gamesCard(report, showTimes) {
 
 function failuresCard(report) {
   const { counts, scanned, games } = report.failures;
+  const resigned = Object.entries(counts.resigned || {}).map(([cause, n]) => `${cause} ${n}`);
   const summary =
     `In the last ${scanned} games: ${counts.lost} lost (${counts.timeout} on time), ${counts.abandoned} abandoned, ` +
-    `${counts.refused_moves} refused moves in ${counts.games_with_refused_moves} games.`;
+    `${counts.refused_moves} refused moves in ${counts.games_with_refused_moves} games.` +
+    (resigned.length ? ` Resigned by their engine: ${resigned.join(", ")}.` : "");
   return h(
     "section",
     { class: "card wide", id: "player-failures" },
@@ -134,7 +136,11 @@ function failuresCard(report) {
               { "data-match": f.match, "data-ply": f.ply },
               h("div", { class: "failure-head" },
                 gameLine(f),
-                h("a", { class: "button small replay-at", href: f.replay }, `Replay at ply ${f.ply}`)),
+                h("span", { class: "failure-cause" }, f.cause),
+                h("a", { class: "button small replay-at", href: f.replay }, `Replay at ply ${f.ply}`),
+                h("a", { class: "button small request-file", href: f.request, download: "",
+                         title: "What the bot was given at that turn: arbiter bridge stdio --replay FILE -- PROGRAM" },
+                  "Download request")),
               f.refusals.length
                 ? h(
                     "ol",
@@ -146,7 +152,8 @@ function failuresCard(report) {
                         h("a", { href: r.replay }, `ply ${r.ply}`),
                         " refused ",
                         h("code", {}, r.move),
-                        ` (${r.code})`,
+                        ` (${r.code}) `,
+                        h("a", { class: "request-file", href: r.request, download: "" }, "request"),
                         r.position
                           ? h("details", {}, h("summary", {}, "position"), h("pre", { class: "position" }, r.position))
                           : null,
