@@ -1,5 +1,5 @@
 """Ladder pairing: rating proximity with randomness, a widening window, no immediate rematch,
-alternating colours, capacity for bots that play several matches at once."""
+alternating colours, capacity for bots that play several matches at once, never one owner's accounts."""
 
 from __future__ import annotations
 
@@ -24,6 +24,18 @@ def test_two_close_players_are_paired_at_once_and_only_once() -> None:
     [(first, second)] = ladder.pair(now=1)
     assert {first, second} == {"alice", "bob"}
     assert ladder.waiting() == [] and ladder.pair(now=2) == []
+
+
+def test_accounts_of_one_owner_are_never_paired() -> None:
+    ladder = queue(window=1000)
+    ladder.join("dana-one", 1500, now=0, owner="dana")
+    ladder.join("dana-two", 1500, now=0, owner="dana")
+    ladder.join("dana", 1500, now=0, owner="dana")
+    assert ladder.pair(now=3600) == []  # however long they wait
+    ladder.join("operators-bot", 1500, now=3600)  # nobody's: plays anyone
+    ladder.join("eve-bot", 1500, now=3600, owner="eve")
+    pairs = ladder.pair(now=3600)
+    assert len(pairs) == 2 and all(not set(pair) <= {"dana", "dana-one", "dana-two"} for pair in pairs)
 
 
 def test_the_window_widens_with_waiting_time() -> None:

@@ -8,7 +8,8 @@ import asyncio
 import base64
 import http.client
 import json
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,19 @@ def config() -> ServerConfig:
 
 
 @pytest.fixture
-async def server(config: ServerConfig, tmp_path: Path) -> AsyncIterator[RunningServer]:
-    async with run_server(config, SqliteStore(tmp_path / "arbiter.db")) as running:
+def clock() -> Callable[[], float]:
+    """The server's clock (a test of limits stops it, so no bucket refills while it runs)."""
+    return time.monotonic
+
+
+@pytest.fixture
+async def server(config: ServerConfig, clock: Callable[[], float], tmp_path: Path) -> AsyncIterator[RunningServer]:
+    async with run_server(config, SqliteStore(tmp_path / "arbiter.db"), now=clock) as running:
         yield running
+
+
+def stopped() -> float:
+    return 1000.0
 
 
 class Browser:
@@ -42,6 +53,7 @@ class Browser:
         self.cookies: dict[str, str] = {}
         self.csrf = ""
         self.set_cookie_headers: list[str] = []
+        self.response_headers: list[str] = []  # the last response's, as "Name: value" lines
 
     @property
     def origin(self) -> str:
@@ -56,7 +68,9 @@ class Browser:
         if method == "POST" and csrf:
             sent["X-CSRF-Token"] = self.csrf
         sent.update(headers or {})
-        status, set_cookies, body = await asyncio.to_thread(self._request, method, path, sent)
+        status, headers, body = await asyncio.to_thread(self._request, method, path, sent)
+        self.response_headers = [f"{name}: {value}" for name, value in headers]
+        set_cookies = [value for name, value in headers if name.lower() == "set-cookie"]
         self.set_cookie_headers = set_cookies
         for header in set_cookies:
             jar: SimpleCookie = SimpleCookie()
@@ -71,13 +85,13 @@ class Browser:
             self.csrf = data["csrf"]
         return status, data
 
-    def _request(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, list[str], bytes]:
+    def _request(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
         source = None if self.source is None else (self.source, 0)
         conn = http.client.HTTPConnection(self.host, self.port, timeout=10, source_address=source)
         try:
             conn.request(method, path, headers=headers)
             response = conn.getresponse()
-            return response.status, response.headers.get_all("Set-Cookie") or [], response.read()
+            return response.status, response.getheaders(), response.read()
         finally:
             conn.close()
 
@@ -258,6 +272,7 @@ async def test_sign_up_can_be_closed(server: RunningServer) -> None:
     assert (status, data["error"]["code"]) == (403, "registration_closed")
 
 
+@pytest.mark.parametrize("clock", [stopped])
 async def test_sign_in_attempts_are_limited_per_address(server: RunningServer) -> None:
     await Browser(server).sign_up("gus", "gus's password")
     browser = Browser(server, source="127.0.0.2")

@@ -45,7 +45,16 @@ def test_player_add_list_revoke(tmp_path: Path) -> None:
 
     assert arbiter("player", "revoke", "alice", "--db", db).exit_code == 0
     assert asyncio.run(logged_in_as()) is None
-    assert "revoked" in arbiter("player", "list", "--db", db).stdout
+    assert "revoked (operator)" in arbiter("player", "list", "--db", db).stdout
+    # A new token does not lift the operator's revocation (an owner's browser issues one the same way).
+    issued = arbiter("player", "token", "alice", "--db", db)
+    assert issued.exit_code == 0 and "stays revoked until `arbiter player reinstate alice`" in issued.stderr
+    token = issued.stdout.strip()
+    assert asyncio.run(logged_in_as()) is None
+    reinstated = arbiter("player", "reinstate", "alice", "--db", db)
+    assert reinstated.exit_code == 0, reinstated.output
+    assert asyncio.run(logged_in_as()) == "alice"
+    assert arbiter("player", "reinstate", "nobody", "--db", db).exit_code == 2
 
 
 @pytest.mark.parametrize(
@@ -150,3 +159,28 @@ def test_player_ensure_is_idempotent_and_repairs_a_lost_token(tmp_path: Path) ->
     assert repaired not in (token, "arb_stale.token")
     clash = arbiter("player", "ensure", "robo", "--kind", "human", "--token-file", str(token_file), "--db", db)
     assert clash.exit_code == 2 and "registered as a bot" in clash.stderr
+    assert arbiter("player", "revoke", "robo", "--db", db).exit_code == 0
+    revoked = arbiter("player", "ensure", "robo", "--kind", "bot", "--token-file", str(token_file), "--db", db)
+    assert revoked.exit_code == 2 and "arbiter player reinstate robo" in revoked.stderr  # not lifted behind its back
+    assert token_file.read_text().strip() == repaired
+
+
+def test_player_ensure_keeps_tokens_and_the_database_private(tmp_path: Path) -> None:
+    """The token folder is made 0700 and the file 0600 from the start, whatever the umask, even
+    over a leftover temporary file; the database (password and token hashes) is 0600."""
+    db, token_file = tmp_path / "a.db", tmp_path / "tokens" / "bot.token"
+    leftover = token_file.with_suffix(".token.tmp")
+    previous = os.umask(0)
+    try:
+        assert arbiter("player", "ensure", "robo", "--kind", "bot", "--token-file", str(token_file),
+                       "--db", str(db)).exit_code == 0  # fmt: skip
+        leftover.write_text("junk")
+        leftover.chmod(0o666)
+        token_file.write_text("arb_stale.token\n")
+        assert arbiter("player", "ensure", "robo", "--kind", "bot", "--token-file", str(token_file),
+                       "--db", str(db)).exit_code == 0  # fmt: skip
+    finally:
+        os.umask(previous)
+    modes = {path.name: oct(path.stat().st_mode & 0o777) for path in (token_file.parent, token_file, db)}
+    assert modes == {"tokens": "0o700", "bot.token": "0o600", "a.db": "0o600"}
+    assert not leftover.exists() and token_file.read_text().startswith("arb_")

@@ -29,6 +29,25 @@ async def test_tokens_are_stored_hashed(store: SqliteStore, tmp_path: Path) -> N
         assert await store.authenticate(wrong) is None
 
 
+async def test_the_file_and_its_wal_are_readable_by_their_owner_only(tmp_path: Path) -> None:
+    """Password and token hashes: 0600 from the first byte (whatever the umask), and an older
+    file readable by others is made 0600 when opened."""
+    store = SqliteStore(tmp_path / "arbiter.db")
+    await store.open()
+    try:
+        await store.add_player("alice", "bot")
+        await store.flush()
+        for name in ("arbiter.db", "arbiter.db-wal", "arbiter.db-shm"):
+            assert oct((tmp_path / name).stat().st_mode & 0o777) == "0o600", name
+    finally:
+        await store.close()
+    (tmp_path / "arbiter.db").chmod(0o644)
+    reopened = SqliteStore(tmp_path / "arbiter.db")
+    await reopened.open()
+    await reopened.close()
+    assert oct((tmp_path / "arbiter.db").stat().st_mode & 0o777) == "0o600"
+
+
 async def test_rating_history_keeps_each_rated_game(store: SqliteStore) -> None:
     await store.add_player("alice", "bot")
     await store.add_player("bob", "bot")
@@ -100,6 +119,28 @@ async def test_schema_is_versioned(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer Arbiter"):
         await SqliteStore(path).open()
+
+
+async def test_revocations_made_before_migration_9_count_as_the_operators(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    for version, migration in enumerate(MIGRATIONS[:8], start=1):
+        conn.executescript(migration)
+        conn.execute(f"PRAGMA user_version = {version}")
+    conn.execute(
+        "INSERT INTO players (name, kind, token_selector, token_hash, created, revoked) VALUES"
+        " ('gone', 'bot', 's1', x'00', 1.0, 2.0), ('here', 'bot', 's2', x'00', 1.0, NULL)"
+    )
+    conn.close()
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        gone, here = await store.get_player("gone"), await store.get_player("here")
+        assert gone is not None and (gone.revoked, gone.revoked_by_operator) == (True, True)
+        assert here is not None and (here.revoked, here.revoked_by_operator) == (False, False)
+        assert await store.authenticate(await store.reissue_token("gone")) is None
+    finally:
+        await store.close()
 
 
 async def test_a_version_1_file_gains_the_moves_analysis_and_keeps_its_games(tmp_path: Path) -> None:

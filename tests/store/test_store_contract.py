@@ -76,15 +76,40 @@ async def test_tokens_authenticate_until_revoked_and_reissued(store: Store) -> N
     assert (await store.authenticate(other)).name == "bob"  # type: ignore[union-attr]
     for wrong in [token[:-1] + ("A" if token[-1] != "A" else "B"), token + "x", "", "x"]:
         assert await store.authenticate(wrong) is None
-    await store.revoke_player("alice")
+    await store.revoke_player("alice", by_owner=True)
     assert await store.authenticate(token) is None
     assert (await store.get_player("alice")).revoked  # type: ignore[union-attr]
     assert [(p.name, p.revoked) for p in await store.list_players()] == [("alice", True), ("bob", False)]
-    new = await store.reissue_token("alice")
+    new = await store.reissue_token("alice")  # a new token lifts the owner's revocation
     assert new != token and await store.authenticate(token) is None
     player = await store.authenticate(new)
     assert player is not None and (player.name, player.revoked) == ("alice", False)
     assert await store.get_player("nobody") is None
+
+
+async def test_the_operators_revocation_outlasts_a_new_token_until_reinstated(store: Store) -> None:
+    await store.add_player("ann", "human")
+    token = await store.add_player("ann-bot", "bot", owner="ann")
+    await store.add_session("ann", "sel", b"h" * 32, expires=2_000_000_000.0)
+    await store.revoke_player("ann-bot")  # the operator's (arbiter player revoke)
+    await store.revoke_player("ann")
+    bot = await store.get_player("ann-bot")
+    assert bot is not None and (bot.revoked, bot.revoked_by_operator) == (True, True)
+    rotated = await store.reissue_token("ann-bot")  # what the owner's browser does
+    assert await store.authenticate(rotated) is None and await store.authenticate(token) is None
+    assert [(b.name, b.revoked, b.revoked_by_operator) for b in await store.bots_of("ann")] == [("ann-bot", True, True)]
+    assert await store.session_player("sel", b"h" * 32, now=1_900_000_000.0) is None
+    await store.revoke_player("ann-bot", by_owner=True)  # the owner's revocation too: both must be lifted
+    await store.reinstate_player("ann-bot")
+    assert await store.authenticate(rotated) is None
+    assert (await store.get_player("ann-bot")).revoked_by_operator is False  # type: ignore[union-attr]
+    newest = await store.reissue_token("ann-bot")
+    found = await store.authenticate(newest)
+    assert found is not None and (found.name, found.revoked, found.revoked_by_operator) == ("ann-bot", False, False)
+    await store.reinstate_player("ann")
+    assert (await store.session_player("sel", b"h" * 32, now=1_900_000_000.0)).name == "ann"  # type: ignore[union-attr]
+    with pytest.raises(UnknownPlayer):
+        await store.reinstate_player("nobody")
 
 
 async def test_a_persons_bots_passwords_and_sessions(store: Store) -> None:
@@ -105,7 +130,7 @@ async def test_a_persons_bots_passwords_and_sessions(store: Store) -> None:
     assert [(b.name, b.owner) for b in await store.bots_of("ann")] == [("ann-bot", "ann"), ("zed-bot", "ann")]
     await store.reissue_token("ann-bot")  # a rotated token keeps the owner
     assert (await store.get_player("ann-bot")).owner == "ann"  # type: ignore[union-attr]
-    await store.revoke_player("zed-bot")
+    await store.revoke_player("zed-bot", by_owner=True)
     assert [(b.name, b.revoked) for b in await store.bots_of("ann")] == [("ann-bot", False), ("zed-bot", True)]
     with pytest.raises(UnknownPlayer):
         await store.add_player("orphan", "bot", owner="nobody")

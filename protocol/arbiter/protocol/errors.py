@@ -35,6 +35,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_PLAYER = "unknown_player"
     SELF_CHALLENGE = "self_challenge"
     RATED_NEEDS_ACCOUNT = "rated_needs_account"
+    SAME_OWNER = "same_owner"
     UNKNOWN_CHALLENGE = "unknown_challenge"
     NOT_YOUR_CHALLENGE = "not_your_challenge"
     TOO_MANY_CHALLENGES = "too_many_challenges"
@@ -78,6 +79,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_PLAYER: "no player by that name is online",
     ErrorCode.SELF_CHALLENGE: "a player cannot challenge or accept itself",
     ErrorCode.RATED_NEEDS_ACCOUNT: "rated games are only between registered players (guests play unrated)",
+    ErrorCode.SAME_OWNER: "no rated game between accounts of one owner (a person and its bot, two of its bots)",
     ErrorCode.UNKNOWN_CHALLENGE: "no open challenge or seek with that id (it may have expired or been taken)",
     ErrorCode.NOT_YOUR_CHALLENGE: "only the target may accept or decline, only the challenger may cancel",
     ErrorCode.TOO_MANY_CHALLENGES: "the player already has limits.max_open_challenges open challenges and seeks",
@@ -112,6 +114,7 @@ class CloseCode(IntEnum):
     FLOOD = 4008  # kept sending past the rate limit
     TOO_SLOW = 4009  # did not read its messages; the server's send buffer for it overflowed
     BANNED = 4010  # the player or the client's address is banned (at hello, or the moment a ban is made)
+    CREDENTIALS_ENDED = 4011  # the token or password the player signed in with was rotated, revoked or changed
 
 
 CLOSE_DESCRIPTIONS: dict[CloseCode, str] = {
@@ -125,6 +128,7 @@ CLOSE_DESCRIPTIONS: dict[CloseCode, str] = {
     CloseCode.FLOOD: "the client kept sending after rate_limited errors (limits.flood_tolerance messages)",
     CloseCode.TOO_SLOW: "the client did not read; more than limits.max_send_buffer_bytes were waiting",
     CloseCode.BANNED: "the player or the client's address is banned from this server",
+    CloseCode.CREDENTIALS_ENDED: "the player's token was rotated or revoked, or its password changed",
 }
 
 

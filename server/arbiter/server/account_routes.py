@@ -17,6 +17,7 @@ import base64
 import binascii
 import hmac
 import logging
+import math
 import secrets
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
@@ -46,6 +47,8 @@ _STATUS = {
     "auth_failed": HTTPStatus.UNAUTHORIZED,
     "signed_out": HTTPStatus.UNAUTHORIZED,
     "csrf": HTTPStatus.FORBIDDEN,
+    "banned": HTTPStatus.FORBIDDEN,
+    "revoked_by_operator": HTTPStatus.FORBIDDEN,
     "registration_closed": HTTPStatus.FORBIDDEN,
     "not_yours": HTTPStatus.NOT_FOUND,
     "name_taken": HTTPStatus.CONFLICT,
@@ -53,6 +56,7 @@ _STATUS = {
     "method": HTTPStatus.METHOD_NOT_ALLOWED,
     "rate_limited": HTTPStatus.TOO_MANY_REQUESTS,
     "unavailable": HTTPStatus.SERVICE_UNAVAILABLE,
+    "busy": HTTPStatus.SERVICE_UNAVAILABLE,
 }
 
 # An action gets the request and the account its session cookie is signed in as (None: none).
@@ -68,17 +72,20 @@ class AccountRoutes:
         *,
         secure_cookies: bool = False,
         allow_attempt: Callable[[ServerConnection, Request], bool] | None = None,
+        address_banned: Callable[[ServerConnection, Request], bool] | None = None,
     ) -> None:
         self.accounts = accounts
         self.secure_cookies = secure_cookies
         # Sign-in and sign-up attempts per client address (None: unlimited).
         self.allow_attempt = allow_attempt
+        # Whether the request's client address is banned (its POSTs are refused as its handshakes are).
+        self.address_banned = address_banned
 
     def add_routes(self, routes: HttpRoutes) -> None:
         routes.add("/account.json", self._guarded("GET", self._account))
         routes.add("/account/signup", self._guarded("POST", self._sign_up, attempt=True))
         routes.add("/account/signin", self._guarded("POST", self._sign_in, attempt=True))
-        routes.add("/account/signout", self._guarded("POST", self._sign_out))
+        routes.add("/account/signout", self._guarded("POST", self._sign_out, banned_ok=True))
         routes.add("/account/password", self._guarded("POST", self._password, attempt=True))
         routes.add("/account/bots/new", self._guarded("POST", self._new_bot))
         routes.add("/account/bots/rotate", self._guarded("POST", self._rotate))
@@ -91,7 +98,7 @@ class AccountRoutes:
         body: dict[str, Any] = {"registration": "open" if self.accounts.registration_open else "closed"}
         if player is not None and cookie is not None:
             bots = await self.accounts.store.bots_of(player.name)
-            body.update(player=_describe(player), csrf=csrf_of(cookie), bots=[_describe(b) for b in bots])
+            body.update(player=self._describe(player), csrf=csrf_of(cookie), bots=[self._describe(b) for b in bots])
             return _no_store(json_response(connection, HTTPStatus.OK, body))
         token = _cookies(request).get(CSRF_COOKIE) or secrets.token_urlsafe(24)
         body.update(player=None, csrf=token, bots=[])
@@ -152,7 +159,12 @@ class AccountRoutes:
         return _no_store(json_response(connection, HTTPStatus.OK, {"bot": name, "revoked": True}))
 
     # --- checks common to every route -------------------------------------------------------------
-    def _guarded(self, method: str, action: Action, *, attempt: bool = False) -> Callable[..., Awaitable[Response]]:
+    def _guarded(
+        self, method: str, action: Action, *, attempt: bool = False, banned_ok: bool = False
+    ) -> Callable[..., Awaitable[Response]]:
+        """``action`` behind the checks every route shares: the method, forgery, the per-address
+        attempt limit, and a ban (a banned person's session may only read its state and sign out)."""
+
         async def route(connection: ServerConnection, request: Request) -> Response:
             try:
                 if request.method != method:
@@ -161,6 +173,10 @@ class AccountRoutes:
                 player = await self.accounts.session(cookie)  # read once per request
                 if method == "POST":
                     _check_forgery(request, cookie if player is not None else None)
+                    if self.address_banned is not None and self.address_banned(connection, request):
+                        raise AccountError("banned", "your address is banned from this server")
+                    if player is not None and not banned_ok:
+                        self.accounts.check_not_banned(player)
                 if attempt and self.allow_attempt is not None and not self.allow_attempt(connection, request):
                     raise AccountError("rate_limited", "too many attempts from your address; wait a minute")
                 return await action(connection, request, player)
@@ -174,8 +190,16 @@ class AccountRoutes:
 
         return route
 
+    def _describe(self, player: Player) -> dict[str, Any]:
+        """An account as its page shows it: who revoked it, and the ban (its own or its owner's) that keeps it out."""
+        revoked_by = "operator" if player.revoked_by_operator else "owner" if player.revoked else None
+        ban = self.accounts.ban_of(player)
+        banned = None if ban is None else {"target": ban.target, "reason": ban.reason}
+        return {"name": player.name, "kind": player.kind, "owner": player.owner, "revoked": player.revoked,
+                "revoked_by": revoked_by, "banned": banned}  # fmt: skip
+
     def _signed_in(self, connection: ServerConnection, signed_in: SignedIn, status: HTTPStatus) -> Response:
-        body = {"player": _describe(signed_in.player), "csrf": signed_in.csrf}
+        body = {"player": self._describe(signed_in.player), "csrf": signed_in.csrf}
         response = json_response(connection, status, body)
         response.headers["Set-Cookie"] = self._cookie(SESSION_COOKIE, signed_in.cookie, SESSION_DAYS * 86400)
         return _no_store(response)
@@ -216,10 +240,6 @@ def same_origin(request: Request) -> bool:
     return origin is None or urlsplit(origin).netloc.lower() == request.headers.get("Host", "").lower()
 
 
-def _describe(player: Player) -> dict[str, Any]:
-    return {"name": player.name, "kind": player.kind, "owner": player.owner, "revoked": player.revoked}
-
-
 def _cookies(request: Request) -> dict[str, str]:
     """This server's two cookies, as the request carries them (cookies.py: bounded and linear)."""
     return read_cookies(request.headers.get_all("Cookie"), (SESSION_COOKIE, CSRF_COOKIE))
@@ -255,6 +275,8 @@ def _bot_name(request: Request) -> str:
 def _refusal(connection: ServerConnection, error: AccountError) -> Response:
     status = _STATUS.get(error.code, HTTPStatus.BAD_REQUEST)
     response = json_response(connection, status, {"error": {"code": error.code, "message": error.message}})
+    if error.retry_after is not None:
+        response.headers["Retry-After"] = str(max(1, math.ceil(error.retry_after)))
     if error.code == "method":
         response.headers["Allow"] = "GET" if "GET" in error.message else "POST"
     return _no_store(response)

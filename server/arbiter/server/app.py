@@ -100,7 +100,7 @@ async def run_server(
         _label_logs(cluster.node)
     # Games a crash left unfinished: adjudicated or voided (in a cluster, not those other nodes play).
     await resolve_interrupted(store, None if cluster is None else cluster.owned_elsewhere)
-    bans = BanWatch(store, config.ban_check_interval_s, hub.apply_bans)
+    bans = BanWatch(store, config.ban_check_interval_s, hub.apply_bans, hub.check_revocations)
     await bans.check()  # banned players and networks are kept out from the first connection on
     routes = HttpRoutes()
     routes.add("/healthz", _healthz(hub))
@@ -117,7 +117,12 @@ async def run_server(
         client = hub.guard.client_of_request(connection, request)
         return client is None or attempts.allow(client)
 
-    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt).add_routes(routes)
+    def address_banned(connection: ServerConnection, request: Request) -> bool:
+        client = hub.guard.client_of_request(connection, request)
+        return client is not None and hub.guard.bans.address_banned(client.ip)
+
+    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt,
+                  address_banned=address_banned).add_routes(routes)  # fmt: skip
     if config.heavy_reads_per_minute is not None:
         reads = AttemptLimiter(per_minute=config.heavy_reads_per_minute, burst=config.heavy_reads_burst)
         limit_heavy_reads(routes, reads, hub.guard.client_of_request)

@@ -1,4 +1,6 @@
 """Attempts per client address, for sign-in and sign-up: a token bucket per address, in bounded memory.
+The same limiter counts by any other key too (an account's name: its failed sign-ins; one key for
+every sign-in of the server).
 
     limiter = AttemptLimiter(per_minute=10, burst=10)  # one per route (sign-in, sign-up), kept by the server
     client = hub.guard.client_of_request(connection, request)
@@ -41,9 +43,10 @@ class AttemptLimiter:
         """Addresses remembered now."""
         return len(self._buckets)
 
-    def allow(self, client: ClientAddress) -> bool:
-        """Count one attempt from ``client``: True if it may go ahead, False if it must wait (nothing counted)."""
-        key, now = client.key, self.now()
+    def allow(self, client: ClientAddress | str) -> bool:
+        """Count one attempt from ``client`` (or under a key): True if it may go ahead, False if it
+        must wait (nothing counted)."""
+        key, now = _key(client), self.now()
         tokens = self._tokens(key, now)
         if tokens < 1.0:
             return False
@@ -53,9 +56,9 @@ class AttemptLimiter:
             self._buckets.popitem(last=False)
         return True
 
-    def retry_after(self, client: ClientAddress) -> float:
-        """Seconds until ``client`` may make its next attempt (0: now)."""
-        return max(0.0, (1.0 - self._tokens(client.key, self.now())) / self.rate)
+    def retry_after(self, client: ClientAddress | str) -> float:
+        """Seconds until ``client`` (or a key) may make its next attempt (0: now)."""
+        return max(0.0, (1.0 - self._tokens(_key(client), self.now())) / self.rate)
 
     def _tokens(self, key: str, now: float) -> float:
         kept = self._buckets.get(key)
@@ -63,3 +66,7 @@ class AttemptLimiter:
             return self.burst
         tokens, when = kept
         return min(self.burst, tokens + (now - when) * self.rate)
+
+
+def _key(client: ClientAddress | str) -> str:
+    return client if isinstance(client, str) else client.key

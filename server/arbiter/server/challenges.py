@@ -21,7 +21,7 @@ from .clock import Alarm, ClockSpec
 from .config import ServerConfig
 from .lobby import Lobby
 from .matches import Matches
-from .players import OnlinePlayer, Roster
+from .players import OnlinePlayer, Roster, same_owner
 from .session import Handler, Session
 
 
@@ -105,6 +105,8 @@ class Challenges:
         self._check_level(msg.level, target)
         if msg.rated and (player.identity.guest or (target is not None and target.identity.guest)):
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
+        if msg.rated and target is not None:
+            _check_owners(player, target)
         if sum(1 for c in self.open.values() if c.challenger is player) >= config.max_open_challenges:
             raise ProtocolError(ErrorCode.TOO_MANY_CHALLENGES, "you have too many open challenges and seeks")
         challenge_id = secrets.token_urlsafe(6)
@@ -136,6 +138,8 @@ class Challenges:
             raise ProtocolError(ErrorCode.SELF_CHALLENGE, "you cannot accept your own challenge; cancel it")
         if challenge.rated and player.identity.guest:
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
+        if challenge.rated:
+            _check_owners(challenge.challenger, player)
         limit = self.config.max_matches
         if len(player.matches) >= limit or len(challenge.challenger.matches) >= limit:
             raise ProtocolError(ErrorCode.TOO_MANY_MATCHES, f"a player may play at most {limit} matches at once")
@@ -241,3 +245,11 @@ class Challenges:
                 f"move_limit_ms must be from {config.min_move_limit_ms} to {config.max_move_limit_ms}, or nil",
             )
         return ClockSpec(initial, increment, limit)
+
+
+def _check_owners(one: OnlinePlayer, other: OnlinePlayer) -> None:
+    """ProtocolError(same_owner) for a rated game between a person and its bot, or two of its bots."""
+    if same_owner(one.identity, other.identity):
+        raise ProtocolError(
+            ErrorCode.SAME_OWNER, f"{one.name} and {other.name} have one owner: they may only play unrated games"
+        )

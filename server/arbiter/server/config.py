@@ -159,6 +159,13 @@ class ServerConfig:
     # cookies are marked Secure (the server is reached over https).
     registration_open: bool = True
     secure_cookies: bool = False
+    # Password work (each hash takes 64 MiB; two run at once): requests waiting for a hash (past it
+    # 503), sign-in attempts per second of the whole server (past it 503), and failed sign-ins of
+    # one account name per minute from any address (past it 429). None: no bound (``arbiter serve``
+    # sets public defaults).
+    max_hashing_queue: int | None = None
+    sign_in_attempts_per_s: float | None = None
+    account_failures_per_minute: float | None = None
 
     def limits(self) -> dict[str, Any]:
         """The limits a client must respect, as sent in welcome."""

@@ -23,6 +23,7 @@ from .client_address import ClientAddress, TrustedProxies
 from .config import ServerConfig
 from .connection_caps import ConnectionCaps
 from .metrics import ServerMetrics
+from .players import Identity
 from .session import Session
 
 log = logging.getLogger("arbiter.server")
@@ -105,20 +106,25 @@ class Guard:
             self._guests.add(session)
             self.caps.add_guest(session.client.key)
 
-    def check_player(self, name: str) -> None:
-        """ProtocolError(banned) if the registered player ``name`` is banned."""
-        if self.bans.player_banned(name):
-            raise ProtocolError(ErrorCode.BANNED, f"{name} is banned from this server")
+    def check_player(self, name: str, owner: str | None = None) -> None:
+        """ProtocolError(banned) if the registered player ``name`` is banned, or its owner is."""
+        ban = self.bans.ban_of(name, owner)
+        if ban is not None:
+            whose = name if ban.target.lower() == name.lower() else f"{name}'s owner {ban.target}"
+            raise ProtocolError(ErrorCode.BANNED, f"{whose} is banned from this server")
+
+    def player_banned(self, identity: Identity) -> bool:
+        """Whether the ban list keeps this player out (a guest is kept out by its address only)."""
+        return not identity.guest and self.bans.ban_of(identity.name, identity.owner) is not None
 
     def banned_sessions(self) -> list[Session]:
-        """The open sessions the current ban list bans: by their address or by their player."""
+        """The open sessions the current ban list bans: by their address, their player or its owner."""
         bans = self.bans
         return [
             session
             for session in self.sessions
             if (session.client is not None and bans.address_banned(session.client.ip))
-            or (session.player is not None and not session.player.identity.guest
-                and bans.player_banned(session.player.name))
+            or (session.player is not None and self.player_banned(session.player.identity))
         ]  # fmt: skip
 
 

@@ -26,7 +26,7 @@ from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello
 from arbiter.server.metrics import ServerMetrics
 from arbiter.server.store.base import Player, Store, StoreError
 
-from .accounts import Accounts
+from .accounts import Accounts, SignInLimits
 from .bans import BanList
 from .challenges import Challenges
 from .clock import Alarm
@@ -54,6 +54,9 @@ class Peers(Protocol):
 
     def left(self, player: OnlinePlayer, session: Session) -> None: ...
 
+    def credentials_ended(self, name: str) -> None:
+        """The player's token or password no longer holds: the node it is connected to closes it."""
+
 
 SERVER_NAME = f"arbiter/{version('arbiter-server')}"  # announced in welcome
 
@@ -68,7 +71,12 @@ class Hub:
         self.metrics = ServerMetrics()
         self.draining = False
         self.roster = Roster()
-        self.accounts = Accounts(store, registration_open=config.registration_open)
+        limits = SignInLimits(
+            config.max_hashing_queue, config.sign_in_attempts_per_s, config.account_failures_per_minute
+        )
+        self.accounts = Accounts(store, registration_open=config.registration_open, limits=limits,
+                                 bans=lambda: self.guard.bans, now=now)  # fmt: skip
+        self.accounts.credentials_ended = self.credentials_ended
         self.guard = Guard(config, self.metrics)  # caps, bans and the open sessions
         self.peers: Peers | None = None  # set when this server is a node of a cluster
         self.node: str | None = None  # this node's id in a cluster
@@ -194,7 +202,7 @@ class Hub:
             raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot check sessions right now") from None
 
     def _account_player(self, account: Player, hello: Hello) -> OnlinePlayer:
-        self.guard.check_player(account.name)
+        self.guard.check_player(account.name, account.owner)
         player = self.roster.get(account.name)
         if player is None:
             player = self.roster.add(Identity(account.name, account.kind, False, account.owner), hello.games)
@@ -207,18 +215,40 @@ class Hub:
 
     def apply_bans(self, bans: BanList) -> None:
         """A new ban list (bans.py): each banned player's live matches end as its losses, then every
-        session of a banned player or from a banned network is closed (4010), and a banned player
-        away within its grace goes offline."""
+        session of a banned player (or of a bot whose owner is banned) or from a banned network is
+        closed (4010), and a banned player away within its grace goes offline."""
         self.guard.bans = bans
-        banned = [player for player in self.roster if not player.identity.guest and bans.player_banned(player.name)]
+        banned = [player for player in self.roster if self.guard.player_banned(player.identity)]
         for player in banned:
             log.info("player banned", extra={"player": player.name, "live_matches": len(player.matches)})
-            self.matches.end_banned(player, lambda other: not other.identity.guest and bans.player_banned(other.name))
+            self.matches.end_banned(player, lambda other: self.guard.player_banned(other.identity))
         for session in self.guard.banned_sessions():
             session.close(CloseCode.BANNED, "banned from this server")
         for player in banned:
             if player.session is None:
                 self._leave(player)
+
+    def credentials_ended(self, name: str) -> None:
+        """The player's token was rotated or revoked, or its password changed: its live connection
+        (here, or on another node of a cluster) is closed (4011). A browser that holds a new
+        session comes back as the same account; its live matches wait for it within the grace."""
+        player = self.roster.get(name)
+        if player is not None and player.session is not None:
+            log.info("credentials ended: connection closed", extra={"player": name})
+            player.session.close_credentials_ended()
+        if self.peers is not None:
+            self.peers.credentials_ended(name)
+
+    async def check_revocations(self) -> None:
+        """The operator may have revoked someone (``arbiter player revoke``, another process): each
+        registered player connected here whose account is revoked now is closed (4011)."""
+        for player in self.roster:
+            if player.identity.guest or player.session is None:
+                continue
+            account = await self.store.get_player(player.name)
+            if (account is None or account.revoked) and player.session is not None:
+                log.info("account revoked: connection closed", extra={"player": player.name})
+                player.session.close_credentials_ended()
 
     def disconnected(self, session: Session) -> None:
         """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""

@@ -32,7 +32,7 @@ from arbiter.server.store.base import Store, StoreError, UnknownPlayer
 from .config import LadderConfig
 from .match import Result
 from .matches import LiveMatch, Matches
-from .players import Roster
+from .players import Roster, owner_of
 from .session import Handler, Session
 from .standings import describe_rating
 
@@ -104,7 +104,8 @@ class Ladder:
                 widen_per_s=self.config.widen_per_s,
                 rematch_after_s=self.config.rematch_after_s,
             )
-        queue.join(player.name, rating.rating, self.now(), capacity=msg.max_matches, deviation=rating.deviation)
+        queue.join(player.name, rating.rating, self.now(), capacity=msg.max_matches, deviation=rating.deviation,
+                   owner=owner_of(player.identity))  # fmt: skip
         session.reply(
             msg,
             {

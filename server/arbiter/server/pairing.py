@@ -19,6 +19,8 @@ drives it and a test can replay any situation. The rules:
 - No immediate rematch: two players who just played each other are not paired again until both
   have waited ``rematch_after_s`` seconds (so two lone bots still meet again, just not at once).
   Two players never have two ladder matches against each other at the same time.
+- Two accounts of one owner (a person and its bot, two bots of one person: ``owner``) are never
+  paired: the ladder is rated, and such a game would farm a rating.
 - Colours alternate: the player who has had the first move less often (then: who moved second in
   its last game) moves first; a full tie is a coin toss.
 """
@@ -42,6 +44,7 @@ class _Entrant:
     waiting_since: float
     playing: int = 0
     deviation: float = INITIAL_DEVIATION
+    owner: str | None = None  # who answers for the account (players.owner_of)
 
 
 class LadderQueue:
@@ -75,14 +78,22 @@ class LadderQueue:
 
     # --- membership -------------------------------------------------------------------------
     def join(
-        self, name: str, rating: float, now: float, *, capacity: int = 1, deviation: float = INITIAL_DEVIATION
+        self,
+        name: str,
+        rating: float,
+        now: float,
+        *,
+        capacity: int = 1,
+        deviation: float = INITIAL_DEVIATION,
+        owner: str | None = None,
     ) -> None:
-        """Enter the queue (or update rating, deviation and capacity if already in it)."""
+        """Enter the queue (or update rating, deviation and capacity if already in it); ``owner``:
+        who answers for the account (None: nobody), never paired with another account of its own."""
         if capacity < 1:
             raise ValueError(f"capacity is at least 1, not {capacity}")
         entrant = self._entrants.get(name)
         if entrant is None:
-            self._entrants[name] = _Entrant(name, rating, capacity, now, self._playing[name], deviation)
+            self._entrants[name] = _Entrant(name, rating, capacity, now, self._playing[name], deviation, owner)
         else:
             entrant.rating, entrant.capacity, entrant.deviation = rating, capacity, deviation
 
@@ -137,6 +148,8 @@ class LadderQueue:
             typical = self._typical_games(a.name)
             for b in available:
                 if b is a or b.name in taken or self._live_pairs[frozenset((a.name, b.name))]:
+                    continue
+                if a.owner is not None and a.owner == b.owner:
                     continue
                 deficit = (1 + typical) / (1 + self._games[frozenset((a.name, b.name))])
                 spread = self.window + self.widen_per_s * (now - min(a.waiting_since, b.waiting_since))

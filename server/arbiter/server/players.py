@@ -32,6 +32,9 @@ class Connection(Protocol):
     def close_replaced(self) -> None:
         """Close: a newer connection of the same player took over."""
 
+    def close_credentials_ended(self) -> None:
+        """Close: the token or password it signed in with was rotated, revoked or changed."""
+
     @property
     def latency(self) -> float:
         """The connection's round trip, in seconds (0 until measured)."""
@@ -49,6 +52,22 @@ class Identity:
         if self.owner is not None:
             described["owner"] = self.owner
         return described
+
+
+def owner_of(identity: Identity) -> str | None:
+    """Who answers for the account, in lower case: a person itself, a bot its owner (None: a
+    guest, or a bot the operator registered, which nobody plays for)."""
+    if identity.guest:
+        return None
+    if identity.kind == "human":
+        return identity.name.lower()
+    return None if identity.owner is None else identity.owner.lower()
+
+
+def same_owner(a: Identity, b: Identity) -> bool:
+    """Whether the two accounts answer to one person: a game between them would farm a rating."""
+    owner = owner_of(a)
+    return owner is not None and owner == owner_of(b)
 
 
 class OnlinePlayer:

@@ -137,6 +137,10 @@ class Session:
         """A newer connection took over this session's player."""
         self.close(CloseCode.REPLACED, "the same player connected again")
 
+    def close_credentials_ended(self) -> None:
+        """The player's token was rotated or revoked, or its password changed."""
+        self.close(CloseCode.CREDENTIALS_ENDED, "the token or password this connection signed in with has ended")
+
     def _error(self, error: ProtocolError, request: Incoming | None = None) -> None:
         if error.re is None and request is not None:
             error.re = request.request_id if type(request) is MoveFrame else request.id

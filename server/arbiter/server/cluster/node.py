@@ -80,8 +80,10 @@ def new_node_id() -> str:
 
 
 def _profile(player: OnlinePlayer) -> dict[str, Any]:
-    """What a player's hello told its home, which the node standing in for it needs (the ladder's capacity)."""
-    return {"games": player.games, "levels": player.levels, "capacity": player.capacity}
+    """What a player's hello told its home, which the node standing in for it needs (the ladder's
+    capacity), and a bot's owner (whose ban covers it, and who may not play it rated)."""
+    return {"games": player.games, "levels": player.levels, "capacity": player.capacity,
+            "owner": player.identity.owner}  # fmt: skip
 
 
 class Cluster:
@@ -400,7 +402,7 @@ class Cluster:
         kind, sender = envelope[0], envelope[1]
         if kind != "leaving":
             self._saw(sender)  # a message is a sign of life
-        if sender == self.node and kind in ("arrived", "left", "authority", "leaving"):
+        if sender == self.node and kind in ("arrived", "left", "authority", "leaving", "ended"):
             return
         handler = self._handlers.get(kind)
         if handler is None:
@@ -409,7 +411,7 @@ class Cluster:
         handler(self, *envelope[1:])
 
     def _on_request(self, home: str, name: str, kind: str, guest: bool, frame: bytes, profile: dict[str, Any]) -> None:
-        session = self.proxy(home, Identity(name, kind, guest))
+        session = self.proxy(home, Identity(name, kind, guest, profile.get("owner")))
         player = session.player
         assert player is not None
         player.games, player.levels, player.capacity = profile["games"], profile["levels"], profile["capacity"]
@@ -424,6 +426,15 @@ class Cluster:
         player = self.hub.roster.get(name)
         if player is not None and isinstance(player.session, Session) and home_of(player.session) is None:
             player.session.close(CloseCode(code), reason)
+
+    def credentials_ended(self, name: str) -> None:
+        self.publish(EVERY_NODE, ["ended", self.node, name])
+
+    def _on_ended(self, node: str, name: str) -> None:
+        """A player's credentials ended on ``node`` (a token rotated there): its home closes it."""
+        player = self.hub.roster.get(name)
+        if player is not None and isinstance(player.session, Session) and home_of(player.session) is None:
+            player.session.close_credentials_ended()
 
     def _on_arrived(self, home: str, name: str) -> None:
         """The player connected at ``home``: close its connection here, and resync its matches here
@@ -471,6 +482,7 @@ class Cluster:
         "req": _on_request,
         "out": _on_out,
         "close": _on_close,
+        "ended": _on_ended,
         "arrived": _on_arrived,
         "left": _on_left,
     }

@@ -1,4 +1,4 @@
-"""Accounts and records on the store: ``arbiter player add|list|revoke``, ``arbiter export`` and
+"""Accounts and records on the store: ``arbiter player add|list|revoke|reinstate``, ``arbiter export`` and
 ``arbiter import`` (text records, Gomocup .psq, SGF), ``arbiter leaderboard``, ``arbiter ratings``,
 ``arbiter report`` (a player's page for a terminal), ``arbiter check``.
 
@@ -20,7 +20,7 @@ import click
 
 from arbiter.cli.errors import fail
 from arbiter.server.rating_updates import rate_result, rebuild_outdated_ratings
-from arbiter.server.store.base import GameRecord, Rating, Store, StoreError, UnknownPlayer
+from arbiter.server.store.base import GameRecord, Player, Rating, Store, StoreError, UnknownPlayer
 from arbiter.server.store.factory import describe, is_url, store_for
 
 DEFAULT_DB = "arbiter.db"
@@ -83,16 +83,23 @@ def player_list(db: str) -> None:
     click.echo(f"{'NAME':<{width}}  KIND   CREATED (UTC)     STATUS")
     for p in players:
         created = time.strftime("%Y-%m-%d %H:%M", time.gmtime(p.created))
-        click.echo(f"{p.name:<{width}}  {p.kind:<5}  {created}  {'revoked' if p.revoked else 'active'}")
+        click.echo(f"{p.name:<{width}}  {p.kind:<5}  {created}  {_status(p)}")
 
 
 @player.command("token")
 @click.argument("name")
 @DB_OPTION
 def player_token(name: str, db: str) -> None:
-    """Issue NAME a new token (the old one stops working; a revoked player is let back in)."""
-    token = run_with_store(db, lambda store: store.reissue_token(name))
+    """Issue NAME a new token (the old one stops working). It lifts the owner's revocation, not
+    `arbiter player revoke`'s: `arbiter player reinstate` does."""
+
+    async def reissue(store: Store) -> tuple[str, Player | None]:
+        return await store.reissue_token(name), await store.get_player(name)
+
+    token, found = run_with_store(db, reissue)
     click.echo(f"new token for {name!r} (shown once, store it now):", err=True)
+    if found is not None and found.revoked_by_operator:
+        click.echo(f"{name!r} stays revoked until `arbiter player reinstate {name}`", err=True)
     click.echo(token)
 
 
@@ -121,9 +128,25 @@ def player_ensure(name: str, kind: str, token_file: Path, db: str) -> None:
 @click.argument("name")
 @DB_OPTION
 def player_revoke(name: str, db: str) -> None:
-    """Revoke NAME's token: it can no longer log in. Its games and ratings stay."""
+    """Revoke NAME's token: it can no longer log in, and its owner cannot lift this with a new
+    token. Its games and ratings stay."""
     run_with_store(db, lambda store: store.revoke_player(name))
-    click.echo(f"revoked {name!r}", err=True)
+    click.echo(f"revoked {name!r}; `arbiter player reinstate {name}` lets it back in", err=True)
+
+
+@player.command("reinstate")
+@click.argument("name")
+@DB_OPTION
+def player_reinstate(name: str, db: str) -> None:
+    """Lift `arbiter player revoke`: NAME's token (the one it had, or one its owner issued since) works again."""
+    run_with_store(db, lambda store: store.reinstate_player(name))
+    click.echo(f"reinstated {name!r}", err=True)
+
+
+def _status(player: Player) -> str:
+    if player.revoked_by_operator:
+        return "revoked (operator)"
+    return "revoked (owner)" if player.revoked else "active"
 
 
 @click.command()

@@ -32,6 +32,10 @@ DEFAULTS = ServerConfig()
 PUBLIC_MAX_CONNECTIONS = 10_000
 PUBLIC_MAX_CONNECTIONS_PER_IP = 20
 PUBLIC_MAX_GUESTS_PER_IP = 5
+# Password work of a public server: each hash takes 64 MiB and ~0.1 s, two at a time.
+PUBLIC_MAX_HASHING_QUEUE = 32
+PUBLIC_SIGN_IN_ATTEMPTS_PER_S = 20.0
+PUBLIC_ACCOUNT_FAILURES_PER_MINUTE = 5.0
 PUBLIC_HEAVY_READS_PER_MINUTE = 30
 
 
@@ -270,6 +274,30 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
     "(TLS at a reverse proxy, docs/DEPLOY.md).",
 )
 @click.option(
+    "--max-hashing-queue",
+    type=click.IntRange(0, 100_000),
+    default=PUBLIC_MAX_HASHING_QUEUE,
+    show_default=True,
+    help="Sign-ins, sign-ups and password changes waiting for a password hash (two run at once, 64 MiB "
+    "each); more are refused (HTTP 503, Retry-After).",
+)
+@click.option(
+    "--sign-in-attempts-per-s",
+    type=click.FloatRange(0, 100_000),
+    default=PUBLIC_SIGN_IN_ATTEMPTS_PER_S,
+    show_default=True,
+    help="Sign-ins, sign-ups and password changes of the whole node per second, from any address; more "
+    "are refused (HTTP 503, Retry-After). 0: no cap.",
+)
+@click.option(
+    "--account-failures-per-minute",
+    type=click.FloatRange(0, 100_000),
+    default=PUBLIC_ACCOUNT_FAILURES_PER_MINUTE,
+    show_default=True,
+    help="Failed sign-ins of one account name per minute on this node (as many at once), from any address; past it "
+    "every sign-in of that name is refused (HTTP 429, Retry-After) until one more is allowed. 0: no cap.",
+)
+@click.option(
     "--loop",
     type=click.Choice(LOOPS),
     default=default_loop(),
@@ -320,6 +348,9 @@ def serve(
     node_id: str | None,
     registration: str,
     secure_cookies: bool,
+    max_hashing_queue: int,
+    sign_in_attempts_per_s: float,
+    account_failures_per_minute: float,
     loop: str,
     no_warm: bool,
     log_level: str,
@@ -398,6 +429,9 @@ def serve(
         node_id=node_id,
         registration_open=registration == "open",
         secure_cookies=secure_cookies,
+        max_hashing_queue=max_hashing_queue,
+        sign_in_attempts_per_s=sign_in_attempts_per_s or None,
+        account_failures_per_minute=account_failures_per_minute or None,
     )
     try:
         store = store_for(db)

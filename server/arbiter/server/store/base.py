@@ -84,8 +84,9 @@ class Player:
     name: str
     kind: PlayerKind
     created: float  # unix time
-    revoked: bool = False
+    revoked: bool = False  # by its owner or by the operator: it cannot log in
     owner: str | None = None  # the account that created this bot from the browser (accounts.py)
+    revoked_by_operator: bool = False  # `arbiter player revoke`: only `arbiter player reinstate` lifts it
 
 
 @dataclass(frozen=True)
@@ -275,12 +276,17 @@ class Store(ABC):
 
     @abstractmethod
     async def reissue_token(self, name: str) -> str:
-        """Replace the player's token with a new one (lifting any revocation); return it once.
-        UnknownPlayer if there is none. The old token stops working at once."""
+        """Replace the player's token with a new one (lifting its owner's revocation, never the
+        operator's); return it once. UnknownPlayer if there is none. The old token stops working at once."""
 
     @abstractmethod
-    async def revoke_player(self, name: str) -> None:
-        """Revoke the player's token. UnknownPlayer if there is none."""
+    async def revoke_player(self, name: str, *, by_owner: bool = False) -> None:
+        """Revoke the player's token: by the operator (only ``reinstate_player`` lifts that), or
+        ``by_owner`` from the browser (a new token lifts that). UnknownPlayer if there is none."""
+
+    @abstractmethod
+    async def reinstate_player(self, name: str) -> None:
+        """Lift the operator's revocation (the token it had works again). UnknownPlayer if there is none."""
 
     @abstractmethod
     async def bots_of(self, owner: str) -> list[Player]:
@@ -325,7 +331,8 @@ class Store(ABC):
 
     @abstractmethod
     async def bans_version(self) -> int:
-        """A number that changes whenever a ban is added or removed (servers poll it, cheaply)."""
+        """A number that changes whenever a ban is added or removed, or the operator revokes a
+        player (servers poll it, cheaply)."""
 
     # --- games -------------------------------------------------------------------------------
     @abstractmethod

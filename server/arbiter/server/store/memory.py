@@ -74,6 +74,7 @@ class MemoryStore(Store):
         self._games: dict[str, _Game] = {}
         self._ratings: dict[tuple[str, str, int | None], Rating] = {}  # (player, pool, level) → the latest
         self._passwords: dict[str, str] = {}  # name → password hash
+        self._owner_revoked: set[str] = set()  # players whose owner revoked them (the operator's is on Player)
         self._sessions: dict[str, tuple[bytes, str, float]] = {}  # selector → (secret hash, name, expires)
         # (player, pool, level) → (time, rating, deviation) after each of its rated games, oldest first
         self._history: dict[tuple[str, str, int | None], list[tuple[float, float, float]]] = {}
@@ -130,15 +131,27 @@ class MemoryStore(Store):
         token = secrets.token_urlsafe(32)
         self._digests[name] = token_digest(token)
         self._by_digest[self._digests[name]] = name
-        self._players[name] = replace(player, revoked=False)
+        self._owner_revoked.discard(name)
+        self._players[name] = replace(player, revoked=player.revoked_by_operator)
         return token
 
-    async def revoke_player(self, name: str) -> None:
+    async def revoke_player(self, name: str, *, by_owner: bool = False) -> None:
         player = self._players.get(name)
         if player is None:
             raise UnknownPlayer(f"no player named {name!r}")
-        self._players[name] = replace(player, revoked=True)
-        self._by_digest.pop(self._digests[name], None)
+        if by_owner:
+            self._owner_revoked.add(name)
+        else:
+            self._bans_version += 1
+        self._players[name] = replace(
+            player, revoked=True, revoked_by_operator=player.revoked_by_operator or not by_owner
+        )
+
+    async def reinstate_player(self, name: str) -> None:
+        player = self._players.get(name)
+        if player is None:
+            raise UnknownPlayer(f"no player named {name!r}")
+        self._players[name] = replace(player, revoked=name in self._owner_revoked, revoked_by_operator=False)
 
     async def bots_of(self, owner: str) -> list[Player]:
         return sorted((p for p in self._players.values() if p.owner == owner), key=lambda p: p.name)

@@ -185,6 +185,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE bans_version (version INTEGER NOT NULL);
     INSERT INTO bans_version (version) VALUES (0);
     """,
+    # 9: the operator's revocation (`arbiter player revoke`) apart from the owner's (the browser),
+    # so an owner rotating a bot's token cannot lift it; only `arbiter player reinstate` does.
+    # Revocations made before could be either's: they count as the operator's.
+    """
+    ALTER TABLE players ADD COLUMN operator_revoked REAL;  -- unix time, NULL unless the operator revoked it
+    UPDATE players SET operator_revoked = revoked, revoked = NULL WHERE revoked IS NOT NULL;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -73,9 +73,11 @@ from .rows import (
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
+    PLAYER_WIDTH,
     RATED_RESULTS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
+    REINSTATE,
     REMOVE_BAN,
     SAVE_HISTORY,
     SAVE_RATING,
@@ -92,6 +94,7 @@ from .rows import (
     rating_of,
     rating_writes,
     refusal_row,
+    revoke_update,
     split_token,
     stream_pages,
     to_json,
@@ -313,9 +316,10 @@ class PostgresStore(Store):
             )
             row = await cursor.fetchone()
             # The selector only finds the row; the secret is checked in constant time.
-            if row is None or not hmac.compare_digest(bytes(row[6]), hash_secret(secret)) or row[4] is not None:
+            if row is None or not hmac.compare_digest(bytes(row[PLAYER_WIDTH]), hash_secret(secret)):
                 return None
-            return player_of(row)
+            player = player_of(row)
+            return None if player.revoked else player
 
         return await self._run(find)
 
@@ -343,13 +347,23 @@ class PostgresStore(Store):
         await self._run(update)
         return token
 
-    async def revoke_player(self, name: str) -> None:
+    async def revoke_player(self, name: str, *, by_owner: bool = False) -> None:
         async def revoke(conn: AsyncConnection[Any]) -> None:
-            cursor = await conn.execute("UPDATE players SET revoked = %s WHERE name = %s", (time.time(), name))
+            cursor = await conn.execute(_sql(revoke_update(by_owner)), (time.time(), name))
+            if not cursor.rowcount:
+                raise UnknownPlayer(f"no player named {name!r}")
+            if not by_owner:
+                await conn.execute(BUMP_BANS_VERSION)  # servers look again at who is online
+
+        await self._run(revoke)
+
+    async def reinstate_player(self, name: str) -> None:
+        async def reinstate(conn: AsyncConnection[Any]) -> None:
+            cursor = await conn.execute(_sql(REINSTATE), (name,))
             if not cursor.rowcount:
                 raise UnknownPlayer(f"no player named {name!r}")
 
-        await self._run(revoke)
+        await self._run(reinstate)
 
     async def bots_of(self, owner: str) -> list[Player]:
         async def rows(conn: AsyncConnection[Any]) -> list[Player]:
@@ -401,9 +415,10 @@ class PostgresStore(Store):
                 (selector, now),
             )
             row = await cursor.fetchone()
-            if row is None or not hmac.compare_digest(bytes(row[6]), secret_hash) or row[4] is not None:
+            if row is None or not hmac.compare_digest(bytes(row[PLAYER_WIDTH]), secret_hash):
                 return None
-            return player_of(row)
+            player = player_of(row)
+            return None if player.revoked else player
 
         return await self._run(find)
 

@@ -20,8 +20,13 @@ TOKEN_PREFIX = "arb_"
 # A bot's owner by name: the column list reads from ``players`` unaliased.
 PLAYER_COLUMNS = (
     "players.id, players.name, players.kind, players.created, players.revoked,"
-    " (SELECT o.name FROM players o WHERE o.id = players.owner_id) AS owner"
+    " (SELECT o.name FROM players o WHERE o.id = players.owner_id) AS owner, players.operator_revoked"
 )
+PLAYER_WIDTH = 7  # columns of PLAYER_COLUMNS: a query's own columns come after them
+# The operator's revocation is its own column: an owner's new token (which lifts the owner's own
+# revocation) leaves it in force; only reinstating lifts it.
+REINSTATE = "UPDATE players SET operator_revoked = NULL WHERE name = ?"
+
 BAN_COLUMNS = "kind, target, reason, created"
 LIST_BANS = f"SELECT {BAN_COLUMNS} FROM bans ORDER BY created, id"
 ADD_BAN = "INSERT INTO bans (kind, target, reason, created) VALUES (?, ?, ?, ?)"
@@ -58,7 +63,8 @@ DISCARD_GAME = (
 
 LEADERBOARD = (
     "SELECT p.name, r.pool, r.rating, r.deviation, r.volatility, r.games, r.wins, r.draws, r.losses, r.level"
-    " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ? AND p.revoked IS NULL"
+    " FROM ratings r JOIN players p ON p.id = r.player_id WHERE r.pool = ?"
+    " AND p.revoked IS NULL AND p.operator_revoked IS NULL"
     " ORDER BY r.rating DESC, p.name, r.level"
 )
 
@@ -188,7 +194,15 @@ def split_token(token: object) -> tuple[str, str] | None:
 
 def player_of(row: Any) -> Player:
     """A Player from a row of PLAYER_COLUMNS."""
-    return Player(row[0], row[1], row[2], row[3], revoked=row[4] is not None, owner=row[5])
+    by_operator = row[6] is not None
+    return Player(row[0], row[1], row[2], row[3], revoked=by_operator or row[4] is not None, owner=row[5],
+                  revoked_by_operator=by_operator)  # fmt: skip
+
+
+def revoke_update(by_owner: bool) -> str:
+    """The UPDATE that revokes a player by name (arguments: the time, the name)."""
+    column = "revoked" if by_owner else "operator_revoked"
+    return f"UPDATE players SET {column} = ? WHERE name = ?"
 
 
 def ban_of(row: Any) -> Ban:

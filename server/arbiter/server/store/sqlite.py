@@ -79,9 +79,11 @@ from .rows import (
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     PLAYER_COLUMNS,
+    PLAYER_WIDTH,
     RATED_RESULTS,
     RATING_COLUMNS,
     REFUSAL_COLUMNS,
+    REINSTATE,
     REMOVE_BAN,
     SAVE_HISTORY,
     SAVE_RATING,
@@ -98,6 +100,7 @@ from .rows import (
     rating_of,
     rating_writes,
     refusal_row,
+    revoke_update,
     split_token,
     stream_pages,
     to_json,
@@ -264,9 +267,10 @@ class SqliteStore(Store):
                 (selector,),
             ).fetchone()
             # The selector only finds the row; the secret is checked in constant time.
-            if row is None or not hmac.compare_digest(row[6], hash_secret(secret)) or row[4] is not None:
+            if row is None or not hmac.compare_digest(row[PLAYER_WIDTH], hash_secret(secret)):
                 return None
-            return player_of(row)
+            player = player_of(row)
+            return None if player.revoked else player
 
         return await self._call(find)
 
@@ -294,13 +298,23 @@ class SqliteStore(Store):
         await self._call(replace)
         return token
 
-    async def revoke_player(self, name: str) -> None:
+    async def revoke_player(self, name: str, *, by_owner: bool = False) -> None:
         def revoke(conn: sqlite3.Connection) -> None:
             with _transaction(conn):
-                if not conn.execute("UPDATE players SET revoked = ? WHERE name = ?", (time.time(), name)).rowcount:
+                if not conn.execute(revoke_update(by_owner), (time.time(), name)).rowcount:
                     raise UnknownPlayer(f"no player named {name!r}")
+                if not by_owner:
+                    conn.execute(BUMP_BANS_VERSION)  # servers look again at who is online
 
         await self._call(revoke)
+
+    async def reinstate_player(self, name: str) -> None:
+        def reinstate(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                if not conn.execute(REINSTATE, (name,)).rowcount:
+                    raise UnknownPlayer(f"no player named {name!r}")
+
+        await self._call(reinstate)
 
     async def bots_of(self, owner: str) -> list[Player]:
         def rows(conn: sqlite3.Connection) -> list[Player]:
@@ -349,9 +363,10 @@ class SqliteStore(Store):
                 " WHERE s.selector = ? AND s.expires > ?",
                 (selector, now),
             ).fetchone()
-            if row is None or not hmac.compare_digest(row[6], secret_hash) or row[4] is not None:
+            if row is None or not hmac.compare_digest(row[PLAYER_WIDTH], secret_hash):
                 return None
-            return player_of(row)
+            player = player_of(row)
+            return None if player.revoked else player
 
         return await self._call(find)
 
@@ -570,6 +585,7 @@ class SqliteStore(Store):
 
     def _connect(self) -> sqlite3.Connection:
         try:
+            _make_private(self.path)
             conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
         except sqlite3.Error as exc:
             raise self._error(exc) from None
@@ -839,6 +855,24 @@ class SqliteStore(Store):
         if "readonly" in lowered or "read-only" in lowered:
             return StoreError(f"{self.path} is read-only: check the file's and its folder's permissions")
         return StoreError(f"{self.path}: {text}")
+
+
+def _make_private(path: Path) -> None:
+    """The database holds password and token hashes: its file is created 0600 (SQLite gives its
+    -wal and -shm files the database's mode), and older files readable by others are made 0600."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError:
+        return  # sqlite3.connect says what is wrong, in the store's words
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if file.stat().st_mode & 0o077:
+                file.chmod(0o600)
+                log.info("%s was readable by others: made 0600", file)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            log.warning("%s is readable by others and cannot be made 0600: %s", file, exc)
 
 
 @contextmanager

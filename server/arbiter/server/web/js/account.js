@@ -153,6 +153,18 @@ export function mountAccount(root, ctx) {
     );
   }
 
+  function banText(ban, name) {
+    const whose = ban.target.toLowerCase() === name.toLowerCase() ? "Banned" : `Banned with its owner ${ban.target}`;
+    return `${whose} from this server${ban.reason ? `: ${ban.reason}` : ""}.`;
+  }
+
+  function botStatus(bot) {
+    // Why a bot cannot play: a ban (its own or its owner's) first, then who revoked its token.
+    if (bot.banned) return banText(bot.banned, bot.name);
+    if (bot.revoked_by === "operator") return "revoked by the operator (only the operator can lift it)";
+    return bot.revoked ? "revoked" : "active";
+  }
+
   function showSignedIn(state) {
     const me = state.player;
 
@@ -187,11 +199,11 @@ export function mountAccount(root, ctx) {
           "tr",
           { "data-bot": bot.name },
           h("td", {}, h("a", { href: `#/player/${encodeURIComponent(bot.name)}` }, bot.name)),
-          h("td", {}, bot.revoked ? "revoked" : "active"),
+          h("td", { class: "bot-status" }, botStatus(bot)),
           h(
             "td",
             {},
-            h("button", {
+            bot.revoked_by === "operator" || bot.banned ? null : h("button", {
               class: "small",
               onclick: () =>
                 api.post("/account/bots/rotate", { query: { name: bot.name } })
@@ -253,6 +265,7 @@ export function mountAccount(root, ctx) {
     fill(
       body,
       h("p", {}, "Signed in as ", h("a", { href: `#/player/${encodeURIComponent(me.name)}` }, me.name), ". ", signOut),
+      me.banned ? h("p", { id: "account-banned", class: "panel error" }, banText(me.banned, me.name)) : null,
       h("h3", {}, "Your bots"),
       h("p", { class: "muted" }, "A bot connects with its own token and plays as an ordinary player; the lobby shows you as its owner."),
       tokenBox,

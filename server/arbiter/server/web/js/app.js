@@ -101,6 +101,10 @@ conn.on("state", ({ state, retryAt }) => {
   } else if (state === "banned") {
     statusBadge.textContent = "banned";
     notify("This server has banned this account or your address.", "error", { timeoutMs: 0 });
+    if (!conn.welcome && route().name === "account" && !current) {
+      view.replaceChildren();
+      current = mountAccount(view, ctx); // no welcome will come: the account page says why, over HTTP
+    }
   } else {
     const tick = () => {
       statusBadge.textContent = `offline · retry in ${Math.max(0, Math.ceil((retryAt - Date.now()) / 1000))} s`;
