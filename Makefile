@@ -37,9 +37,14 @@ server/node_modules/.installed: server/package.json server/package-lock.json | s
 	cd server && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The JavaScript starter kit's two packages (ws, @msgpack/msgpack): the suite plays it over a real server.
+examples/js_kit/node_modules/.installed: examples/js_kit/package.json examples/js_kit/package-lock.json | system-deps
+	cd examples/js_kit && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 install: $(VENV)/.installed server/node_modules/.installed
 
-install-test: system-deps-test install $(VENV)/.installed-test
+install-test: system-deps-test install $(VENV)/.installed-test examples/js_kit/node_modules/.installed
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install
@@ -58,9 +63,10 @@ lint: install-test
 
 # The suite in one pytest-xdist worker per core, at most four (xdist's own `auto` and `--maxprocesses`): two workers
 # on two cores finish in 0.67 of one's time (docs/PERFORMANCE.md, "The test suite"). Every test starts its own
-# servers on free ports, and each worker its own PostgreSQL and Redis, so no two workers share one.
+# servers on free ports, and each worker its own PostgreSQL and Redis, so no two workers share one; the tests of
+# one xdist_group (the Docker engine's) run in one worker.
 TEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --maxprocesses=4 --dist loadgroup
 
 test: install-test warm lint
 	$(PYTEST)
@@ -70,4 +76,4 @@ test-fast: install-test warm
 	$(PYTEST) -m "not slow and not browser and not process"
 
 clean:
-	rm -rf $(VENV) server/node_modules .numba_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) server/node_modules examples/js_kit/node_modules .numba_cache .pytest_cache .hypothesis

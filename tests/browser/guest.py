@@ -80,11 +80,13 @@ def choose_cell(board: dict[tuple[int, ...], str], me: str, k: int) -> tuple[int
 
 
 async def play_mnk_move(page: Page, color: int, k: int) -> tuple[int, ...]:
-    """Click my next cell and wait until the server has confirmed it."""
+    """Click my next cell and wait until the server has confirmed it, or the game is over: the
+    opponent's winning move shows before its ``end``, which the server sends once it is stored."""
     board = await cells(page)
     x, y = choose_cell(board, str(color), k)
     await page.click(f'.cell[data-cell="{x},{y}"]')
-    await page.wait_for_selector(f'.cell[data-cell="{x},{y}"][data-stone="{color}"]')
+    placed = f'document.querySelector(\'.cell[data-cell="{x},{y}"][data-stone="{color}"]\')'
+    await page.wait_for_function(f"{placed} || document.querySelector('#result')?.hidden === false")
     return x, y
 
 

@@ -1,10 +1,10 @@
 """docker-compose.yml: valid for Compose, and every command and variable in it real for `arbiter`;
 both profiles (single and cluster) complete, and the cluster's proxy configuration valid for HAProxy.
 
-No docker engine runs here, so the stack itself cannot start; what can go wrong without one is
-checked instead: Compose validates the file (`docker-compose config`, Debian's package, which the
-test set-up installs), and each service's command parses with the real `arbiter` CLI, so a renamed
-flag or an ARBITER_* variable that names no setting fails here rather than in a container.
+These checks need no engine and say precisely what is wrong: Compose validates the file
+(`docker-compose config`, Debian's package, which the test set-up installs), and each service's
+command parses with the real `arbiter` CLI, so a renamed flag or an ARBITER_* variable that names no
+setting fails here rather than in a container. tests/run/test_compose_up.py runs the stack itself.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_the_cluster_profile_runs_two_nodes_behind_the_proxy_on_postgresql_and_r
             node["environment"]["ARBITER_CLUSTER"] == f"redis://arbiter:{_env('ARBITER_REDIS_PASSWORD')}@redis:6379/0"
         )
         assert "/healthz" in " ".join(node["healthcheck"]["test"])
-        assert set(node["depends_on"]) == {"cluster-accounts", "redis"}
+        assert set(node["depends_on"]) == {"cluster-accounts", "postgres", "redis"}  # stopped before both
     proxy = services["proxy"]
     assert any(str(volume).startswith(f"{ROOT}/deploy/haproxy.cfg:") for volume in proxy["volumes"])
     assert (proxy["environment"]["PROXY_NODE1"], proxy["environment"]["PROXY_NODE2"]) == ("node1:8765", "node2:8765")

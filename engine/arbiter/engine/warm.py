@@ -19,6 +19,8 @@ def warm_engine() -> list[str]:
         state = game.new_state()
         state.play_action(int(state.legal_actions()[0]))
         state.undo_action()
+        state.play_wire(game.encode_move(state.legal_moves()[0]))  # the server's path for a move received
+        state.undo()
         perft(state, 2)
         game_outcomes(state, 1)
         buffer = np.empty(max(game.max_actions, game.state_size), dtype=np.int64)
