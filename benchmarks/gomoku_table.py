@@ -4,8 +4,8 @@
 
 A bot's worker keeps one searcher per board shape, and so one table, from move to move and match to
 match: the table is what the search of one move leaves for the next. So the recorded games (15×15
-freestyle against Rapfi from balanced openings; by default the committed bot's, docs/STRENGTH.md X91
-and X92) are replayed in turn with one searcher per size: every second position from the 4th ply to
+freestyle against Rapfi from balanced openings; by default the committed bot's, docs/lab/strength-2026-11-29.md,
+X91 and X92) are replayed in turn with one searcher per size: every second position from the 4th ply to
 the 28th (the first player's moves) is searched to ``--depth`` plies at level 4's settings for a 0.5 s move,
 without a clock, so every size searches to the same depth and only the table differs. The first
 size of ``--bits`` is the baseline; the others are printed as ratios to it (nodes, and the median
@@ -25,7 +25,7 @@ from pathlib import Path
 from arbiter.bots.gomoku.brain import Settings
 from arbiter.bots.gomoku.searcher import TT_BITS, Searcher
 
-GAMES = Path(__file__).parent / "games" / "gomoku_rapfi_0.5s_even.jsonl"
+GAMES = Path(__file__).parents[1] / "src" / "arbiter" / "lab" / "games" / "gomoku_rapfi_0.5s_even.jsonl"
 FIRST_PLY, LAST_PLY = 4, 28
 ENTRY_BYTES = 16  # two int64 words: key, packed data
 
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=7)
     parser.add_argument("--bits", type=int, nargs="+", default=[20, TT_BITS], help="table sizes, log2 entries")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--log", type=Path, default=GAMES, help="a game log of benchmarks/gomoku_gauntlet.py")
+    parser.add_argument("--log", type=Path, default=GAMES, help="a game log of src/arbiter/lab/gomoku_gauntlet.py")
     args = parser.parse_args()
     if args.games < 1 or args.depth < 1 or args.repeat < 1 or not all(10 <= bits <= 28 for bits in args.bits):
         parser.error("--games, --depth and --repeat are at least 1; --bits lie in 10..28")

@@ -3,7 +3,7 @@
 The figures in docs/PERFORMANCE.md are only as good as the scripts that print them: a script that a
 later change broke (as a new default cap once broke cluster_load.py) fails here, not in the next
 person's measurement. The larger benchmarks have their own end-to-end tests (server_load, move_path,
-cluster_load, public_soak, ladder_soak, engine_playouts, the gomoku and MCTS strength scripts);
+cluster_load, engine_playouts; the soaks and the lab's strength tools theirs in tests/run and tests/bots);
 bot_pool.py is left out, as it compiles every kernel from an empty cache (minutes).
 """
 
@@ -25,7 +25,6 @@ RUNS = [
     ("gomoku_table.py", ["--games", "1", "--depth", "3", "--repeat", "1"], "x of 2^20"),
     ("mcts_search.py", ["--games", "tictactoe", "--seconds", "0.2", "--repeats", "1"], "ranges: random"),
     ("soccer_search.py", ["--seconds", "0.1", "--repeats", "1", "--positions", "1"], "median depth in 100 ms"),
-    ("soccer_strength.py", ["--games", "2", "--time", "0.05"], "level=6"),
     ("stdio_bridge.py", ["--moves", "4"], "bridge process pool"),
 ]
 
@@ -36,6 +35,13 @@ def test_the_benchmark_runs_to_its_report(script: str, arguments: list[str], exp
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert expected in result.stdout, result.stdout[-2000:]
+
+
+def test_the_soccer_strength_series_runs_to_its_report() -> None:
+    command = [sys.executable, "-m", "arbiter.lab.soccer_strength", "--games", "2", "--time", "0.05"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "level=6" in result.stdout, result.stdout[-2000:]
 
 
 def test_the_table_benchmark_refuses_a_file_that_is_not_a_game_log(tmp_path) -> None:

@@ -60,6 +60,9 @@ def test_the_copied_tree_keeps_every_contract(tmp_path: Path) -> None:
         ("server/arbiter/server/players.py", "import arbiter.server.hub", "the server's layers"),
         ("server/arbiter/server/session.py", "import arbiter.server.matches", "the server's layers"),
         ("engine/arbiter/cli/errors.py", "import arbiter.server.app", "the command host imports only the engine"),
+        ("bots/arbiter/bots/gomoku/evaluation.py", "import arbiter.lab.gomoku_tune", "the product imports neither"),
+        ("src/arbiter/stack/series.py", "import arbiter.soak.ladder", "the product imports neither"),
+        ("src/arbiter/lab/strength_report.py", "import arbiter.soak.public", "the lab and the soaks never"),
     ],
 )
 def test_a_bad_import_breaks_its_contract(tmp_path: Path, module: str, statement: str, contract: str) -> None:

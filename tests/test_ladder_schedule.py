@@ -1,7 +1,7 @@
 """The ladder's scheduler learns the most: over 500 simulated pairings of 8 bots of known strengths
-(tests/ladder_simulation.py), every pair meets at least 70% as often as the average pair, and the
+(src/arbiter/lab/ladder_simulation.py), every pair meets at least 70% as often as the average pair, and the
 ratings end in the true order. Drawing by rating alone (novelty = uncertainty = 0), the pairs far
-apart in strength almost never meet (docs/STORE.md has both figures; benchmarks/ladder_schedule.py)."""
+apart in strength almost never meet (docs/STORE.md has both figures; src/arbiter/lab/ladder_schedule.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import random
 from collections import Counter
 
 import pytest
-from ladder_simulation import simulate
 
+from arbiter.lab.ladder_simulation import simulate
 from arbiter.server.pairing import LadderQueue
 
 

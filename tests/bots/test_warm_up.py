@@ -3,7 +3,7 @@
 Each search bot, on each game it plays, runs in a fresh interpreter: warm up, note the signatures of every
 numba kernel loaded from ``arbiter``, think once on a position a few moves in, and list the kernels that gained a
 signature (compiled, or loaded from the cache, during the think). With an empty kernel cache such a
-kernel costs the first move a second or more (docs/STRENGTH.md, X99 and X100: a first move of 0.65 s,
+kernel costs the first move a second or more (docs/lab/strength-2026-11-30.md, X99 and X100: a first move of 0.65 s,
 lost on time at 0.5 s a move).
 """
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import gc
 
-from benchmark_scripts import load_benchmark
+from benchmarks import move_path as benchmark
 
 
 async def test_the_move_path_benchmark_plays_every_move_to_both_players() -> None:
-    benchmark = load_benchmark("move_path")
     threshold = gc.get_threshold()
     for matches in (1, 3):  # one match, and several played at once, a move of each in turn
         assert await benchmark.arbiter_run(matches) > 0  # asserts inside that no move was refused

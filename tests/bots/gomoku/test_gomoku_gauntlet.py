@@ -1,4 +1,4 @@
-"""benchmarks/gomoku_gauntlet.py end to end against a real pbrain process (our own ``arbiter pbrain``
+"""src/arbiter/lab/gomoku_gauntlet.py end to end against a real pbrain process (our own ``arbiter pbrain``
 engine at level 2), a few games at fixed seeds: the counts add up, the colours alternate, and the score
 is printed with its interval; then the pieces it rests on (balanced openings, the even point)."""
 
@@ -12,16 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchmark_scripts import load_benchmark
 
 from arbiter.bots.gomoku.arena import Contender
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.engine import create_game
+from arbiter.lab import gomoku_gauntlet as gauntlet
+from arbiter.lab import gomoku_strength as strength
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]  # the opponent is an engine process
 
-gauntlet = load_benchmark("gomoku_gauntlet")
-strength = load_benchmark("gomoku_strength")
 ENGINE = [sys.executable, "-m", "arbiter.cli", "pbrain", "gomoku", "--level", "2"]
 BOT = "level=3:nodes=300"  # quick, and bounded by nodes rather than the clock
 FAULTY = Path(__file__).resolve().parents[1] / "pbrain_engines" / "threat_engine.py"

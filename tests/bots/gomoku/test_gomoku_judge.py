@@ -1,4 +1,4 @@
-"""benchmarks/gomoku_judge.py: the engine's evaluations read from its messages, and the script end to end
+"""src/arbiter/lab/gomoku_judge.py: the engine's evaluations read from its messages, and the script end to end
 on a game log the gauntlet wrote, judged by a real pbrain process (our own ``arbiter pbrain`` engine)."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from benchmark_scripts import load_benchmark
+
+from arbiter.lab import gomoku_gauntlet as gauntlet
+from arbiter.lab import gomoku_judge as judge
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]  # the judge is an engine process
 
-gauntlet = load_benchmark("gomoku_gauntlet")
-judge = load_benchmark("gomoku_judge")
 ENGINE = [sys.executable, "-m", "arbiter.cli", "pbrain", "gomoku", "--level", "2"]
 BOT = "level=3:nodes=300"
 

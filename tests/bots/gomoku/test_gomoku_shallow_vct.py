@@ -170,7 +170,7 @@ def test_the_root_vct_runs_from_a_move_of_more_than_a_second(budget: float, vct:
 def test_the_root_keeps_every_move_against_a_win_by_threats_and_the_probes_defend() -> None:
     """In the same positions, with the root's threat searches on as well: the root holds its moves to the
     refutations of the opponent's VCF only, never of a VCT, so every move stays for the search (a VCT check
-    within a budget drops the good moves it has no time to prove: docs/STRENGTH.md, G167-G172), and the
+    within a budget drops the good moves it has no time to prove: docs/lab/strength-2026-11-29.md, G167-G172), and the
     probes at ply 1 make the search defend all the same."""
     kept_all = 0
     for case in DATA["vct"]:

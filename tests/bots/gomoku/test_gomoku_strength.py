@@ -1,4 +1,4 @@
-"""Strength on small samples (the long series are benchmarks/gomoku_strength.py): short but able to fail.
+"""Strength on small samples (the long series are src/arbiter/lab/gomoku_strength.py): short but able to fail.
 
 Each series plays every opening twice with the colours swapped, through Brain.think as the bot
 runtime calls it; node budgets keep the results independent of the machine's load.
@@ -11,13 +11,13 @@ import subprocess
 import sys
 
 import pytest
-from benchmark_scripts import BENCHMARKS, load_benchmark
 
 from arbiter.bots.brain import ThinkRequest, ThinkResult
 from arbiter.bots.gomoku.arena import Contender, Tally, random_opening, scattered_opening, series
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import create_game
+from arbiter.lab import gomoku_strength as strength
 
 FULL = {"nodes": 20_000}  # full strength, bounded by nodes rather than the clock
 
@@ -90,7 +90,6 @@ def test_scattered_openings_lie_within_their_spread_and_are_reproducible() -> No
 
 @pytest.mark.parametrize(("spread", "balance"), [(0, 400), (3, 100)])  # touching stones are never within 100
 def test_the_strength_script_plays_balanced_openings_on_request(spread: int, balance: int) -> None:
-    strength = load_benchmark("gomoku_strength")
     game = create_game("gomoku")
     openings = strength.balanced_openings(game, 2, seed=5, balance=balance, spread=spread)
     for opening in openings:
@@ -109,16 +108,15 @@ def test_the_strength_script_plays_balanced_openings_on_request(spread: int, bal
 
 @pytest.mark.parametrize("flags", [["--spread", "3"], ["--balance", "100", "--spread", "-1"]])
 def test_the_strength_script_refuses_a_spread_it_cannot_use(flags: list[str]) -> None:
-    command = [sys.executable, str(BENCHMARKS / "gomoku_strength.py"), *flags, "random", "random"]
+    command = [sys.executable, "-m", "arbiter.lab.gomoku_strength", *flags, "random", "random"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "--spread takes a distance of 0 or more" in result.stderr
 
 
 def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp_path) -> None:
-    strength = load_benchmark("gomoku_strength")
     game = create_game("gomoku")
     saved = tmp_path / "openings.json"
-    script = [sys.executable, str(BENCHMARKS / "gomoku_strength.py"), "--pairs", "1", "--seed", "5"]
+    script = [sys.executable, "-m", "arbiter.lab.gomoku_strength", "--pairs", "1", "--seed", "5"]
     judged = subprocess.run([*script, "--balance", "100", "--spread", "3", "--save-openings", str(saved),
                              "random", "random"], capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
     assert " 2 games " in judged.stdout
@@ -159,7 +157,6 @@ def test_openings_saved_to_a_file_are_played_again_and_bad_files_are_refused(tmp
 
 def test_openings_judged_around_a_centre_score_lie_within_the_balance_of_it() -> None:
     """The judge underrates the move itself, so --centre moves the window the openings are kept in."""
-    strength = load_benchmark("gomoku_strength")
     game = create_game("gomoku")
     for centre in (-240, -480):
         (opening,) = strength.balanced_openings(game, 1, seed=6, balance=60, spread=3, centre=centre)
@@ -169,7 +166,6 @@ def test_openings_judged_around_a_centre_score_lie_within_the_balance_of_it() ->
 def test_another_checkouts_bot_is_warm_when_warm_up_returns_and_then_plays() -> None:
     """The gauntlet warms its player before the first clock: a child bot must have warmed by then, or
     its start-up is timed as its first move (the first game lost on time in X40, X41, X46)."""
-    strength = load_benchmark("gomoku_strength")
     child = strength.ChildBrain(sys.executable, 3, {"nodes": 500})
     try:
         assert child.warm_seconds is None
@@ -191,8 +187,8 @@ def test_another_checkouts_bot_is_warm_when_warm_up_returns_and_then_plays() -> 
 @pytest.mark.parametrize(("by_hand", "seen"), [(False, "unset|unset"), (True, "/by-hand|/keyed")])
 def test_a_child_bot_keys_its_own_numba_cache_unless_one_was_set_by_hand(tmp_path, monkeypatch, by_hand, seen) -> None:
     """The child runs another checkout: in the folder keyed for this one's sources it could load kernels cached
-    there for other sources at its paths (docs/STRENGTH.md, stop 51). A stand-in interpreter reports what it got."""
-    strength = load_benchmark("gomoku_strength")
+    there for other sources at its paths (docs/lab/strength-2026-11-29.md, stop 51). A stand-in interpreter
+    reports what it got."""
     report = tmp_path / "env"
     python = tmp_path / "python"
     python.write_text(
@@ -210,7 +206,6 @@ def test_a_child_bot_keys_its_own_numba_cache_unless_one_was_set_by_hand(tmp_pat
 
 
 def test_a_child_bot_that_cannot_start_is_refused_with_a_message() -> None:
-    strength = load_benchmark("gomoku_strength")
     child = strength.ChildBrain(sys.executable, 9, {})  # no level 9: the child stops at once
     try:
         with pytest.raises(SystemExit, match="ended before it was ready"):
@@ -222,7 +217,6 @@ def test_a_child_bot_that_cannot_start_is_refused_with_a_message() -> None:
 def test_a_series_split_into_jobs_plays_the_games_its_parts_would_play_in_turn() -> None:
     """--jobs deals consecutive pairs to processes: with node-bound players the merged tally is the
     parts' tallies, game for game, and one job plays the openings series itself would draw."""
-    strength = load_benchmark("gomoku_strength")
     a, b, budget, seed = "level=4:nodes=800", "level=3:nodes=800", 30.0, 7
     fields = ("wins", "draws", "losses", "wins_as_first", "wins_as_second", "lengths")
     whole = strength.play_series("gomoku10", a, b, 3, budget, seed, None, jobs=1)

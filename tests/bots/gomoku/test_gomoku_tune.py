@@ -1,4 +1,4 @@
-"""benchmarks/gomoku_tune.py: the features it fits are what the kernel evaluates, the fit recovers known
+"""src/arbiter/lab/gomoku_tune.py: the features it fits are what the kernel evaluates, the fit recovers known
 weights, and the script runs end to end (a few games, seconds) into an evaluation the bot loads."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from benchmark_scripts import BENCHMARKS, load_benchmark
 
 from arbiter.bots.gomoku import evaluation as evaluations
 from arbiter.bots.gomoku.board import Board
@@ -20,8 +19,7 @@ from arbiter.bots.gomoku.evaluation import HAND, Evaluation
 from arbiter.bots.gomoku.search import C_SHAPE_MOVER, C_SHAPE_WAITER, new_work, static_value
 from arbiter.bots.gomoku.shapes import PAIRS
 from arbiter.engine import create_game
-
-tune = load_benchmark("gomoku_tune")
+from arbiter.lab import gomoku_tune as tune
 
 
 def random_evaluation(
@@ -149,7 +147,7 @@ def test_positions_are_quiet_labelled_and_reproducible() -> None:
 def test_the_script_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "fit.json"
     data = tmp_path / "games.npz"
-    command = [sys.executable, str(BENCHMARKS / "gomoku_tune.py"), "--game", "gomoku10", "--games", "8",
+    command = [sys.executable, "-m", "arbiter.lab.gomoku_tune", "--game", "gomoku10", "--games", "8",
                "--nodes", "300", "--seed", "3", "--data", str(data), "--out", str(out)]  # fmt: skip
     printed = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout
     assert "8 games" in printed and "loss on test:" in printed
@@ -158,7 +156,7 @@ def test_the_script_end_to_end(tmp_path: Path) -> None:
     assert data.exists()
     rerun = subprocess.run(command, capture_output=True, text=True, check=True, timeout=120).stdout  # from the data
     assert rerun == printed and evaluations.load(out) == fitted
-    script = [sys.executable, str(BENCHMARKS / "gomoku_tune.py"), "--game", "gomoku10", "--out", str(out)]
+    script = [sys.executable, "-m", "arbiter.lab.gomoku_tune", "--game", "gomoku10", "--out", str(out)]
     more = tmp_path / "more.npz"
     subprocess.run([*script, "--games", "8", "--nodes", "300", "--seed", "4", "--data", str(more)],
                    capture_output=True, check=True, timeout=120)  # fmt: skip

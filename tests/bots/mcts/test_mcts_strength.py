@@ -1,7 +1,7 @@
 """Strength, played in-process with small fixed budgets (simulations, so the machine's load does not
 matter): against random in every game, and against perfect play in the small solved games.
 
-Bigger samples: ``python benchmarks/mcts_strength.py``.
+Bigger samples: ``python -m arbiter.lab.mcts_strength``.
 """
 
 from __future__ import annotations

@@ -8,12 +8,13 @@ the hash all change in O(k) work instead of a board rescan. Each window caches a
 
 A placement pushes what it changed onto an undo stack (in ``s``), and lifting the stone pops it:
 the removal restores those words instead of recomputing them, so it reads no pattern or value
-table (make and unmake together take about 0.9 of the time they took before, docs/PERFORMANCE.md).
+table (make and unmake together take about 0.9 of the time they took before, docs/lab/performance-2026-11.md).
 It restores the tracks exactly, down to the order of the window sets and the candidate list, so
 what a search plays next never depends on the moves it tried and took back before.
 
 The VCF reads only the stones, the windows and the hash, so it places its stones with make_windows,
-which leaves the cells' shapes and the candidates alone: about a quarter of make's time (docs/PERFORMANCE.md).
+which leaves the cells' shapes and the candidates alone: about a quarter of make's time
+(docs/lab/performance-2026-11.md).
 
 Fours (windows missing one stone) and threes (missing two) are kept in index sets per player, so
 "can the side to move win at once", "must it block", and "which moves make a four" are answered
@@ -100,7 +101,7 @@ WIN_STRIDE = 4
 def _u(i):
     """Offset ``i`` as an unsigned index. numba tests every signed index for a negative value (which would count
     from the end) before each access. The offsets in the move's loops are never negative, and without the tests
-    make and unmake take about 0.7 of the time (docs/PERFORMANCE.md)."""
+    make and unmake take about 0.7 of the time (docs/lab/performance-2026-11.md)."""
     return np.uint64(i)
 
 
@@ -341,7 +342,7 @@ def _update_shapes(g, s, c, p, sign):
     Occupied cells are skipped: nothing reads their codes or combinations, and because stones are
     lifted last in, first out, a stone's lift finds the board, and so its cell's codes, as they were when
     it came. Both evaluation values of a combination are read as one word (shapes.eval_pairs). The two
-    together took 0.94 of the search's time (same trees; docs/PERFORMANCE.md).
+    together took 0.94 of the search's time (same trees; docs/lab/performance-2026-11.md).
     """
     cells = g[G_CELLS]
     span = 2 * g[G_HALF]

@@ -57,23 +57,16 @@ VCF_NODES_PER_SECOND = 200_000  # root threat-search budget, scaled by the time 
 VCF_NODES_MIN, VCF_NODES_MAX = 2_000, 400_000
 VCT_NODES_PER_SECOND = 50_000  # root VCT budget (our own win): about a tenth of its speed
 VCT_NODES_MIN, VCT_NODES_MAX = 500, 100_000
-# Below this many seconds of search (the move's time times TIME_SHARE: from about 1.2 s a move) there is
-# no root VCT, nor VCT probes: wherever measured they cost more search than they found (docs/STRENGTH.md):
-# at 0.2 s a move (G31-G33: 43.5% against main with it, 46.0% attack only, 51.0% without), at 0.5 s (X35:
-# 28.0% against Rapfi with them, X36: 31.0% without, on the same 100 games) and at 1 s (G84 + G86: 44.5% against
-# the same bot without them over 200 games; X38: 26.0% against Rapfi with them, X39: 29.0% without). Those rows
-# were measured while the root also held its moves to those a budgeted check proved safe against the opponent's
-# VCT, which alone cost 62 Elo at equal nodes (G168). Without it: +31 Elo at 1.5 s a move (G173), +17 at 2.5 s
-# (G175), -7 at 0.5 s (G174): no cost, and a gain not shown. Against Rapfi at 0.5 s, 17.25% with it and 18.25%
-# without on the same 200 games (X93 + X94, X91 + X92): not worth lowering the gate for either.
+# Below this many seconds of search (the move's time times TIME_SHARE: from about 1.2 s a move) there is no
+# root VCT, nor VCT probes: in less time they cost more search than they find
+# (docs/lab/strength-2026-11-29.md, stops 52-53).
 VCT_MIN_SECONDS = 1.0
 LEAF_VCF_NODES = 50  # node budget of each VCF probe at the search's leaves (level 4)
-# Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT). Measured only
-# together with the root VCT (G84, G86 above); G70-G74 (docs/STRENGTH.md) ran at 0.5 s a move, where they were off.
+# Node budget of each VCT probe at the search's shallow nodes (level 4, with the root VCT): with a few hundred
+# nodes about a quarter of them prove a win (docs/lab/strength-2026-11-26.md, stops 29 and 33).
 SHALLOW_VCT_NODES = 300
-# Plies from the root within which a defence against an open three costs no depth (level 4): lines of
-# threes searched to their end (docs/STRENGTH.md, "lines of threes"). 12 lost less by the judge's measure
-# (stop 32), but neither 200 games against Rapfi nor 100 against 90a02ac showed it; 8 and no bound did worse.
+# Plies from the root within which a defence against an open three costs no depth (level 4), so lines of threes
+# are searched to their end; shorter or no bound did worse in games (docs/lab/strength-2026-11-26.md, stops 31-32).
 THREE_EXTENSION_PLIES = 24
 WIDTH = 20  # moves searched at non-PV nodes before the quiet ones stop, fewer near the leaves (levels 3, 4)
 PREDICT_SECONDS = 0.05  # a ponder's search for the opponent's reply, when the table has none

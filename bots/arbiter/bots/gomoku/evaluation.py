@@ -1,11 +1,11 @@
 """The evaluation's weights, as one value: which table set a board and its search use.
 
-The static evaluation is linear in two kinds of counts (benchmarks/gomoku_tune.py extracts them):
+The static evaluation is linear in two kinds of counts (src/arbiter/lab/gomoku_tune.py extracts them):
 the live windows of each side by stones missing from k (patterns.py), and the line shapes of the
 empty cells of each side, plus three bonuses for cells whose shapes combine into a win, a four-three
 or a double three, and optionally a value per pair of a cell's two strongest shapes (shapes.py). The
 cell terms may differ for the side to move and the side waiting. ``HAND`` holds the weights set by
-hand and short series; ``FITTED`` the ones fitted to game results by benchmarks/gomoku_tune.py, read
+hand and short series; ``FITTED`` the ones fitted to game results by src/arbiter/lab/gomoku_tune.py, read
 from fitted_eval.json beside this module (the script writes it; nothing is copied by hand).
 """
 

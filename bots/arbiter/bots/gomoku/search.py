@@ -15,12 +15,10 @@ own scratch array and table of failed positions, kept for the match) whether the
 wins by continuous fours: a yes is a proof, so the leaf scores as that win, and a move one ply up
 that leaves the opponent such a win scores as lost. Each probe has a small node budget, and the
 probes of one move together stay under half the search's own nodes, so they cannot eat the clock.
-They cost about a ply of depth and scored 52% against the search without them at 0.2 s a move
-over 100 games; a quarter share 47.5%, a full share 40.5% (docs/STRENGTH.md, G39-G41). Unbudgeted
-probes at every leaf, tried earlier, scored 30% at 0.1 s a move over 40 games. The share, not the
-budget of each probe, sets their cost: most probes find nothing in a few nodes, a tenth run out of
-budget, and there are more leaves to probe than the share pays for. One pass per probe instead of
-two proves more wins in the same share and scored 55.0% against two (docs/STRENGTH.md, G46-G49).
+They cost about a ply of depth, and the share, not the budget of each probe, sets that cost: most
+probes find nothing in a few nodes, and there are more leaves to probe than the share pays for (a
+larger share or unbudgeted probes lost: docs/lab/strength-2026-11-25.md, "VCF probes at the search's
+leaves", and docs/lab/strength-2026-11-26.md, stop 28).
 
 Nearer the root (plies 1-2, with depth left to search below), a node first asks the VCT kernel of
 vct.py (the root's array and table, kept for the match) whether the side to move wins by fours and
@@ -28,15 +26,13 @@ open threes within a few hundred nodes. A yes scores the node as that win: at pl
 leaves the opponent such a win is lost, at ply 2 an opponent's reply that leaves us one is refuted,
 both far past the horizon (a VCT line runs to a dozen plies). Those probes stay under an eighth of the
 search's nodes; about a quarter of them prove a win in self-play positions, almost all at ply 1. They
-run with the root VCT, from about 1.2 s a move; with it, at 1 s a move, they scored 44.5% against the
-search without both over 200 games (docs/STRENGTH.md, G84, G86; G70-G74 ran at 0.5 s, where they were off).
+run with the root VCT, from about 1.2 s a move (brain.VCT_MIN_SECONDS says why).
 
 Full strength also extends the lines of threes (``C_THREE_EXTENSION``): within two dozen plies of the
 root, a node whose opponent threatens an open four has only its defences on the list (as above), and
 its reply costs no depth, as the block of a four costs none. A line of open threes is then searched to
 its end, whoever makes it: the search sees the opponent's attacks of threes mixed with quiet moves,
-which no VCT proves (the ones a classical engine wins with), and its own (docs/STRENGTH.md, "lines of
-threes").
+which no VCT proves (the ones a classical engine wins with), and its own (docs/lab/strength-2026-11-26.md, stop 31).
 
 Iterative deepening and the clock live in Python (``Searcher``); the kernel checks a deadline,
 a node limit and a stop flag every 1024 nodes and unwinds at once when one says stop. The entry
@@ -115,8 +111,8 @@ HISTORY_CAP = 2_000
 # Near the leaves a non-PV node stops its quiet moves sooner: once NEAR_LEAF_WIDTH + WIDTH_PER_PLY · depth
 # moves are searched (10 one ply above the leaves, 14 two), or C_WIDTH if fewer; tactical moves, ordered
 # first, are always searched. The quiet moves ordered last there rarely change a null-window result, and
-# the nodes saved deepen the search: +39 Elo at equal nodes (G99), +44 at equal time (G102), in
-# docs/STRENGTH.md, stop 39.
+# the nodes saved deepen the search, which gained at equal nodes and at equal time
+# (docs/lab/strength-2026-11-27.md, stop 39).
 NEAR_LEAF_WIDTH = 6
 WIDTH_PER_PLY = 4
 LEAF_VCF_FOURS = 4  # fours along a probe's line at most
@@ -229,9 +225,8 @@ def leaf_vcf(g, s, w, v, p):
 
     Only the side to move's own fours are tried: a probe is a proof or nothing, never a judgement.
     One depth-first pass of up to LEAF_VCF_FOURS fours: the line it proves need not be the shortest,
-    but most probes find nothing, and a first pass of two fours before it (tried in stop 27) made
-    each of those walk its shallow tree twice; with one pass the probes prove about half as many
-    wins again in the same share of the search's nodes (docs/STRENGTH.md, G46).
+    but most probes find nothing, and a first pass of two fours before it would make each of those
+    walk its shallow tree twice: one pass proves more wins in the same share (docs/lab/strength-2026-11-26.md, stop 28).
     """
     v[V_NODES] = 0
     v[V_ABORTED] = 0

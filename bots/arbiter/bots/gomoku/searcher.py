@@ -6,8 +6,7 @@ without searching; if the opponent has a VCF, only the moves that take it away s
 (its VCT is left to the search's VCT probes at ply 1); the rest is the alpha-beta search, deepened
 one ply at a time until the clock (or a depth or node limit) says stop. Each threat search has its
 own node budget and its own table, kept for the whole match. The brain turns the VCT off below about
-1.2 s a move, where it gains nothing (docs/STRENGTH.md, G174; earlier, with the root's check against the
-opponent's VCT, it cost: G31-G33, X35-X36, G84, G86).
+1.2 s a move, where it gains nothing (brain.VCT_MIN_SECONDS).
 """
 
 from __future__ import annotations
@@ -56,8 +55,8 @@ from .vct import MAX_VCT_DEPTH, T_NODES, T_STOP, find_vct, new_vct_work
 
 MAX_DEPTH = 60
 # No new iteration after this share of the time. One cut short still counts (the root moves it finished,
-# the best first), so a late start wastes little: 0.75 against 0.45 scored 58.5% at equal time, and 12%
-# against 0% facing Rapfi (docs/STRENGTH.md G45, X19-X20).
+# the best first), so a late start wastes little and the later share won more games
+# (docs/lab/strength-2026-11-26.md, stop 28).
 SOFT_TIME_SHARE = 0.75
 # Entries of the transposition table (log2; 16 bytes each: 2^22 is 64 MiB). A worker keeps its table from move
 # to move, and 2^20 filled up: over the moves of the bot's games against Rapfi the same depth took 0.76 of the
@@ -212,7 +211,7 @@ class Searcher:
 
         The opponent's VCT is not looked for here: the search's VCT probes at ply 1 score every root
         move that leaves it one as lost, and holding the root to the moves a budgeted check proved safe
-        threw away the good ones it had no time to prove (docs/STRENGTH.md, G167-G172).
+        threw away the good ones it had no time to prove (docs/lab/strength-2026-11-29.md, stop 52).
         """
         g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
         p = self.board.to_move

@@ -1,10 +1,10 @@
 """Gomoku strength: in-process series between bots, each pairing over many openings, both colours.
 
-    python benchmarks/gomoku_strength.py                          # the default list below
-    python benchmarks/gomoku_strength.py --pairs 100 --game gomoku10 level=4:nodes=20000 level=1
-    python benchmarks/gomoku_strength.py --time 0.2 level=4 level=3
-    python benchmarks/gomoku_strength.py --time 0.2 level=4 /work/main/.venv/bin/python:level=4
-    python benchmarks/gomoku_strength.py --jobs 2 --time 5 --pairs 200 --balance 100 --spread 3 \
+    python -m arbiter.lab.gomoku_strength                          # the default list below
+    python -m arbiter.lab.gomoku_strength --pairs 100 --game gomoku10 level=4:nodes=20000 level=1
+    python -m arbiter.lab.gomoku_strength --time 0.2 level=4 level=3
+    python -m arbiter.lab.gomoku_strength --time 0.2 level=4 /work/main/.venv/bin/python:level=4
+    python -m arbiter.lab.gomoku_strength --jobs 2 --time 5 --pairs 200 --balance 100 --spread 3 \
         level=4:nodes=20000 /work/main/.venv/bin/python:level=4:nodes=20000
 
 A player is ``random`` or ``level=N`` with optional ``:depth=D``, ``:nodes=N``, ``:time=S``
@@ -20,7 +20,7 @@ anywhere within R of the centre instead of touching: from touching stones the si
 most games between equals (``--spread 3 --balance 100`` split them about evenly in stop 29; by stop 38
 the side to move won 80% from them, and ``--centre -240 --balance 80`` splits them: gomoku_even.json).
 ``--save-openings FILE`` writes the balanced openings judged, ``--openings FILE`` plays a file's
-(the same stones for every version: benchmarks/openings/gomoku_balanced.json has 100).
+(the same stones for every version: src/arbiter/lab/openings/gomoku_balanced.json has 100).
 ``--jobs N`` plays the series in N processes side by side, each a share of consecutive pairs with
 its own players, for node-bound players (a clock would be shared with the other parts). The first
 player of a pairing is the one measured:
@@ -86,9 +86,9 @@ class ChildBrain(Brain):
 
     The child warms its kernels as it starts and then says so; ``warm_up`` waits for that line, so a
     caller that warms its players before the first clock (as the gauntlet does) does not time the
-    child's start-up as its first move (it cost the first game on time in X40, X41 and X46,
-    docs/STRENGTH.md). The child keys its own numba cache: in the folder keyed for this checkout's
-    sources it could load kernels cached there for other sources at its paths (stop 51).
+    child's start-up as its first move (that cost a first game on time: docs/lab/strength-2026-11-26.md, stop 33). The
+    child keys its own numba cache: in the folder keyed for this checkout's sources it could load
+    kernels cached there for other sources at its paths (docs/lab/strength-2026-11-29.md, stop 51).
     """
 
     name = "gomoku"
@@ -96,6 +96,7 @@ class ChildBrain(Brain):
 
     def __init__(self, python: str, level: int, options: dict[str, Any]) -> None:
         super().__init__(level)
+        self.python = python
         self.child = subprocess.Popen(
             [python, "-c", CHILD, str(level), json.dumps(options)],
             stdin=subprocess.PIPE,
@@ -113,7 +114,7 @@ class ChildBrain(Brain):
         assert self.child.stdout is not None
         line = self.child.stdout.readline()
         if not line:
-            raise SystemExit(f"the child bot ({self.child.args[0]}) ended before it was ready: see its error above")
+            raise SystemExit(f"the child bot ({self.python}) ended before it was ready: see its error above")
         self.warm_seconds = float(json.loads(line)["warm_seconds"])
 
     @classmethod
@@ -144,10 +145,11 @@ def balanced_openings(
 
     ``spread`` 0: touching stones (``arena.random_opening``); else stones anywhere within ``spread``
     of the centre (``arena.scattered_opening``). Touching stones within 300 cp still gave the first
-    player 34 of 40 games between equals, scattered ones (3, within 100 cp) 15-17 of 40 (docs/STRENGTH.md B1-B5).
+    player 34 of 40 games between equals, scattered ones (3, within 100 cp) 15-17 of 40
+    (docs/lab/strength-2026-11-26.md, B1-B5).
     The judge underrates the move itself: by stop 38, from scattered openings within 100 cp the side to
     move won 80% of the games between level 4 at 40,000 and 20,000 nodes, and within 80 of -240 about half
-    (docs/STRENGTH.md, G96-G98): ``centre`` moves the window. Each opening is scored by ``judge_score``.
+    (docs/lab/strength-2026-11-27.md, G96-G98): ``centre`` moves the window. Each opening is scored by ``judge_score``.
     """
     rng = random.Random(seed)
     kept: list[list[Move]] = []

@@ -1,9 +1,9 @@
 """Gomoku evaluation tuning: fit the evaluation's weights to game results ("Texel tuning").
 
-    python benchmarks/gomoku_tune.py                                  # the committed fit (see docs/STRENGTH.md)
-    python benchmarks/gomoku_tune.py --games 20 --nodes 300 --out /tmp/fit.json   # a quick run
+    python -m arbiter.lab.gomoku_tune                                  # the committed fit (docs/lab/README.md)
+    python -m arbiter.lab.gomoku_tune --games 20 --nodes 300 --out /tmp/fit.json   # a quick run
 
-Here in benchmarks/ beside gomoku_strength.py: like the strength series it plays games in-process
+Here in the lab beside gomoku_strength.py: like the strength series it plays games in-process
 and prints measurements; its one product is the data file the bot loads
 (arbiter/bots/gomoku/fitted_eval.json), which the strength series then decide on.
 
@@ -29,7 +29,7 @@ and prints measurements; its one product is the data file the bot loads
 5. Output: the fitted weights as an Evaluation in JSON (``--out``), with how they were made.
 
 The loss ranks fits of one design, not designs: a design with a lower held-out loss has played weaker
-(docs/STRENGTH.md, stop 50), so any new fit is kept only after a strength series says so.
+(docs/lab/strength-2026-11-29.md, stop 50), so any new fit is kept only after a strength series says so.
 
 Everything is seeded: the same arguments (and the same player's evaluation) give the same games,
 positions and weights.
@@ -272,7 +272,10 @@ def collect(
         brain.settings = replace(brain.settings, evaluation=evaluation)
     player = Contender("self", brain, budget=60.0)  # the node budget binds, not the clock
     m = game.params["m"]
-    cells, length, opening, winner = [], [], [], []
+    cells: list[int] = []
+    length: list[int] = []
+    opening: list[int] = []
+    winner: list[int] = []
     started = time.perf_counter()
     for index in range(games):
         stones = random_opening(game, rng.randint(3, 5), rng)

@@ -3,7 +3,7 @@ the server recorded. The figures a ladder is trusted by: moves played, fallback 
 their share of all moves (the target: at most 0.5%), random moves (0), losses on time (0), and every
 game stored once, with an end.
 
-    python benchmarks/ladder_soak.py [--minutes 10]
+    python -m arbiter.soak.ladder [--minutes 10]
 
 tests/run/test_soak.py runs the same for two minutes in the suite.
 """

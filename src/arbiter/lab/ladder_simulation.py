@@ -60,5 +60,5 @@ def simulate(
         queue.match_over(first, second, now)
     counts = [games[frozenset(pair)] for pair in combinations(STRENGTHS, 2)]
     by_rating = sorted(STRENGTHS, key=lambda name: ratings[name].rating)
-    return Outcome(min(counts) / statistics.mean(counts), by_rating == sorted(STRENGTHS, key=STRENGTHS.get),
+    return Outcome(min(counts) / statistics.mean(counts), by_rating == sorted(STRENGTHS, key=STRENGTHS.__getitem__),
                    games, ratings)  # fmt: skip

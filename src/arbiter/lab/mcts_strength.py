@@ -2,7 +2,7 @@
 the ladder): against random in every game, against perfect play in the solved games, against the
 source's depth-2 paper soccer player, and against the gomoku alpha-beta bot at equal time per move.
 
-Usage: python benchmarks/mcts_strength.py [--sections random,perfect,soccer,gomoku] [--games 200]
+Usage: python -m arbiter.lab.mcts_strength [--sections random,perfect,soccer,gomoku] [--games 200]
        [--budget 0.5] [--gomoku-budgets 0.2,1.0] [--gomoku-games 10]
 
 Against random and perfect, mcts searches a fixed number of simulations per decision (so the
@@ -55,7 +55,9 @@ def play(name: str, players: Sequence[Brain], match: str, seed: int, budget: flo
         move = players[state.to_move].think(request).move
         state.play(game.decode_move(move))
         moves.append(move)
-    return state.outcome.winner
+    outcome = state.outcome
+    assert outcome is not None  # the game is over
+    return outcome.winner
 
 
 def series(

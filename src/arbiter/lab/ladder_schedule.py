@@ -1,21 +1,17 @@
 """The ladder's scheduler: how evenly 500 pairings of 8 bots of known strengths spread over the 28
 pairs, and whether Glicko-2 then ranks the bots in their true order, for the rule that learns
 (novelty and uncertainty preferences, arbiter/server/pairing.py) against drawing by rating alone,
-both over the same seeds in the same run (tests/ladder_simulation.py is the simulation).
+both over the same seeds in the same run (src/arbiter/lab/ladder_simulation.py is the simulation).
 
-    python benchmarks/ladder_schedule.py [--seeds 10]
+    python -m arbiter.lab.ladder_schedule [--seeds 10]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from ladder_simulation import STRENGTHS, simulate
+from arbiter.lab.ladder_simulation import STRENGTHS, simulate
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
 """Paper-soccer strength: in-process matches between bots, each pairing over many openings.
 
-    python benchmarks/soccer_strength.py                      # the ladder: every level against the one below,
+    python -m arbiter.lab.soccer_strength                      # the ladder: every level against the one below,
                                                               # full strength against random and the source
-    python benchmarks/soccer_strength.py --games 60 --time 0.1 level=6 source:depth=2
-    python benchmarks/soccer_strength.py --stuck draw --width 6 --length 8 level=5 level=4
+    python -m arbiter.lab.soccer_strength --games 60 --time 0.1 level=6 source:depth=2
+    python -m arbiter.lab.soccer_strength --stuck draw --width 6 --length 8 level=5 level=4
 
 A player is ``random``, ``level=N`` (the soccer bot at level N) or ``source:depth=D[:weakened]`` (the
 source's step minimax). Games come in pairs: each opening (``--opening`` random single steps
@@ -22,6 +22,7 @@ import argparse
 import statistics
 import time
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 from tqdm import tqdm
@@ -48,7 +49,7 @@ def make_player(spec: str) -> Brain:
         return SoccerBrain(int(spec.split("=", 1)[1]))
     if spec.startswith("source:depth="):
         parts = spec.split(":")
-        options = {"style": "source", "depth": int(parts[1].split("=", 1)[1])}
+        options: dict[str, Any] = {"style": "source", "depth": int(parts[1].split("=", 1)[1])}
         if len(parts) > 2 and parts[2] == "weakened":
             options["heuristic"] = "weakened"
         return SoccerBrain(**options)
@@ -128,7 +129,7 @@ def run_pairing(
     for pair in tqdm(range((games + 1) // 2), desc=f"{first} v {second}", unit="pair", disable=None, leave=False):
         rng = np.random.default_rng([seed, pair])
         start = game.new_state()
-        random_opening(start, opening_steps, rng)
+        random_opening(cast(PaperSoccerState, start), opening_steps, rng)
         opening = start.moves()
         for measured in (0, 1):
             seats = players if measured == 0 else (players[1], players[0])

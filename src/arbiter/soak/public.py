@@ -1,7 +1,7 @@
 """The public-server soak: many concurrent matches for minutes, under the trouble a public server
 meets, then what the server recorded.
 
-    python benchmarks/public_soak.py [--matches 1000] [--minutes 10]
+    python -m arbiter.soak.public [--matches 1000] [--minutes 10]
 
 An ``arbiter serve`` process on a fresh SQLite file. This process runs ``2 × matches`` players
 (the bot client, ``BotClient``, with a pool that plays a random legal move after a random pause),
@@ -59,7 +59,7 @@ from arbiter.bots.registry import brain_class
 from arbiter.engine import State, create_game
 from arbiter.server.store.sqlite import SqliteStore
 
-GAMES = (("tictactoe4", {}), ("gomoku10", {}))
+GAMES: tuple[tuple[str, dict[str, Any]], ...] = (("tictactoe4", {}), ("gomoku10", {}))
 CLOCK = {"initial_ms": 120_000, "increment_ms": 2_000}
 REAL_BOTS = 2
 FLOODERS = 8

@@ -2,7 +2,7 @@
 and how deep the thinks after a ponder went.
 
     arbiter series gomoku gomoku --game gomoku --ponder-a --clock 3+0.2 --game-log games.jsonl ...
-    python benchmarks/ponder_stats.py games.jsonl
+    python -m arbiter.lab.ponder_stats games.jsonl
 
 Reads the decisions of every game in the log (the bot's own moves): ``info["ponder_stop_ms"]`` is
 how long the worker took to stop a ponder when the think came (the pool's worker measures it);

@@ -1,7 +1,7 @@
 """Gomoku judge: our bot's moves scored by an outside pbrain engine, on the positions of logged games.
 
-    python benchmarks/gomoku_gauntlet.py --pairs 50 --game-log games.jsonl -- /path/to/pbrain-engine
-    python benchmarks/gomoku_judge.py --log games.jsonl level=4 PYTHON:level=4 -- /path/to/pbrain-engine
+    python -m arbiter.lab.gomoku_gauntlet --pairs 50 --game-log games.jsonl -- /path/to/pbrain-engine
+    python -m arbiter.lab.gomoku_judge --log games.jsonl level=4 PYTHON:level=4 -- /path/to/pbrain-engine
 
 A series of games scores a version within about ten points either way over 100 games, and most
 games are decided by a few moves. The judge looks at the moves instead. Every position where our
@@ -32,15 +32,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Its sibling scripts. Appended, not prepended: a test process that imports this keeps its own modules first.
-sys.path.append(str(Path(__file__).resolve().parent))
-
-from gomoku_gauntlet import Engine, Limits, split_engine_command
-from gomoku_strength import make_player
-
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.gomoku.arena import Contender
 from arbiter.engine import Game, create_game
+from arbiter.lab.gomoku_gauntlet import Engine, Limits, split_engine_command
+from arbiter.lab.gomoku_strength import make_player
 
 # An engine's evaluation in its MESSAGE lines: "Eval -130", "Eval +M19" (Rapfi), "score 35" (ours).
 EVALUATION = re.compile(r"\b(?:eval|ev|score)\s*[=:]?\s*([+-]?)(M?)(\d+)\b", re.IGNORECASE)
@@ -121,7 +117,7 @@ class Judge:
 
 def positions_of(logs: Sequence[Path]) -> list[list[list[int]]]:
     """The moves before each of our decisions in the logged games, in the order of the logs."""
-    positions = []
+    positions: list[list[list[int]]] = []
     for path in logs:
         for number, line in enumerate(path.read_text().splitlines(), 1):
             try:

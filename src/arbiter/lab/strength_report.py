@@ -1,6 +1,6 @@
 """The score of a series as the strength scripts print it: W/D/L, score, Wilson 95% interval, Elo.
 
-Shared by the benchmarks that measure a bot's strength (gomoku_gauntlet.py), so each prints the
+Shared by the lab's tools that measure a bot's strength (gomoku_gauntlet.py), so each prints the
 same figures computed the same way as ``arbiter series`` (src/arbiter/stack/series.py).
 """
 

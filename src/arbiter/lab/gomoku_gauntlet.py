@@ -1,11 +1,11 @@
 """Gomoku gauntlet: our bot against an outside Gomocup (pbrain) engine, from balanced openings, both colours.
 
-    python benchmarks/gomoku_gauntlet.py --pairs 50 --time 0.5 -- /work/engines/pbrain-rapfi
-    python benchmarks/gomoku_gauntlet.py --pairs 20 --node-limits 1000,3000,10000,30000 -- ENGINE [ARGS…]
-    python benchmarks/gomoku_gauntlet.py --bot level=3 --pairs 2 -- arbiter pbrain gomoku --level 2
+    python -m arbiter.lab.gomoku_gauntlet --pairs 50 --time 0.5 -- /work/engines/pbrain-rapfi
+    python -m arbiter.lab.gomoku_gauntlet --pairs 20 --node-limits 1000,3000,10000,30000 -- ENGINE [ARGS…]
+    python -m arbiter.lab.gomoku_gauntlet --bot level=3 --pairs 2 -- arbiter pbrain gomoku --level 2
 
 The engine is any executable speaking the Gomocup protocol, written after ``--``. Our side is a
-player spec of benchmarks/gomoku_strength.py (``level=N[:depth=D][:nodes=N][:time=S]``, or a
+player spec of src/arbiter/lab/gomoku_strength.py (``level=N[:depth=D][:nodes=N][:time=S]``, or a
 previous version ``PYTHON:level=N``), given ``--time`` seconds a move. The engine gets INFO
 timeout_turn of ``--engine-time`` (default ``--time``), no match clock, and the rule of the game
 (INFO rule 0: free style on ``gomoku``); with ``--node-limits a,b,c`` it is also held to that
@@ -19,12 +19,12 @@ Openings: three random stones anywhere within ``--spread`` cells of the centre (
 ``JUDGE_NODES`` nodes, scores the position within ``--balance`` centipawns of even
 (gomoku_strength.py's ``balanced_openings``), or within it of ``--centre`` CP: the judge underrates
 the move, and from within 100 cp of even the side to move wins most games between equals (80% in
-docs/STRENGTH.md's G96), from within 80 of -240 about half (G98). ``--spread 0`` draws each stone
+docs/lab/strength-2026-11-27.md, G96), from within 80 of -240 about half (G98). ``--spread 0`` draws each stone
 beside the last instead (``random_opening``: the side with two stones then wins most games between
 equals, even within 300 cp). Since the judge is our own bot, a new version picks other openings
 from the same seed: ``--openings FILE`` plays the first ``--pairs`` openings of a file instead, or
 the ``--pairs`` after its first ``--skip N`` (``--save-openings FILE`` writes the ones judged;
-benchmarks/openings/gomoku_balanced.json holds 100, seed 3, within 100 cp, spread 3;
+src/arbiter/lab/openings/gomoku_balanced.json holds 100, seed 3, within 100 cp, spread 3;
 gomoku_even.json 200, seed 382, within 80 of -240, where colour decides less; gomoku_even_more.json
 300 more the same way, seed 383, one of them also in the first), so versions are
 measured on the same stones. Each is played twice, our bot taking the first player's side first,
@@ -59,18 +59,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Its sibling scripts. Appended, not prepended: a test process that imports this keeps its own modules first.
-sys.path.append(str(Path(__file__).resolve().parent))
-
-from gomoku_strength import add_opening_options, check_opening_options, chosen_openings, make_player
-from strength_report import score_interval, score_text
-
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import MAX_MATCH_MS, position_commands, rule_of
 from arbiter.bots.bridge.process import EngineProcess
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.bots.gomoku.arena import Contender
 from arbiter.engine import Game, IllegalMove, Move, create_game
+from arbiter.lab.gomoku_strength import add_opening_options, check_opening_options, chosen_openings, make_player
+from arbiter.lab.strength_report import score_interval, score_text
 
 SETUP_SECONDS = 10.0  # START, RESTART and the warm-up search
 # An engine's report of the nodes it searched: "nodes 1234", "Node 305K" (Rapfi), "nodes=1.2M".
