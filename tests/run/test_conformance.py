@@ -69,10 +69,7 @@ async def test_our_server_passes_every_check_a_client_makes(registered: bool) ->
         token = await store.add_player("conformer", "bot") if registered else None
         report = Report(timeout_s=10)
         await ServerSuite(server.url, token, report).run()
-    # Issue 56's lost result (a win sent as the socket dies never reaches the player) is the protocol
-    # helper's fix; until it lands the row fails here, as it should.
-    failed = {row.check for row in report.failed} - {DYING_SOCKET}
-    assert not failed, report.render()
+    assert not report.failed, report.render()
     assert DYING_SOCKET in {row.check for row in report.rows}
     checked = {row.check for row in report.rows if row.status == "pass"}
     assert len(checked) >= 50

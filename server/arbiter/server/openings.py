@@ -9,10 +9,10 @@ the colours swapped (ladder.py), so whatever edge it gives one side is given to 
 
 - **A book**, where one is shipped (``books/NAME.json``, for a game at its default rules and openings
   of that many plies): a seeded choice among openings an alpha-beta bot judged even, made offline by
-  benchmarks/gomoku_strength.py (``--save-openings``; docs/STORE.md says how each book was made). Random
+  ``python -m arbiter.lab.gomoku_strength`` (``--save-openings``; docs/STORE.md says how each book was made). Random
   playouts say little about gomoku: a four-stone opening that bot proves won for the first player
   scored 0.46 and 0.53 over two sets of playouts, and the openings they passed gave the side to move
-  a median of +695 cp by that judge, where about -240 is even (docs/STRENGTH.md, stop 46).
+  a median of +695 cp by that judge, where about -240 is even (docs/lab/strength-2026-11-29.md).
 - **Playouts** otherwise. A candidate is refused if the game is over, if the side to move can win at
   once, or if ``PLAYOUTS`` random playouts from it (the engine's kernel, seeded) score outside ``BAND``
   for the first player. Of ``TRIES`` seeded candidates the first that passes is taken, else the one
