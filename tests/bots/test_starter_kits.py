@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -77,3 +78,17 @@ async def test_a_starter_kit_plays_every_game_legally_against_random(
         assert record["resigned"] is None, record
         assert all(d["source"] == "brain" for d in record["decisions"]), record["decisions"]
         assert record["reason"] != "timeout", record
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("kit", ["cpp", "rust"])
+def test_a_compiled_kit_through_the_stdio_bridge_passes_every_check_of_a_bot(kit: str, tmp_path: Path) -> None:
+    """``arbiter conformance --bot`` drives the bridge and the kit behind it: reconnects, a missed end,
+    low clocks, a bounce turn and a forced stuck position, every row passed."""
+    program = build(kit, tmp_path)
+    arbiter = str(Path(sys.executable).parent / "arbiter")
+    bridge = [arbiter, "bridge", "stdio", "--server", "{url}", "--token", "{token}", "--", *program]
+    run = subprocess.run([arbiter, "conformance", "--timeout", "10", "--bot", "--", *bridge],
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert " 0 failed, 0 skipped" in run.stdout, run.stdout
