@@ -86,7 +86,7 @@ async def play_mnk_move(page: Page, color: int, k: int) -> tuple[int, ...]:
     x, y = choose_cell(board, str(color), k)
     await page.click(f'.cell[data-cell="{x},{y}"]')
     placed = f'document.querySelector(\'.cell[data-cell="{x},{y}"][data-stone="{color}"]\')'
-    await page.wait_for_function(f"{placed} || document.querySelector('#result')?.hidden === false")
+    await page.wait_for_function(f"() => {placed} || document.querySelector('#result')?.hidden === false")
     return x, y
 
 

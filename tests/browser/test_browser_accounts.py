@@ -120,7 +120,7 @@ async def test_a_password_change_closes_the_pages_connection_and_it_comes_back_s
     async with asyncio.timeout(10):  # closed (4011), and the page said hello again with its new session
         while (now := site.server.hub.roster.get("cid")) is None or now.session in (None, old_session):
             await asyncio.sleep(0.05)
-    await page.wait_for_function("document.querySelector('#me .who')?.textContent === 'cid'")
+    await page.wait_for_function("() => document.querySelector('#me .who')?.textContent === 'cid'")
     assert old_session.closing
 
 
