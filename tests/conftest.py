@@ -43,6 +43,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         elif CLUSTER_TESTS in path.parents or starts_processes(str(path)):
             item.add_marker(pytest.mark.process)
+        if CLUSTER_TESTS in path.parents or path.name == "test_browser_cluster.py":
+            # Three nodes, PostgreSQL and Redis a test: two clusters at once on two cores starve each
+            # other's Redis traffic past the tests' bounds, so under `--dist loadgroup` they take turns.
+            item.add_marker(pytest.mark.xdist_group("cluster"))
 
 
 @pytest.fixture(scope="session")
