@@ -2,8 +2,9 @@
 
     .venv/bin/python tests/store/make_upgrade_fixture.py
 
-writes ``tests/store/fixtures/schema-N.db`` (SQLite), ``schema-N.pgdump`` (``pg_dump --format=custom``
-of the same games played on the tests' own PostgreSQL, tests/services.py) and ``schema-N.json`` (each
+writes ``tests/store/fixtures/schema-N.sqlite.sql`` (the SQLite file as SQL text, its ``user_version``
+first), ``schema-N.postgresql.sql`` (a plain ``pg_dump`` of the same games played on the tests' own
+PostgreSQL, tests/services.py) and ``schema-N.json`` (each
 store's tokens and its finished games as the server reported them), N being this release's schema
 version. Run it on a release's code before the next release's migrations land, and commit the three
 files: tests/store/test_upgrade.py opens every fixture with the current code. An existing fixture
@@ -67,21 +68,22 @@ async def play_games(db: str) -> dict[str, Any]:
 
 def main() -> None:
     stem = FIXTURES / f"schema-{SCHEMA_VERSION}"
-    if any(stem.with_suffix(suffix).exists() for suffix in (".db", ".pgdump", ".json")):
+    if any(stem.with_suffix(suffix).exists() for suffix in (".sqlite.sql", ".postgresql.sql", ".json")):
         raise SystemExit(f"{stem}.* exists: a fixture stands for a release's databases and is never rewritten")
     FIXTURES.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "arbiter.db"
         contents = {"sqlite": asyncio.run(play_games(str(db)))}
-        with sqlite3.connect(db) as conn:
-            conn.execute("VACUUM INTO ?", (str(stem.with_suffix(".db")),))
+        with sqlite3.connect(db) as conn, stem.with_suffix(".sqlite.sql").open("w") as dump:
+            dump.write(f"PRAGMA user_version = {conn.execute('PRAGMA user_version').fetchone()[0]};\n")
+            dump.writelines(line + "\n" for line in conn.iterdump())
     with services.postgres() as server:
         url = server.create_database("arbiter")
         contents["postgresql"] = asyncio.run(play_games(url))
-        dump = stem.with_suffix(".pgdump")
-        subprocess.run(["pg_dump", "--format=custom", "--no-owner", f"--file={dump}", url], check=True)
+        dump_file = stem.with_suffix(".postgresql.sql")
+        subprocess.run(["pg_dump", "--no-owner", f"--file={dump_file}", url], check=True)
     stem.with_suffix(".json").write_text(json.dumps(contents, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {stem}.db, .pgdump and .json")
+    print(f"wrote {stem}.sqlite.sql, .postgresql.sql and .json")
 
 
 if __name__ == "__main__":

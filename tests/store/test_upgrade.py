@@ -1,8 +1,9 @@
 """An upgrade from a previous release's database: the current code opens it, migrates it, finds it
 clean (``arbiter check``), and serves its games and players.
 
-Each ``tests/store/fixtures/schema-N.db`` (SQLite) and ``schema-N.pgdump`` (``pg_dump --format=custom``,
-restored here into a fresh database of the tests' PostgreSQL) was made by release N's code with
+Each ``tests/store/fixtures/schema-N.sqlite.sql`` (a SQLite file as SQL text, loaded here into a new
+file) and ``schema-N.postgresql.sql`` (a plain ``pg_dump``, restored here with psql into a fresh
+database of the tests' PostgreSQL) was made by release N's code with
 
     .venv/bin/python tests/store/make_upgrade_fixture.py
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sqlite3
 import subprocess
 import urllib.request
@@ -68,13 +68,14 @@ def test_there_is_a_fixture_of_the_current_schema_or_an_older_one() -> None:
     assert RELEASES, "make one: .venv/bin/python tests/store/make_upgrade_fixture.py"
     assert all(fixture_version(path) <= SCHEMA_VERSION for path in RELEASES)
     for path in RELEASES:
-        assert path.with_suffix(".db").exists() and path.with_suffix(".pgdump").exists()
+        assert path.with_suffix(".sqlite.sql").exists() and path.with_suffix(".postgresql.sql").exists()
 
 
 @pytest.mark.parametrize("release", RELEASES, ids=lambda path: path.stem)
 async def test_a_release_sqlite_database_upgrades(release: Path, tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
-    shutil.copyfile(release.with_suffix(".db"), db)
+    with sqlite3.connect(db) as conn:
+        conn.executescript(release.with_suffix(".sqlite.sql").read_text())
 
     def schema_version() -> int:
         with sqlite3.connect(db) as conn:
@@ -87,7 +88,8 @@ async def test_a_release_sqlite_database_upgrades(release: Path, tmp_path: Path)
 @pytest.mark.parametrize("release", RELEASES, ids=lambda path: path.stem)
 async def test_a_release_postgresql_database_upgrades(release: Path, postgres_url: str) -> None:
     subprocess.run(
-        ["pg_restore", "--no-owner", f"--dbname={postgres_url}", str(release.with_suffix(".pgdump"))],
+        ["psql", "--quiet", "-v", "ON_ERROR_STOP=1", f"--dbname={postgres_url}",
+         f"--file={release.with_suffix('.postgresql.sql')}"],
         check=True, capture_output=True,
     )  # fmt: skip
 
