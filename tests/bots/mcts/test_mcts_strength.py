@@ -18,6 +18,7 @@ from arbiter.bots.perfect import PerfectBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import State, create_game
 from arbiter.engine.base import HEADER
+from arbiter.lab.mcts_strength import RANDOM_SERIES
 
 Player = Callable[[str, list, int], list]  # (match id, wire moves so far, seed) -> wire move
 
@@ -56,19 +57,7 @@ DRAWISH = {"tictactoe", "tictactoe4"}  # a random player holds these to a draw n
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    ("name", "simulations"),
-    [
-        ("tictactoe", 2000),
-        ("tictactoe4", 2000),
-        ("vanishing", 2000),
-        ("ttt3d", 2000),
-        ("qubic", 1000),
-        ("gomoku10", 1000),
-        ("gomoku", 1000),
-        ("paper_soccer", 1000),
-    ],
-)
+@pytest.mark.parametrize(("name", "simulations"), RANDOM_SERIES)  # the series docs/STRENGTH.md reports
 def test_beats_random(name: str, simulations: int) -> None:
     """50 games, both colours: never a loss; in the games random cannot draw, at least 99% wins.
 
