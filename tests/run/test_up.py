@@ -154,10 +154,11 @@ def test_the_cores_are_shared_among_the_bots() -> None:
 class Terminal:
     """``arbiter up`` on a real pseudo-terminal (stdin, stdout and stderr), its screen kept by pyte."""
 
-    def __init__(self, args: list[str], *, rows: int = 40, columns: int = 120) -> None:
+    def __init__(self, args: list[str], *, rows: int = 40, columns: int = 120, sized: bool = True) -> None:
         reader, writer = pty.openpty()
-        fcntl.ioctl(writer, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        env = {**os.environ, "TERM": "xterm-256color", "PYTHONUNBUFFERED": "1"}
+        if sized:  # else the pty reports 0 × 0, as one made by script(1) or a serial console may
+            fcntl.ioctl(writer, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        env = {**os.environ, "TERM": "xterm-256color", "PYTHONUNBUFFERED": "1", "COLUMNS": str(columns)}
         env.pop("NO_COLOR", None)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "arbiter.cli", "up", *args],
@@ -299,3 +300,19 @@ async def test_a_bot_that_exits_is_shown_restarting_with_its_code(tmp_path: Path
     text = shown.getvalue()
     assert "  ghost      restarting (exited with code 2, again in 30 s)\n" in text, text
     assert "arbiter: error: unknown bot 'no-such-brain'" in text  # its own words, above the block
+
+
+@pytest.mark.slow
+def test_up_on_a_terminal_that_reports_no_size_draws_at_columns(tmp_path: Path) -> None:
+    """A pty of 0 × 0 (``script -c "make run"``) once divided by its width: the block is drawn at
+    $COLUMNS instead, and the stack runs and stops as on any terminal."""
+    port = free_port()
+    terminal = Terminal(["--port", str(port), "--data", str(tmp_path / "data"), "--workers", "1",
+                         "--drain-timeout", "3"], columns=80, sized=False)  # fmt: skip
+    try:
+        terminal.read_until(lambda: any(line.endswith(" online") for line in terminal.lines()), 120)
+        assert block(terminal.lines())[0] == f"Arbiter: open http://127.0.0.1:{port}/ in a browser (Ctrl-C stops it)"
+        assert terminal.stop() == 0
+        assert b"Traceback" not in terminal.output
+    finally:
+        terminal.close()

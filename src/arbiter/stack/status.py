@@ -78,11 +78,13 @@ class StatusDisplay(io.TextIOBase):
         self._partial = ""
 
     def _columns(self) -> int:
-        """The width of the terminal the block is drawn on (stderr's, which need not be stdout's)."""
+        """The width of the terminal the block is drawn on (stderr's, which need not be stdout's); a
+        terminal that reports none (an unsized pty, a serial console) gets $COLUMNS or 80."""
         try:
-            return os.get_terminal_size(self.stream.fileno()).columns
+            columns = os.get_terminal_size(self.stream.fileno()).columns
         except (OSError, ValueError, io.UnsupportedOperation):
-            return shutil.get_terminal_size().columns
+            columns = 0
+        return columns or shutil.get_terminal_size().columns
 
     def _erase(self) -> str:
         """Up to the block's first line, and clear to the end of the screen. A terminal made narrower
