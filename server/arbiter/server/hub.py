@@ -96,6 +96,11 @@ class Hub:
         """Route ``message_class`` to ``handler(session, message)``."""
         self.handlers[message_class] = handler
 
+    def join_cluster(self, node: str, peers: Peers) -> None:
+        """This server is ``node`` of a cluster: ``peers`` hears of each player arriving or leaving here."""
+        self.node = node
+        self.peers = peers
+
     # --- handshake -----------------------------------------------------------------------------------
     async def greet(self, session: Session, hello: Hello) -> OnlinePlayer:
         """Identify the client, attach the session to its player, send welcome, resync its matches."""

@@ -6,7 +6,7 @@ the game's ladder clock, again after every match, until it sends ``ladder_leave`
 for good. Pairing runs when someone joins, when a ladder match ends, and every ``retry_s`` while
 players wait (their rating window widens meanwhile). Members who are away within their reconnect
 grace, or at the server's match limit, are skipped until they can play. In a cluster one node at a
-time pairs (``may_pair``): every node forwards its players' joins there.
+time pairs (``may_pair``, given by ``join_cluster``): every node forwards its players' joins there.
 
 Standings come from the store: ``leaderboard`` and ``crosstable`` messages here, and over HTTP in
 ``standings.py``.
@@ -37,6 +37,9 @@ from .session import Handler, Session
 from .standings import describe_rating
 
 log = logging.getLogger("arbiter.server")
+
+# Each player's live matches on every node of a cluster (every name asked); None when it cannot be read.
+LiveMatchesOf = Callable[[list[str]], Awaitable[dict[str, int] | None]]
 
 
 class Ladder:
@@ -70,9 +73,15 @@ class Ladder:
         self.may_pair: Callable[[], bool] = lambda: True
         # A cluster's count of each player's live matches on every node (None: this server's own); it
         # answers None when the count cannot be read, and then nobody is paired until it can.
-        self.live_matches_of: Callable[[list[str]], Awaitable[dict[str, int] | None]] | None = None
+        self.live_matches_of: LiveMatchesOf | None = None
 
         matches.end_listeners.append(self.match_ended)
+
+    def join_cluster(self, may_pair: Callable[[], bool], live_matches_of: LiveMatchesOf) -> None:
+        """This server is a node of a cluster: it pairs while ``may_pair``, counting each player's
+        matches on every node."""
+        self.may_pair = may_pair
+        self.live_matches_of = live_matches_of
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {

@@ -5,9 +5,9 @@ for every change until ``unsubscribe`` or disconnect). The lobby owns no seek an
 challenges and the matches tell it what changed, and it reads their listings through the two
 functions it is given, so it depends on neither.
 
-On a node of a cluster the lobby is every node's: the cluster sets ``relay`` (each change goes to
-the subscribers of every node, the change's player given so it can tell who lists whom) and
-``gather`` (the snapshot of every node's entries).
+On a node of a cluster the lobby is every node's: the cluster gives it (``join_cluster``) a
+``relay`` (each change goes to the subscribers of every node, the change's player given so it can
+tell who lists whom) and a ``gather`` (the snapshot of every node's entries).
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ class Lobby:
         self.subscribers: set[Session] = set()
         self.relay: Relay | None = None  # a cluster's: a change goes to every node's subscribers
         self.gather: Callable[[], Awaitable[dict[str, Any]]] | None = None  # a cluster's: every node's snapshot
+
+    def join_cluster(self, relay: Relay, gather: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        """This server is a node of a cluster: its lobby is every node's."""
+        self.relay = relay
+        self.gather = gather
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {LobbyRequest: self.on_lobby, Subscribe: self.on_subscribe, Unsubscribe: self.on_unsubscribe}

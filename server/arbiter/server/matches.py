@@ -145,6 +145,10 @@ class LiveMatch:
         return self.infos if delay == 0 else self.infos[: max(0, len(self.infos) - delay)]
 
 
+# Writes an accepted move outside this node, then calls back to announce it (a cluster's: node.py).
+MoveJournal = Callable[[LiveMatch, MoveRecord, Callable[[], None]], None]
+
+
 class Matches:
     """Every live match by id, and the ids of recently ended ones."""
 
@@ -166,9 +170,13 @@ class Matches:
         self.end_listeners: list[Callable[[LiveMatch, Result, dict[str, float]], None]] = []
         # Called when a match goes live here, before anyone hears of it (a cluster records its owner).
         self.live_listeners: list[Callable[[LiveMatch], None]] = []
-        # A cluster's: writes an accepted move outside this node, then calls back to announce it, so
-        # a move any player has seen survives the node (None: announced at once).
-        self.move_journal: Callable[[LiveMatch, MoveRecord, Callable[[], None]], None] | None = None
+        # A cluster's (``join_cluster``): writes an accepted move outside this node, then calls back
+        # to announce it, so a move any player has seen survives the node (None: announced at once).
+        self.move_journal: MoveJournal | None = None
+
+    def join_cluster(self, move_journal: MoveJournal) -> None:
+        """This server is a node of a cluster: each accepted move is announced once ``move_journal`` has it."""
+        self.move_journal = move_journal
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {

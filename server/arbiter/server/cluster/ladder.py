@@ -13,19 +13,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from arbiter.engine import game_names
 from arbiter.protocol.codec import encode
-from arbiter.protocol.ladder import LadderJoin, LadderLeave
+from arbiter.protocol.ladder import LadderJoin
 from arbiter.protocol.messages import Request
 
+from ..players import Roster
 from ..session import Handler, Session
 from .keys import DELETE_IF_HOLDER, EVERY_NODE, LADDER_AUTHORITY, LEASE
+from .link import Link
 
-if TYPE_CHECKING:
-    from .node import Cluster
+# Send a client's request to a node, where a proxy session acts for the client (node.py).
+Forward = Callable[[str, Session, Request], None]
 
 log = logging.getLogger("arbiter.server.cluster")
 
@@ -33,50 +35,49 @@ LEASE_MS = 5_000
 
 
 class LadderLease:
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
+    def __init__(
+        self, link: Link, redis: Any, *, roster: Roster, heartbeat_s: float, kick: Callable[[], None], forward: Forward
+    ) -> None:
+        self.link = link
+        self.redis = redis
+        self.roster = roster
+        self.heartbeat_s = heartbeat_s  # the lease is renewed each heartbeat
+        self.kick = kick  # the ladder pairs now (this node just took the lease)
+        self.forward = forward
         self.holder: str | None = None  # the node pairing the ladder, as last seen
         self._valid_until = 0.0  # this node's lease is surely its own until then (loop time)
         self._joins: dict[str, dict[str, LadderJoin]] = {}  # this node's players' joins: name → game → join
 
-    def start(self) -> None:
-        hub = self.cluster.hub
-        hub.ladder.may_pair = self.holds
-        hub.ladder.live_matches_of = self.cluster.live_matches_of  # a player's matches on every node count
-        hub.register(LadderJoin, self._routed(hub.handlers[LadderJoin]))
-        hub.register(LadderLeave, self._routed(hub.handlers[LadderLeave]))
-
     def holds(self) -> bool:
-        return self.holder == self.cluster.node and asyncio.get_running_loop().time() < self._valid_until
+        return self.holder == self.link.node and asyncio.get_running_loop().time() < self._valid_until
 
     async def renew(self) -> None:
         """Take the lease if free, keep it if ours (each heartbeat); a new holder is announced."""
-        cluster = self.cluster
         sent = asyncio.get_running_loop().time()
-        holder = (await cluster.redis.eval(LEASE, 1, LADDER_AUTHORITY, cluster.node, LEASE_MS)).decode()
-        if holder == cluster.node:
-            self._valid_until = sent + LEASE_MS / 1000 - 2 * cluster.heartbeat_s
+        holder = (await self.redis.eval(LEASE, 1, LADDER_AUTHORITY, self.link.node, LEASE_MS)).decode()
+        if holder == self.link.node:
+            self._valid_until = sent + LEASE_MS / 1000 - 2 * self.heartbeat_s
         if holder != self.holder:
             self.holder = holder
-            if holder == cluster.node:
+            if holder == self.link.node:
                 log.info("this node pairs the ladder now")
-                cluster.publish(EVERY_NODE, ["authority", cluster.node])
+                self.link.publish(EVERY_NODE, ["authority", self.link.node])
                 self._join_again()
-                cluster.hub.ladder.kick()
+                self.kick()
 
     def release(self) -> None:
         """This node leaves: its lease goes at once, so another node pairs without waiting for it to expire."""
         self._valid_until = 0.0
-        if self.holder == self.cluster.node:
-            self.cluster.command("eval", DELETE_IF_HOLDER, 1, LADDER_AUTHORITY, self.cluster.node)
+        if self.holder == self.link.node:
+            self.link.command("eval", DELETE_IF_HOLDER, 1, LADDER_AUTHORITY, self.link.node)
 
     def on_new_holder(self, holder: str) -> None:
         """Another node holds the lease now: it hears again of every join of this node's players."""
         self.holder = holder
-        if holder == self.cluster.node:
+        if holder == self.link.node:
             return
         for session, join in self._remembered():
-            self.cluster.forward(holder, session, join)
+            self.forward(holder, session, join)
 
     def _join_again(self) -> None:
         """This node holds the lease now: its own players' joins, sent to the old holder, come here
@@ -88,9 +89,9 @@ class LadderLease:
         """The joins of this node's players who are still connected here."""
         remembered: list[tuple[Session, LadderJoin]] = []
         for name, joins in self._joins.items():
-            player = self.cluster.hub.roster.get(name)
+            player = self.roster.get(name)
             session = None if player is None else player.session
-            if isinstance(session, Session) and not self.cluster.is_proxy(session):
+            if isinstance(session, Session) and not self.link.is_proxy(session):
                 remembered += [(session, join) for join in joins.values()]
         return remembered
 
@@ -98,15 +99,18 @@ class LadderLease:
         """The player left this node."""
         self._joins.pop(name, None)
 
-    def _routed(self, local: Handler) -> Handler:
+    def routed(self, local: Handler) -> Handler:
+        """``local`` (``ladder_join``'s or ``ladder_leave``'s handler) behind the lease: this node's
+        players' requests go to the lease's holder, and are remembered for the next one."""
+
         def route(session: Session, msg: Request) -> Awaitable[None] | None:
-            if self.cluster.is_proxy(session):
+            if self.link.is_proxy(session):
                 return local(session, msg)  # forwarded to us: we hold the lease, or held it
             self._remember(session, msg)
             holder = self.holder
-            if holder is None or holder == self.cluster.node:
+            if holder is None or holder == self.link.node:
                 return local(session, msg)
-            self.cluster.forward(holder, session, msg)
+            self.forward(holder, session, msg)
             return None
 
         return route

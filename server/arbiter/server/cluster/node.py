@@ -47,6 +47,7 @@ from redis.exceptions import RedisError
 
 from arbiter.protocol.codec import encode
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
+from arbiter.protocol.ladder import LadderJoin, LadderLeave
 from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchRequest, Ping, Request
 from arbiter.protocol.move_frames import MoveFrame
 
@@ -114,9 +115,15 @@ class Cluster:
         # Ends sent through a proxy that its home has not yet confirmed its client read: id → (player, callback).
         self._confirming: dict[int, tuple[str, Callable[[], None]]] = {}
         self._confirm_ids = itertools.count()
-        self.lobby = ClusterLobby(self)
-        self.ladder = LadderLease(self)
-        self.failover = Failover(self)
+        self._look_now = asyncio.Event()  # a node left: look for its matches without waiting
+        # The parts, each given what it uses: this link (link.py), Redis, and the hub's own parts.
+        self.lobby = ClusterLobby(self, self.redis, lobby=hub.lobby, roster=hub.roster,
+                                  live_matches_of=self.live_matches_of)  # fmt: skip
+        self.ladder = LadderLease(self, self.redis, roster=hub.roster, heartbeat_s=self.heartbeat_s,
+                                  kick=hub.ladder.kick, forward=self.forward)  # fmt: skip
+        self.failover = Failover(self, self.redis, matches=hub.matches, store=hub.store, roster=hub.roster,
+                                 grace_s=hub.config.reconnect_grace_s, start_grace=hub.start_grace,
+                                 proxy=self.proxy, count_matches=self.count_matches)  # fmt: skip
 
     # --- life cycle ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -128,12 +135,13 @@ class Cluster:
             await self._beat()
             await self.look_for_live_nodes()
             await self.lobby.start()
+            self.hub.lobby.join_cluster(self.lobby.relay, self.lobby.gather)
         except (RedisError, OSError) as exc:
             raise ClusterError(f"cannot join the cluster at {self._where}: {exc}") from None
         loop = asyncio.get_running_loop()
         self._sender = loop.create_task(self._send())
         self._tasks = [loop.create_task(self._listen()), loop.create_task(self._heartbeat()),
-                       loop.create_task(self.failover.watch()), loop.create_task(self.lobby.count_again())]  # fmt: skip
+                       loop.create_task(self._watch()), loop.create_task(self.lobby.count_again())]  # fmt: skip
         for message_class, handler in list(self.hub.handlers.items()):
             if issubclass(message_class, MatchRequest):
                 self.hub.register(message_class, self._routed_by_match(handler))
@@ -141,12 +149,13 @@ class Cluster:
         for message_class in (Accept, Decline, Cancel):
             self.hub.register(message_class, self._routed_by_challenge(self.hub.handlers[message_class]))
         self.hub.challenges.listeners.append(self._challenge_changed)
-        self.ladder.start()
-        self.hub.peers = self
+        self.hub.ladder.join_cluster(self.ladder.holds, self.live_matches_of)  # a player's matches on every node count
+        for message_class in (LadderJoin, LadderLeave):
+            self.hub.register(message_class, self.ladder.routed(self.hub.handlers[message_class]))
+        self.hub.join_cluster(self.node, self)
         self.hub.matches.live_listeners.append(self._match_live)
-        self.hub.matches.move_journal = self._journal
+        self.hub.matches.join_cluster(self._journal)
         self.hub.matches.end_listeners.append(self._match_ended)
-        self.hub.node = self.node
         log.info("joined the cluster", extra={"node": self.node, "cluster": self._where})
 
     async def stop(self) -> None:
@@ -219,6 +228,29 @@ class Cluster:
                 self._saw(key.removeprefix(prefix), heartbeat=True, at=now - (ALIVE_MS - ttl) / 1000)
         self.alive = {node for node, seen in self._seen.items() if now - seen <= ALIVE_MS / 1000} | {self.node}
         return self.alive
+
+    async def _watch(self) -> None:
+        """Each heartbeat, and at once when a node leaves: a dead node's lobby entries go, players
+        whose home died are away, and the live matches it owned are adopted (failover.py)."""
+        hub = self.hub
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.heartbeat_s):
+                    await self._look_now.wait()
+            self._look_now.clear()
+            try:
+                owners = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(MATCHES)).items()}
+                alive = await self.look_for_live_nodes()
+                await self.lobby.reap(alive)
+                for player in hub.roster:
+                    home = home_of(player.session)
+                    if home is not None and home not in alive:
+                        hub.disconnected(player.session)  # type: ignore[arg-type]
+                await self.failover.adopt_orphans(owners, alive)
+            except (RedisError, OSError) as exc:
+                log.error("cluster: cannot watch for dead nodes: %s", exc, extra={"node": self.node})
+            except Exception:
+                log.exception("cluster: failover failed", extra={"node": self.node})
 
     def is_proxy(self, session: Connection | None) -> bool:
         """Whether ``session`` stands here for a player connected to another node."""
@@ -500,7 +532,7 @@ class Cluster:
         self._gone.add(node)
         self._seen.pop(node, None)
         self.alive.discard(node)
-        self.failover.look_now.set()
+        self._look_now.set()
 
     _handlers: ClassVar[dict[str, Callable[..., None]]] = {
         "lobby": _on_lobby,
@@ -525,7 +557,7 @@ class Cluster:
             return player.session  # type: ignore[return-value]
         if player is None:
             player = self.hub.roster.add(identity, None)
-        session = Session(self.hub, RemoteTransport(self, home, identity.name))
+        session = Session(self.hub, RemoteTransport(self, home, identity.name, self.confirm_through))
         self.hub.attach(session, player)
         return session
 

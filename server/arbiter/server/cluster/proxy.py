@@ -8,39 +8,40 @@ each frame is published to the home's channel, which hands it to the player's so
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from arbiter.protocol.errors import CloseCode
 
 from ..players import Connection
 from .keys import node_channel
+from .link import Link
 
-if TYPE_CHECKING:
-    from .node import Cluster
+# Ask a player's home to say once its client has read what was sent so far: (home, name, callback).
+ConfirmThrough = Callable[[str, str, Callable[[], None]], None]
 
 
 class RemoteTransport:
     """A proxy session's transport: frames go over Redis to the player's home node."""
 
-    __slots__ = ("closed_by_client", "cluster", "home", "name")
+    __slots__ = ("closed_by_client", "confirm_through", "home", "link", "name")
 
-    def __init__(self, cluster: Cluster, home: str, name: str) -> None:
-        self.cluster = cluster
+    def __init__(self, link: Link, home: str, name: str, confirm_through: ConfirmThrough) -> None:
+        self.link = link
+        self.confirm_through = confirm_through
         self.home = home
         self.name = name
         self.closed_by_client = False  # as the home said when the player's socket went (node.py)
 
     def send(self, data: bytes) -> None:
-        self.cluster.publish(node_channel(self.home), ["out", self.cluster.node, self.name, data])
+        self.link.publish(node_channel(self.home), ["out", self.link.node, self.name, data])
 
     def confirm(self, on_confirmed: Callable[[], None]) -> None:
         """The home pings the player's socket and tells this node when its pong came (node.py)."""
-        self.cluster.confirm_through(self.home, self.name, on_confirmed)
+        self.confirm_through(self.home, self.name, on_confirmed)
 
     def close(self, code: int, reason: str) -> None:
         if code == CloseCode.REPLACED:
             return  # the player connected elsewhere: its home closes its own connection
-        self.cluster.publish(node_channel(self.home), ["close", self.cluster.node, self.name, int(code), reason])
+        self.link.publish(node_channel(self.home), ["close", self.link.node, self.name, int(code), reason])
 
     @property
     def latency(self) -> float:
