@@ -13,14 +13,11 @@
 // without a token is greeted as that account.
 
 import { decode, encode } from "/vendor/msgpack/index.mjs"; // served by the server (web_routes.py)
+import { CloseCode, ErrorCode, PROTOCOL_VERSION } from "./protocol.js";
 
-export const PROTOCOL_VERSION = 1;
 const CLIENT_NAME = "arbiter-web/1";
 const RESUME_KEY = "arbiter.resume_token";
 const TOKEN_KEY = "arbiter.token";
-const CLOSE_HANDSHAKE_FAILED = 4001;
-const CLOSE_REPLACED = 4003;
-const CLOSE_BANNED = 4010;
 const RETRY_DELAYS_MS = [300, 1000, 2000, 4000, 8000];
 const REQUEST_TIMEOUT_MS = 15000;
 
@@ -157,11 +154,11 @@ export class Connection {
 
   _helloRefused(error) {
     if (!(error instanceof ServerError)) return; // the socket closed meanwhile: _closed retries
-    if (error.code === "auth_failed" && this._usedToken === "resume") {
+    if (error.code === ErrorCode.AUTH_FAILED && this._usedToken === "resume") {
       // The server forgot this guest (it left with no game, or past the grace): start as a new guest.
       storageSet(sessionStorage, RESUME_KEY, null);
       this._attempt = 0;
-    } else if (error.code === "auth_failed" && this._usedToken === "account") {
+    } else if (error.code === ErrorCode.AUTH_FAILED && this._usedToken === "account") {
       storageSet(localStorage, TOKEN_KEY, null);
       this._attempt = 0;
       const text = `The server refused your token (${error.message}); playing as a guest.`;
@@ -179,15 +176,15 @@ export class Connection {
       pending.reject(new ServerError("disconnected", "the connection to the server was lost"));
       this._pending.delete(id);
     }
-    if (event.code === CLOSE_REPLACED) {
+    if (event.code === CloseCode.REPLACED) {
       this._setState("replaced");
       return;
     }
-    if (event.code === CLOSE_BANNED) {
+    if (event.code === CloseCode.BANNED) {
       this._setState("banned"); // coming back would be refused: no retries
       return;
     }
-    if (event.code === CLOSE_HANDSHAKE_FAILED && this._attempt === 0) {
+    if (event.code === CloseCode.HANDSHAKE_FAILED && this._attempt === 0) {
       this._open(); // a stale token was just dropped: try again at once
       this._attempt = 1;
       return;
@@ -209,7 +206,7 @@ export class Connection {
     try {
       message = decode(new Uint8Array(data));
     } catch (error) {
-      this._emit("error", new ServerError("bad_frame", `could not read a message from the server: ${error.message}`));
+      this._emit("error", new ServerError(ErrorCode.BAD_FRAME, `could not read a message from the server: ${error.message}`));
       return;
     }
     if (!message || typeof message !== "object" || typeof message.type !== "string") return;

@@ -8,6 +8,7 @@
 import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
 import { Clocks } from "./clock.js";
+import { ErrorCode } from "./protocol.js";
 import { describeClock, describeResult, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
 const HINT_MS = 4000;
@@ -172,7 +173,7 @@ export function mountMatch(root, ctx, matchId) {
         until: (m) => m.type === "moved" && m.match === matchId && m.ply === ply,
       })
       .catch((error) => {
-        if (error.code === "stale_ply" || error.code === "not_your_turn") resync();
+        if (error.code === ErrorCode.STALE_PLY || error.code === ErrorCode.NOT_YOUR_TURN) resync();
         throw error;
       })
       .finally(() => {
@@ -190,7 +191,7 @@ export function mountMatch(root, ctx, matchId) {
   }
 
   function loadFailed(error) {
-    if (error.code === "match_over") {
+    if (error.code === ErrorCode.MATCH_OVER) {
       notify("That game has ended; here is its replay.", "info");
       ctx.navigate(`#/replay/${matchId}`);
       return;
