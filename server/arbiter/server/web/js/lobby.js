@@ -15,20 +15,6 @@ export const CLOCKS = [
 ];
 const DEFAULT_CLOCK = 2;
 const SEEK = "";
-const CATEGORIES = [["bullet", 180], ["blitz", 480], ["rapid", 1500]]; // seconds; then classical
-
-/** The rating pool of a game (server/arbiter/server/pools.py): the game, the rules that differ from
- * its defaults, and the clock's category by its estimated duration, initial + 40 × increment. */
-export function poolKey(game, params, clock) {
-  const changed = game.params
-    .filter((p) => params[p.name] !== p.default)
-    .map((p) => p.name)
-    .sort()
-    .map((name) => `${name}=${params[name]}`);
-  const estimate = clock.initial_ms / 1000 + (40 * (clock.increment_ms || 0)) / 1000;
-  const category = (CATEGORIES.find(([, bound]) => estimate < bound) || ["classical"])[0];
-  return `${game.name}${changed.length ? `[${changed.join(",")}]` : ""}/${category}`;
-}
 
 export function mountLobby(root, ctx) {
   const { conn } = ctx;
@@ -162,12 +148,17 @@ export function mountLobby(root, ctx) {
       ratingLine.textContent = "";
       return;
     }
-    const game = ctx.game(gameSelect.value);
-    const pool = poolKey(game, readParams(), clock);
+    // The server names the pool from the rules (standings.py), as it will for the match: one rule, in pools.py.
+    const query = new URLSearchParams({
+      game: gameSelect.value,
+      params: JSON.stringify(readParams()),
+      initial_ms: String(clock.initial_ms),
+      increment_ms: String(clock.increment_ms),
+    });
     const asked = ++ratingsShown;
-    fetch(`/leaderboard.json?${new URLSearchParams({ game: game.name, pool })}`, { cache: "no-store" })
-      .then((response) => (response.ok ? response.json() : { ratings: [] }))
-      .then(({ ratings }) => {
+    fetch(`/leaderboard.json?${query}`, { cache: "no-store" })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`HTTP ${response.status}`))))
+      .then(({ pool, ratings }) => {
         if (asked !== ratingsShown) return; // a later choice was made meanwhile
         const byLabel = new Map(ratings.map((r) => [r.label, r]));
         const levels = levelLabel.hidden ? 0 : levelSelect.options.length;
