@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: start a game (a game, its parameters, a clock, an opponent bot and its level, rated or
 // not, or an open seek), and see who is online, the open seeks and the live games, kept current by
 // the lobby subscription. Each level of the chosen bot shows its rating in the pool the game would
@@ -16,9 +17,14 @@ export const CLOCKS = [
 const DEFAULT_CLOCK = 2;
 const SEEK = "";
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountLobby(root, ctx) {
   const { conn } = ctx;
-  const me = conn.player.name;
+  const myself = /** @type {import("arbiter-protocol").Player} */ (conn.player); // the lobby opens after welcome
+  const me = myself.name;
   const players = new Map();
   const seeks = new Map();
   const matches = new Map();
@@ -46,7 +52,7 @@ export function mountLobby(root, ctx) {
     h("option", { value: "first" }, "first (moves first)"),
     h("option", { value: "second" }, "second"),
   );
-  const guest = conn.player.guest;
+  const guest = myself.guest;
   const ratedBox = h("input", { type: "checkbox", id: "rated", name: "rated", disabled: guest });
   const ratedLabel = h(
     "label",
@@ -73,8 +79,13 @@ export function mountLobby(root, ctx) {
     waitBox,
   );
 
+  /** The game the form shows: one of ctx.games, the only ones the select lists. */
+  function selectedGame() {
+    return /** @type {import("arbiter-protocol").GameInfo} */ (ctx.game(gameSelect.value));
+  }
+
   function renderParams() {
-    const game = ctx.game(gameSelect.value);
+    const game = selectedGame();
     const fixed = describeParams(game.fixed);
     fill(
       paramBox,
@@ -93,7 +104,8 @@ export function mountLobby(root, ctx) {
   }
 
   function readParams() {
-    const game = ctx.game(gameSelect.value);
+    const game = selectedGame();
+    /** @type {Record<string, string | number | boolean>} */
     const params = {};
     for (const p of game.params) {
       const input = paramBox.querySelector(`[name="param-${p.name}"]`);
@@ -371,10 +383,10 @@ export function mountLobby(root, ctx) {
   paramBox.addEventListener("change", showRatings);
   renderParams();
 
-  const account = conn.player.guest
+  const account = myself.guest
     ? h("p", { class: "account muted" }, h("a", { href: "#/account", id: "sign-in-link" }, "Sign in or create an account"),
         " to play rated games.")
-    : h("p", { class: "account muted" }, "Signed in as ", conn.player.name, " · ", h("a", { href: "#/account" }, "account"));
+    : h("p", { class: "account muted" }, "Signed in as ", myself.name, " · ", h("a", { href: "#/account" }, "account"));
 
   root.append(
     h(

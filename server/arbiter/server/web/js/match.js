@@ -1,3 +1,4 @@
+// @ts-check
 // A live match, played or watched: the board, both clocks, the move list, the result and its
 // reason, and resign / draw / abort where the rules allow them.
 //
@@ -14,6 +15,10 @@ import { describeClock, describeResult, describeRules, errorText, fill, h, notif
 const HINT_MS = 4000;
 const CONFIRM_MS = 3000;
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountMatch(root, ctx, matchId) {
   const { conn } = ctx;
   let state = null; // the last match_state, kept current by events
@@ -337,6 +342,7 @@ export function mountMatch(root, ctx, matchId) {
   }
 
   function playAgain() {
+    /** @type {import("./connection.js").Fields<"challenge">} */
     const request = {
       to: opponent().name,
       game: state.game,
