@@ -26,6 +26,13 @@ import { CloseCode, ErrorCode, PROTOCOL_VERSION } from "./protocol.js";
  * @typedef {Omit<Extract<ClientMessage, { type: T }>, "type" | "id">} Fields
  */
 /** @typedef {{ until?: (message: any) => boolean }} RequestOptions */
+/**
+ * What a listener of `on(type)` is given: the server message of that type; for "error", a ServerError
+ * (from an error message or this client); for "state", the state and when the next retry is.
+ * @template {string} T
+ * @typedef {T extends "error" ? ServerError : T extends "state" ? { state: string, retryAt: number } :
+ *   T extends ServerMessage["type"] ? Extract<ServerMessage, { type: T }> : unknown} Detail
+ */
 
 const CLIENT_NAME = "arbiter-web/1";
 const RESUME_KEY = "arbiter.resume_token";
@@ -84,8 +91,9 @@ export class Connection {
 
   /**
    * Listen to a server message type, or to "state" / "welcome" / "error"; returns the unsubscriber.
-   * @param {ServerMessage["type"] | "state" | "client_error"} type
-   * @param {(detail: any) => void} handler
+   * @template {ServerMessage["type"] | "state" | "client_error"} T
+   * @param {T} type
+   * @param {(detail: Detail<T>) => void} handler
    */
   on(type, handler) {
     if (!this._listeners.has(type)) this._listeners.set(type, new Set());
