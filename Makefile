@@ -37,7 +37,8 @@ server/node_modules/.installed: server/package.json server/package-lock.json | s
 	cd server && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# TypeScript, for the tests only: it compile-checks the protocol's generated protocol.d.ts.
+# TypeScript, for the checks only: it compile-checks the protocol's generated protocol.d.ts (the tests) and the
+# browser client's modules against it (`make lint`, server/tsconfig.json).
 protocol/node_modules/.installed: protocol/package.json protocol/package-lock.json | system-deps
 	cd protocol && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
@@ -60,12 +61,13 @@ run: install warm
 	$(BIN)/arbiter up
 
 # ruff (rules and formatting) on every folder of code, mypy on every part, import-linter on the dependency
-# rules between the parts (all configured in pyproject.toml).
+# rules between the parts (all configured in pyproject.toml), tsc on the browser client's modules.
 lint: install-test
 	$(BIN)/ruff check $(PARTS) src tests benchmarks examples
 	$(BIN)/ruff format --check $(PARTS) src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	protocol/node_modules/.bin/tsc -p server
 
 # The suite in one pytest-xdist worker per core, at most four (xdist's own `auto` and `--maxprocesses`): two workers
 # on two cores finish in 0.67 of one's time (docs/PERFORMANCE.md, "The test suite"). Every test starts its own

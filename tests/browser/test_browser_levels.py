@@ -60,7 +60,8 @@ async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_tha
 ) -> None:
     """Rated play from the browser: guests cannot tick "Rated"; a signed-in person can, the game
     rates the person and the bot's level-2 identity in the game's pool (the default clock, 5+3:
-    blitz), level 4 stays untouched, and the lobby then shows level 2's rating beside it."""
+    blitz), level 4 stays untouched, and the lobby then shows level 2's rating beside it, and names
+    another pool (from the server) when a rule changes."""
     token = await site.store.add_player("carol", "human")
     page = await new_page()
     assert await page.locator("#rated").is_disabled()  # a guest: never rated
@@ -90,4 +91,9 @@ async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_tha
     await page.select_option("#level", "4")
     await page.wait_for_function(
         f"() => document.querySelector('#opponent-rating')?.textContent === '{BOT} has no rating in {pool} yet'"
+    )
+    await page.check('input[name="param-exact"]')  # another rule, another pool: the server names it (pools.py)
+    await page.wait_for_function(
+        f"() => document.querySelector('#opponent-rating')?.textContent === "
+        f"'{BOT} has no rating in {GAME}[exact=true]/blitz yet'"
     )

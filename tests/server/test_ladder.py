@@ -10,6 +10,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from click.testing import CliRunner
@@ -177,6 +178,26 @@ async def test_standings_and_records_over_http(connect, tokens, server: RunningS
     for path, expected in [("/leaderboard.json?game=chess", 404), ("/crosstable.json?game=tictactoe&pool=x", 404),
                            ("/export?game=chess", 404), ("/export?limit=x", 400)]:  # fmt: skip
         assert (await asyncio.to_thread(http_get, base + path))[0] == expected, path
+
+
+async def test_the_leaderboard_names_the_pool_a_games_rules_would_be_rated_in(server: RunningServer) -> None:
+    """The lobby asks with the rules and clock it would play (lobby.js): the server names the pool (pools.py)."""
+
+    def pool(query: dict[str, str]) -> tuple[int, str]:
+        status, _, body = http_get(f"{server.http_url}/leaderboard.json?{urlencode({'game': 'gomoku', **query})}")
+        answer = json.loads(body)
+        return status, answer["pool"] if status == 200 else answer["error"]
+
+    blitz = {"initial_ms": "300000", "increment_ms": "3000"}
+    bullet = {"initial_ms": "60000", "increment_ms": "1000"}
+    assert await asyncio.to_thread(pool, {"params": '{"m": 15, "exact": false}', **blitz}) == (200, "gomoku/blitz")
+    assert await asyncio.to_thread(pool, {"params": '{"exact": true}', **bullet}) == (200, "gomoku[exact=true]/bullet")
+    assert await asyncio.to_thread(pool, {"initial_ms": "1800000"}) == (200, "gomoku/classical")
+    bad_queries = [({"params": "{", **blitz}, "params is not JSON"), ({"params": "[1]", **blitz}, "JSON object"),
+                   ({"params": '{"k": 99}', **blitz}, "params: "), ({"initial_ms": "soon"}, "initial_ms")]  # fmt: skip
+    for bad, says in bad_queries:
+        status, error = await asyncio.to_thread(pool, bad)
+        assert status == 400 and says in error, (bad, error)
 
 
 def test_ladder_clocks_parse_and_bad_ones_are_refused() -> None:

@@ -2,7 +2,9 @@
 
 ``GET /leaderboard.json?game=G``, ``/crosstable.json?game=G``, ``/leaderboard?game=G`` (HTML, or the
 list of ladders without ``game``), each for the game's ladder pool or, with ``&pool=P``, another
-of its rating pools (pools.py), and ``/export?game=G&player=P&match=M&limit=N&after=A&format=F``
+of its rating pools (pools.py); the JSON routes also take the pool a game would be rated in from its
+rules, ``&params=P&initial_ms=I&increment_ms=N`` (P a JSON object, as a challenge has them), so the
+browser never computes a pool key itself; and ``/export?game=G&player=P&match=M&limit=N&after=A&format=F``
 (finished games' records: ``text``, docs/RECORDS.md; ``sgf``; ``psq``, one game, so with ``match``),
 a page at a time, written in a thread. Each answer is one or two store reads (three for a JSON
 route without ``game``: it answers for the first game whose ladder has ratings, so the browser's
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -26,10 +29,10 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from arbiter.engine import game_names
+from arbiter.engine import EngineError, create_game, game_names
 from arbiter.server.bayeselo import SCORES, Game, PoolFit, fit
 from arbiter.server.game_files import FORMATS, Format, GameFileError
-from arbiter.server.pools import game_of
+from arbiter.server.pools import game_of, pool_key
 from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
 from arbiter.server.store.rows import crosstable_of
 
@@ -47,6 +50,23 @@ CLUSTER_FIT_AGE_S = 60.0  # on a cluster's node a fit is made again after this l
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
 CONTENT_TYPES = {"text": PLAIN, "psq": PLAIN, "sgf": "application/x-go-sgf; charset=utf-8"}
+
+
+def _rules_pool(game: str, query: dict[str, str]) -> str | None:
+    """The pool a game of ``game`` with the query's params and clock is rated in (None: the query names no clock),
+    by the rule its match would follow: the game made with the params, then pools.pool_key."""
+    if "initial_ms" not in query:
+        return None
+    clock = {name: int_param(query, name, 0, 0, 10**12) for name in ("initial_ms", "increment_ms")}
+    try:
+        params = json.loads(query.get("params", "{}"))
+        if not isinstance(params, dict):
+            raise BadQuery("params must be a JSON object of the game's parameters")
+        return pool_key(game, dict(create_game(game, params).params), clock)
+    except json.JSONDecodeError as error:
+        raise BadQuery(f"params is not JSON: {error}") from None
+    except EngineError as error:
+        raise BadQuery(f"params: {error}") from None
 
 
 def describe_rating(rating: Rating) -> dict[str, Any]:
@@ -129,10 +149,12 @@ class StandingsPages:
         try:
             if game is None:
                 game = await self._first_rated_game()
-            pool = query.get("pool") or self.ladder_pool(game)
+            pool = query.get("pool") or _rules_pool(game, query) or self.ladder_pool(game)
             if game_of(pool) != game:
                 return json_response(connection, HTTPStatus.NOT_FOUND, {"error": f"no pool {pool!r} of {game}"})
             return await respond(game, pool)
+        except BadQuery as error:
+            return json_response(connection, HTTPStatus.BAD_REQUEST, {"error": str(error)})
         except StoreError:
             return json_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, {"error": "the store is not available"})
 

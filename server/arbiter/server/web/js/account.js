@@ -1,3 +1,4 @@
+// @ts-check
 // The account page (#/account): sign up, sign in and out, change the password, and a person's
 // bots (create one and copy its token, shown once; rotate or revoke a token).
 //
@@ -7,6 +8,7 @@
 // HttpOnly cookie the page never sees; after signing in or out the websocket reconnects so the
 // server greets the new identity.
 
+import { ServerError } from "./connection.js";
 import { errorText, fill, h, notify } from "./ui.js";
 
 function base64(text) {
@@ -28,6 +30,10 @@ export class AccountApi {
     return data;
   }
 
+  /**
+   * @param {string} path
+   * @param {{ name?: string, password?: string, newPassword?: string, query?: Record<string, string> }} [credentials]
+   */
   async post(path, { name, password, newPassword, query } = {}) {
     const headers = { "X-CSRF-Token": this.csrf };
     if (name !== undefined) headers.Authorization = `Basic ${base64(`${name}:${password}`)}`;
@@ -41,9 +47,8 @@ export class AccountApi {
   async _json(response) {
     const data = await response.json().catch(() => ({}));
     if (!response.ok) {
-      const error = new Error(data.error ? data.error.message : `the server answered ${response.status}`);
-      error.code = data.error ? data.error.code : "http";
-      throw error;
+      const message = data.error ? data.error.message : `the server answered ${response.status}`;
+      throw new ServerError(data.error ? data.error.code : "http", message);
     }
     return data;
   }
@@ -53,6 +58,10 @@ function field(label, attrs) {
   return h("label", { class: "field" }, h("span", {}, label), h("input", { required: true, ...attrs }));
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountAccount(root, ctx) {
   const api = new AccountApi();
   const body = h("div", { class: "account-page" }, h("p", { class: "loading" }, "Loading…"));

@@ -1,3 +1,4 @@
+// @ts-check
 // What a bot's search says about the game, for spectators: an evaluation bar and the principal
 // variation, from the `info` a move carries (SPEC.md section 10; a few plies late in rated games).
 // Players never get it during their game, so the panel stays hidden for them. A checkbox hides

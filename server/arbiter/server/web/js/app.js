@@ -1,3 +1,4 @@
+// @ts-check
 // The page shell: one connection, the header, notices, and a hash router over the views.
 //
 // Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID (or
@@ -18,14 +19,19 @@ window.arbiterStarted = true;
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
 const conn = new Connection(`${scheme}://${location.host}/`);
-const view = document.getElementById("view");
-const statusBadge = document.getElementById("status");
-const meBadge = document.getElementById("me");
+// The page's own elements (index.html), always there.
+const view = /** @type {HTMLElement} */ (document.getElementById("view"));
+const statusBadge = /** @type {HTMLElement} */ (document.getElementById("status"));
+const meBadge = /** @type {HTMLElement} */ (document.getElementById("me"));
 
 const ctx = {
   conn,
+  /** @type {import("arbiter-protocol").GameInfo[]} */
   games: [],
-  /** A game's description from welcome.games. */
+  /**
+   * A game's description from welcome.games.
+   * @param {string} name
+   */
   game(name) {
     return ctx.games.find((g) => g.name === name);
   },
@@ -33,6 +39,8 @@ const ctx = {
     if (location.hash !== hash) location.hash = hash;
   },
 };
+
+/** What every view is given: the connection, the server's games, and navigation. @typedef {typeof ctx} Context */
 
 const ROUTES = {
   "": mountLobby,
@@ -56,7 +64,7 @@ function render() {
   if (current) current.unmount();
   view.replaceChildren();
   const { name, arg } = route();
-  for (const link of document.querySelectorAll("[data-nav]")) {
+  for (const link of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-nav]"))) {
     const section = name === "match" ? "" : name.replace(/^replay$/, "replays");
     link.classList.toggle("active", link.dataset.nav === (section || "lobby"));
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The board of each game family, and the move notation each one uses in move lists.
 
 import * as mnk from "./mnk.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // A classic script, not a module: it runs even when the modules cannot (a missing library, an old
 // browser), and then says so instead of leaving a blank page. It lives in a file because the page's
 // Content-Security-Policy runs no inline script.

@@ -1,3 +1,4 @@
+// @ts-check
 // Both players' clocks. The server keeps time: every match_start, match_state, moved and end
 // message carries both remaining times, and only the side to move runs. Between messages the
 // running clock counts down here from the last reading, so it ticks smoothly; the next message
@@ -14,7 +15,8 @@ export class Clocks {
     this.readings = [spec.initial_ms, spec.initial_ms];
     this.running = null;
     this.since = performance.now();
-    this.timer = null;
+    /** @type {number | undefined} */
+    this.timer = undefined;
     this.faces = [0, 1].map((color) => {
       const time = h("span", { class: "time" });
       const limit = h("small", { class: "move-limit" });
@@ -29,13 +31,13 @@ export class Clocks {
     this.running = running;
     this.since = performance.now();
     clearInterval(this.timer);
-    this.timer = running === null ? null : setInterval(() => this.render(), TICK_MS);
+    this.timer = running === null ? undefined : setInterval(() => this.render(), TICK_MS);
     this.render();
   }
 
   stop() {
     clearInterval(this.timer);
-    this.timer = null;
+    this.timer = undefined;
     this.running = null;
     this.render();
   }

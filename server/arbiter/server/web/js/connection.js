@@ -1,3 +1,4 @@
+// @ts-check
 // The websocket to the Arbiter server: msgpack frames, request ids, events, and reconnecting.
 //
 // Every request gets a fresh integer `id`; the server echoes it as `re` on its reply or error, so
@@ -13,18 +14,37 @@
 // without a token is greeted as that account.
 
 import { decode, encode } from "/vendor/msgpack/index.mjs"; // served by the server (web_routes.py)
+import { CloseCode, ErrorCode, PROTOCOL_VERSION } from "./protocol.js";
 
-export const PROTOCOL_VERSION = 1;
+// The messages' types, for tsc only: the protocol's generated protocol.d.ts (tsconfig.json's paths).
+/** @typedef {import("arbiter-protocol").ClientMessage} ClientMessage */
+/** @typedef {import("arbiter-protocol").ServerMessage} ServerMessage */
+/** @typedef {import("arbiter-protocol").Welcome} Welcome */
+/**
+ * A client message's fields, but for `type` and the request `id` this module adds.
+ * @template {ClientMessage["type"]} T
+ * @typedef {Omit<Extract<ClientMessage, { type: T }>, "type" | "id">} Fields
+ */
+/** @typedef {{ until?: (message: any) => boolean }} RequestOptions */
+/**
+ * What a listener of `on(type)` is given: the server message of that type; for "error", a ServerError
+ * (from an error message or this client); for "state", the state and when the next retry is.
+ * @template {string} T
+ * @typedef {T extends "error" ? ServerError : T extends "state" ? { state: string, retryAt: number } :
+ *   T extends ServerMessage["type"] ? Extract<ServerMessage, { type: T }> : unknown} Detail
+ */
+
 const CLIENT_NAME = "arbiter-web/1";
 const RESUME_KEY = "arbiter.resume_token";
 const TOKEN_KEY = "arbiter.token";
-const CLOSE_HANDSHAKE_FAILED = 4001;
-const CLOSE_REPLACED = 4003;
-const CLOSE_BANNED = 4010;
 const RETRY_DELAYS_MS = [300, 1000, 2000, 4000, 8000];
 const REQUEST_TIMEOUT_MS = 15000;
 
 export class ServerError extends Error {
+  /**
+   * @param {string} code one of ErrorCode, or this client's own: offline, disconnected, timeout, http
+   * @param {string} message
+   */
   constructor(code, message) {
     super(message);
     this.code = code;
@@ -52,13 +72,15 @@ export class Connection {
   constructor(url) {
     this.url = url;
     this.state = "connecting"; // connecting | open | waiting | replaced | banned
+    /** @type {Welcome | null} */
     this.welcome = null;
     this._socket = null;
     this._nextId = 1;
     this._pending = new Map(); // id -> {resolve, reject, timer, until}
     this._listeners = new Map(); // type -> Set of handlers
     this._attempt = 0;
-    this._retryTimer = null;
+    /** @type {number | undefined} */
+    this._retryTimer = undefined;
     this._retryAt = 0;
     this._usedToken = null; // "resume" | "account" | null: which stored token the last hello carried
   }
@@ -67,7 +89,12 @@ export class Connection {
     return this.welcome ? this.welcome.player : null;
   }
 
-  /** Listen to a server message type, or to "state" / "welcome" / "error"; returns the unsubscriber. */
+  /**
+   * Listen to a server message type, or to "state" / "welcome" / "error"; returns the unsubscriber.
+   * @template {ServerMessage["type"] | "state" | "client_error"} T
+   * @param {T} type
+   * @param {(detail: Detail<T>) => void} handler
+   */
   on(type, handler) {
     if (!this._listeners.has(type)) this._listeners.set(type, new Set());
     this._listeners.get(type).add(handler);
@@ -139,6 +166,7 @@ export class Connection {
     const resume = storageGet(sessionStorage, RESUME_KEY);
     const token = account || resume;
     this._usedToken = account ? "account" : resume ? "resume" : null;
+    /** @type {Fields<"hello">} */
     const fields = { protocol: PROTOCOL_VERSION, client: CLIENT_NAME };
     if (token) fields.token = token;
     let welcome;
@@ -157,11 +185,11 @@ export class Connection {
 
   _helloRefused(error) {
     if (!(error instanceof ServerError)) return; // the socket closed meanwhile: _closed retries
-    if (error.code === "auth_failed" && this._usedToken === "resume") {
+    if (error.code === ErrorCode.AUTH_FAILED && this._usedToken === "resume") {
       // The server forgot this guest (it left with no game, or past the grace): start as a new guest.
       storageSet(sessionStorage, RESUME_KEY, null);
       this._attempt = 0;
-    } else if (error.code === "auth_failed" && this._usedToken === "account") {
+    } else if (error.code === ErrorCode.AUTH_FAILED && this._usedToken === "account") {
       storageSet(localStorage, TOKEN_KEY, null);
       this._attempt = 0;
       const text = `The server refused your token (${error.message}); playing as a guest.`;
@@ -179,15 +207,15 @@ export class Connection {
       pending.reject(new ServerError("disconnected", "the connection to the server was lost"));
       this._pending.delete(id);
     }
-    if (event.code === CLOSE_REPLACED) {
+    if (event.code === CloseCode.REPLACED) {
       this._setState("replaced");
       return;
     }
-    if (event.code === CLOSE_BANNED) {
+    if (event.code === CloseCode.BANNED) {
       this._setState("banned"); // coming back would be refused: no retries
       return;
     }
-    if (event.code === CLOSE_HANDSHAKE_FAILED && this._attempt === 0) {
+    if (event.code === CloseCode.HANDSHAKE_FAILED && this._attempt === 0) {
       this._open(); // a stale token was just dropped: try again at once
       this._attempt = 1;
       return;
@@ -205,11 +233,12 @@ export class Connection {
   }
 
   _receive(data) {
-    let message;
+    /** @type {any} */
+    let message; // any value until the checks below
     try {
       message = decode(new Uint8Array(data));
     } catch (error) {
-      this._emit("error", new ServerError("bad_frame", `could not read a message from the server: ${error.message}`));
+      this._emit("error", new ServerError(ErrorCode.BAD_FRAME, `could not read a message from the server: ${/** @type {Error} */ (error).message}`));
       return;
     }
     if (!message || typeof message !== "object" || typeof message.type !== "string") return;
@@ -235,14 +264,26 @@ export class Connection {
   /**
    * Send a request; resolve with its reply, or with the first message `until(message)` accepts.
    * Rejects with ServerError: the server's error code, "offline", "disconnected" or "timeout".
+   * @template {ClientMessage["type"]} T
+   * @param {T} type
+   * @param {Fields<T>} [fields]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<any>}
    */
-  request(type, fields = {}, { until } = {}) {
+  request(type, fields = /** @type {Fields<T>} */ ({}), { until } = {}) {
     if (this.state !== "open") {
       return Promise.reject(new ServerError("offline", "not connected to the server; reconnecting"));
     }
     return this._request(type, fields, { until });
   }
 
+  /**
+   * @template {ClientMessage["type"]} T
+   * @param {T} type
+   * @param {Fields<T>} fields
+   * @param {RequestOptions} options
+   * @returns {Promise<any>}
+   */
   _request(type, fields, { until }) {
     const socket = this._socket;
     if (!socket || socket.readyState !== WebSocket.OPEN) {

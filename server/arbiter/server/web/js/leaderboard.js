@@ -1,3 +1,4 @@
+// @ts-check
 // The standings of one game's rating pool (its ladder's first; the others from a menu): Glicko-2
 // rating (provisional while the deviation is high), deviation, games and wins/draws/losses, read
 // from the server's /leaderboard.json. A bot's levels are rated apart ("name@level"). With no game
@@ -7,6 +8,10 @@ import { errorText, fill, h, playerLink, ratingCells } from "./ui.js";
 
 const COLUMNS = ["#", "player", "rating", "RD", "games", "W", "D", "L"];
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountLeaderboard(root, ctx, gameName) {
   let game = ctx.game(gameName) ? gameName : null; // null: the server's choice, known once loaded
   const select = h(

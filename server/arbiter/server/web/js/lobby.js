@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: start a game (a game, its parameters, a clock, an opponent bot and its level, rated or
 // not, or an open seek), and see who is online, the open seeks and the live games, kept current by
 // the lobby subscription. Each level of the chosen bot shows its rating in the pool the game would
@@ -15,24 +16,15 @@ export const CLOCKS = [
 ];
 const DEFAULT_CLOCK = 2;
 const SEEK = "";
-const CATEGORIES = [["bullet", 180], ["blitz", 480], ["rapid", 1500]]; // seconds; then classical
 
-/** The rating pool of a game (server/arbiter/server/pools.py): the game, the rules that differ from
- * its defaults, and the clock's category by its estimated duration, initial + 40 × increment. */
-export function poolKey(game, params, clock) {
-  const changed = game.params
-    .filter((p) => params[p.name] !== p.default)
-    .map((p) => p.name)
-    .sort()
-    .map((name) => `${name}=${params[name]}`);
-  const estimate = clock.initial_ms / 1000 + (40 * (clock.increment_ms || 0)) / 1000;
-  const category = (CATEGORIES.find(([, bound]) => estimate < bound) || ["classical"])[0];
-  return `${game.name}${changed.length ? `[${changed.join(",")}]` : ""}/${category}`;
-}
-
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountLobby(root, ctx) {
   const { conn } = ctx;
-  const me = conn.player.name;
+  const myself = /** @type {import("arbiter-protocol").Player} */ (conn.player); // the lobby opens after welcome
+  const me = myself.name;
   const players = new Map();
   const seeks = new Map();
   const matches = new Map();
@@ -60,7 +52,7 @@ export function mountLobby(root, ctx) {
     h("option", { value: "first" }, "first (moves first)"),
     h("option", { value: "second" }, "second"),
   );
-  const guest = conn.player.guest;
+  const guest = myself.guest;
   const ratedBox = h("input", { type: "checkbox", id: "rated", name: "rated", disabled: guest });
   const ratedLabel = h(
     "label",
@@ -87,8 +79,13 @@ export function mountLobby(root, ctx) {
     waitBox,
   );
 
+  /** The game the form shows: one of ctx.games, the only ones the select lists. */
+  function selectedGame() {
+    return /** @type {import("arbiter-protocol").GameInfo} */ (ctx.game(gameSelect.value));
+  }
+
   function renderParams() {
-    const game = ctx.game(gameSelect.value);
+    const game = selectedGame();
     const fixed = describeParams(game.fixed);
     fill(
       paramBox,
@@ -107,7 +104,8 @@ export function mountLobby(root, ctx) {
   }
 
   function readParams() {
-    const game = ctx.game(gameSelect.value);
+    const game = selectedGame();
+    /** @type {Record<string, string | number | boolean>} */
     const params = {};
     for (const p of game.params) {
       const input = paramBox.querySelector(`[name="param-${p.name}"]`);
@@ -162,12 +160,17 @@ export function mountLobby(root, ctx) {
       ratingLine.textContent = "";
       return;
     }
-    const game = ctx.game(gameSelect.value);
-    const pool = poolKey(game, readParams(), clock);
+    // The server names the pool from the rules (standings.py), as it will for the match: one rule, in pools.py.
+    const query = new URLSearchParams({
+      game: gameSelect.value,
+      params: JSON.stringify(readParams()),
+      initial_ms: String(clock.initial_ms),
+      increment_ms: String(clock.increment_ms),
+    });
     const asked = ++ratingsShown;
-    fetch(`/leaderboard.json?${new URLSearchParams({ game: game.name, pool })}`, { cache: "no-store" })
-      .then((response) => (response.ok ? response.json() : { ratings: [] }))
-      .then(({ ratings }) => {
+    fetch(`/leaderboard.json?${query}`, { cache: "no-store" })
+      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`HTTP ${response.status}`))))
+      .then(({ pool, ratings }) => {
         if (asked !== ratingsShown) return; // a later choice was made meanwhile
         const byLabel = new Map(ratings.map((r) => [r.label, r]));
         const levels = levelLabel.hidden ? 0 : levelSelect.options.length;
@@ -380,10 +383,10 @@ export function mountLobby(root, ctx) {
   paramBox.addEventListener("change", showRatings);
   renderParams();
 
-  const account = conn.player.guest
+  const account = myself.guest
     ? h("p", { class: "account muted" }, h("a", { href: "#/account", id: "sign-in-link" }, "Sign in or create an account"),
         " to play rated games.")
-    : h("p", { class: "account muted" }, "Signed in as ", conn.player.name, " · ", h("a", { href: "#/account" }, "account"));
+    : h("p", { class: "account muted" }, "Signed in as ", myself.name, " · ", h("a", { href: "#/account" }, "account"));
 
   root.append(
     h(

@@ -1,3 +1,4 @@
+// @ts-check
 // A live match, played or watched: the board, both clocks, the move list, the result and its
 // reason, and resign / draw / abort where the rules allow them.
 //
@@ -8,11 +9,16 @@
 import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
 import { Clocks } from "./clock.js";
+import { ErrorCode } from "./protocol.js";
 import { describeClock, describeResult, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
 const HINT_MS = 4000;
 const CONFIRM_MS = 3000;
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountMatch(root, ctx, matchId) {
   const { conn } = ctx;
   let state = null; // the last match_state, kept current by events
@@ -172,7 +178,7 @@ export function mountMatch(root, ctx, matchId) {
         until: (m) => m.type === "moved" && m.match === matchId && m.ply === ply,
       })
       .catch((error) => {
-        if (error.code === "stale_ply" || error.code === "not_your_turn") resync();
+        if (error.code === ErrorCode.STALE_PLY || error.code === ErrorCode.NOT_YOUR_TURN) resync();
         throw error;
       })
       .finally(() => {
@@ -190,7 +196,7 @@ export function mountMatch(root, ctx, matchId) {
   }
 
   function loadFailed(error) {
-    if (error.code === "match_over") {
+    if (error.code === ErrorCode.MATCH_OVER) {
       notify("That game has ended; here is its replay.", "info");
       ctx.navigate(`#/replay/${matchId}`);
       return;
@@ -336,6 +342,7 @@ export function mountMatch(root, ctx, matchId) {
   }
 
   function playAgain() {
+    /** @type {import("./connection.js").Fields<"challenge">} */
     const request = {
       to: opponent().name,
       game: state.game,

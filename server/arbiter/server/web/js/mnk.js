@@ -1,3 +1,4 @@
+// @ts-check
 // The m,n,k board (tic-tac-toe, 4×4, gomoku, any m×n up to 26×26): an SVG grid with coordinates,
 // the last move marked and the winning line drawn. Small boards show X and O, larger ones stones.
 //
@@ -68,6 +69,13 @@ export function piece(player, x, y, style) {
 }
 
 /**
+ * One cell of a grid: its element, the layers its piece and its hover ghost are drawn in, and what was
+ * last drawn there (`key`; `ghostPlayer`, whose ghost piece it shows), so a redraw touches only changes.
+ * @typedef {{ el: SVGElement, content: SVGElement, ghost: SVGElement, x: number, y: number, key: string,
+ *   ghostPlayer?: number }} GridCell
+ */
+
+/**
  * A grid of clickable cells in one SVG, with coordinates along the top and the left side.
  * `cellId` names each cell in data-cell (tests and the 3-D board's layers use it).
  */
@@ -90,6 +98,7 @@ export function gridSvg(width, height, { style, label, cellId }) {
   for (let x = 0; x < width; x++) coords.append(s("text", { x: x + 0.5, y: -margin / 2 + 0.05 }, LETTERS[x]));
   for (let y = 0; y < height; y++) coords.append(s("text", { x: -margin / 2, y: y + 0.5 }, String(y + 1)));
   svg.append(coords);
+  /** @type {GridCell[]} */
   const cells = [];
   const layer = s("g", { class: "cells" });
   for (let y = 0; y < height; y++) {
@@ -145,7 +154,10 @@ export class MnkBoard {
     return stones;
   }
 
-  /** Why the player to move may not play on `cell` (a stone stands there), or null. */
+  /**
+   * Why the player to move may not play on `stone`'s cell (a stone stands there), or null.
+   * @returns {string | null}
+   */
   refusal(stone) {
     return stone ? "That square is taken — pick an empty one." : null;
   }
@@ -191,7 +203,7 @@ export class MnkBoard {
       this.hint(this.pending ? "Your move is on its way." : "It is not your turn.");
       return;
     }
-    const why = this.refusal(this.standing().get(y * this.width + x), x, y);
+    const why = this.refusal(this.standing().get(y * this.width + x));
     if (why) {
       this.hint(why);
       return;

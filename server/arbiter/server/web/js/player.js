@@ -1,3 +1,4 @@
+// @ts-check
 // A player's page (#/player/NAME, from /player.json): its rating in each pool with a chart of its
 // history, its recent games with links to their replays and, for a bot, the failure report (games
 // lost, on time, abandoned, and each refused move with the position it was refused in, each linked
@@ -228,6 +229,10 @@ function thinkingCard(thinking) {
   );
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountPlayer(root, ctx, name) {
   const holder = h("div", { class: "player-page" }, h("p", { class: "loading" }, "Loading…"));
   root.append(holder);

@@ -1,3 +1,4 @@
+// @ts-check
 // Finished games: a list to pick from, and a replay that steps through a game move by move (a
 // paper soccer turn is replayed step by step), with the move list, the clock use and the result.
 
@@ -8,6 +9,10 @@ function failure(text) {
   return h("div", { class: "panel error", role: "alert" }, text);
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountReplayList(root, ctx) {
   const filter = h(
     "select",
@@ -55,6 +60,10 @@ export function mountReplayList(root, ctx) {
   };
 }
 
+/**
+ * @param {HTMLElement} root
+ * @param {import("./app.js").Context} ctx
+ */
 export function mountReplay(root, ctx, arg) {
   // #/replay/ID opens at the final position, #/replay/ID/PLY after PLY moves (a failure report's link).
   const [matchId, plyText] = arg.split("/");

@@ -1,3 +1,4 @@
+// @ts-check
 // The paper soccer board: the field on squared paper, the goals, every line drawn so far (in the
 // colour of the player who drew it), the ball, and the legal next steps highlighted.
 //

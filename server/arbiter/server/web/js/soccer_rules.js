@@ -1,3 +1,4 @@
+// @ts-check
 // Paper soccer rules in the browser, so the board can highlight the legal steps, explain an illegal
 // one, and let a player build a turn step by step before sending it. The server checks every turn
 // with the engine; this mirrors arbiter/engine/paper_soccer.py (same field, same closed-direction

@@ -1,3 +1,4 @@
+// @ts-check
 // Tic-tac-toe in an n×n×n cube, drawn as its n layers side by side (wrapping on narrow screens).
 // A move is [x, y, z]: x the column, y the row from the top, z the layer; its text is the layer's
 // m,n,k cell, a colon and the layer number from 1 ("b2:2" is the centre of 3×3×3).
@@ -46,6 +47,7 @@ export class Board {
     });
   }
 
+  /** @param {number[]} cell x, y and z */
   index([x, y, z]) {
     return (z * this.n + y) * this.n + x;
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // Small DOM helpers shared by every view: element builders, notices, and text formatting.
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -61,9 +62,14 @@ export function s(tag, attrs, ...children) {
   return build(document.createElementNS(SVG_NS, tag), attrs, children);
 }
 
-/** Show a short message at the top of the page; errors stay until dismissed or replaced. */
+/**
+ * Show a short message at the top of the page; errors stay until dismissed or replaced.
+ * @param {string} text
+ * @param {string} [kind] info | error
+ * @param {{ timeoutMs?: number, actions?: { label: string, run: () => void }[] }} [options]
+ */
 export function notify(text, kind = "info", { timeoutMs, actions = [] } = {}) {
-  const area = document.getElementById("notices");
+  const area = /** @type {HTMLElement} */ (document.getElementById("notices")); // index.html's
   const close = () => note.remove();
   const note = h(
     "div",
@@ -75,7 +81,7 @@ export function notify(text, kind = "info", { timeoutMs, actions = [] } = {}) {
     h("button", { class: "notice-close", "aria-label": "dismiss", onclick: close }, "×"),
   );
   area.append(note);
-  while (area.children.length > 4) area.firstElementChild.remove();
+  while (area.children.length > 4) area.firstElementChild?.remove();
   const wait = timeoutMs ?? (kind === "error" ? 12000 : 6000);
   if (wait > 0) setTimeout(close, wait);
   return close;

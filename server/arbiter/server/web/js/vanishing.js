@@ -1,3 +1,4 @@
+// @ts-check
 // Vanishing tic-tac-toe: the 3×3 board where at most six stones stand. From the 7th ply on, the
 // mover's oldest stone vanishes after the new one is placed, so that stone is marked as the next
 // to go; its square stays taken until then. Moves and their text are those of m,n,k.
