@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import typing
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from .base import Rater, StoreError, check_result
 from .migrations import MIGRATIONS, POSTGRESQL_PRELUDE, SCHEMA_VERSION, for_postgresql
-from .sql import EndWrite, MoveWrite, Query, SqlStore, StartWrite, Write
+from .sql import MOVE_VALUES, START_COLUMNS, EndWrite, MoveWrite, Query, SqlStore, StartWrite, Write
 
 log = logging.getLogger("arbiter.server.store")
 
@@ -41,6 +42,30 @@ BACKLOG_BATCHES = 4  # a backlog is written up to this many batches per transact
 # Keys of the advisory locks Arbiter takes (any 64-bit numbers no other program on the database uses).
 MIGRATION_LOCK = 0x4172626974657201
 RATINGS_LOCK = 0x4172626974657202
+
+
+# Array types of the row fields a batch unnests (an optional field's is its type's).
+_ARRAYS: dict[object, str] = {int: "bigint", float: "float8", str: "text"}
+
+
+def _unnest(row: type[tuple[Any, ...]]) -> str:
+    """``unnest(%s::text[], …) AS u(name, …)``: a row type's fields as arrays, one parameter each."""
+    hints = typing.get_type_hints(row)
+    types = [_ARRAYS[next(t for t in typing.get_args(h) or (h,) if t is not type(None))] for h in hints.values()]
+    return f"unnest({', '.join(f'%s::{t}[]' for t in types)}) AS u({', '.join(hints)})"
+
+
+_INSERT_GAMES = (
+    f"INSERT INTO games ({', '.join(START_COLUMNS)}, first_id, second_id) SELECT u.*, p1.id, p2.id"
+    f" FROM {_unnest(StartWrite)} LEFT JOIN players p1 ON p1.name = u.first_name"
+    " LEFT JOIN players p2 ON p2.name = u.second_name ON CONFLICT (match_id) DO NOTHING RETURNING match_id, id"
+)
+_COPY_MOVES = f"COPY moves (game_id, {', '.join(MOVE_VALUES)}) FROM STDIN"
+_INSERT_MOVES = (
+    f"INSERT INTO moves (game_id, {', '.join(MOVE_VALUES)}) SELECT g.id, {', '.join('u.' + c for c in MOVE_VALUES)}"
+    f" FROM {_unnest(MoveWrite)} JOIN games g ON g.match_id = u.match_id ON CONFLICT (game_id, ply) DO UPDATE"
+    f" SET {', '.join(f'{c} = EXCLUDED.{c}' for c in MOVE_VALUES[1:])}"
+)
 
 
 def _sql(query: str) -> str:
@@ -291,27 +316,7 @@ class PostgresStore(SqlStore[_Connection]):
     ) -> None:
         # One statement for every start, the players' ids joined in; the new games' ids come back
         # for the moves' COPY (a start written before, by a retry, is looked up).
-        games = [w.start for w in starts]
-        cursor = await conn.raw.execute(
-            "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id,"
-            " clock, rated, started, pool, first_level, second_level, opening)"
-            " SELECT u.match_id, u.game, u.params, u.first_name, u.second_name, p1.id, p2.id, u.clock,"
-            " u.rated, u.started, u.pool, u.first_level, u.second_level, u.opening FROM unnest("
-            "%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::int[],"
-            " %s::float8[], %s::text[], %s::int[], %s::int[], %s::int[]) AS u(match_id, game, params,"
-            " first_name, second_name, clock, rated, started, pool, first_level, second_level, opening)"
-            " LEFT JOIN players p1 ON p1.name = u.first_name"
-            " LEFT JOIN players p2 ON p2.name = u.second_name"
-            " ON CONFLICT (match_id) DO NOTHING RETURNING match_id, id",
-            (
-                [s.match_id for s in games], [s.game for s in games],
-                [w.params_json for w in starts], [s.players[0] for s in games],
-                [s.players[1] for s in games], [w.clock_json for w in starts],
-                [int(s.rated) for s in games], [s.started for s in games], [s.pool for s in games],
-                [s.levels[0] for s in games], [s.levels[1] for s in games],
-                [s.opening for s in games],
-            ),
-        )  # fmt: skip
+        cursor = await conn.raw.execute(_INSERT_GAMES, [list(column) for column in zip(*starts, strict=True)])
         for match_id, game_id in await cursor.fetchall():
             game_ids[match_id], next_ply[match_id] = game_id, 0
 
@@ -326,26 +331,12 @@ class PostgresStore(SqlStore[_Connection]):
                 # way rows go into PostgreSQL (no statement per row, no conflict check).
                 # The rows are formatted here in one string: a row at a time through
                 # write_row costs the event loop twice as much.
-                async with cursor.copy("COPY moves (game_id, ply, move, elapsed_ms, info) FROM STDIN") as copy:
+                async with cursor.copy(_COPY_MOVES) as copy:
                     await copy.write("".join(following))
             if latest:
                 # The others (a game adopted from another node, a move sent again) in one
                 # statement, arrays unnested server-side, looked up by match id.
-                await cursor.execute(
-                    "INSERT INTO moves (game_id, ply, move, elapsed_ms, info)"
-                    " SELECT g.id, u.ply, u.move, u.elapsed_ms, u.info FROM unnest("
-                    "%s::text[], %s::bigint[], %s::text[], %s::bigint[], %s::text[])"
-                    " AS u(match_id, ply, move, elapsed_ms, info) JOIN games g ON g.match_id = u.match_id"
-                    " ON CONFLICT (game_id, ply) DO UPDATE SET move = EXCLUDED.move,"
-                    " elapsed_ms = EXCLUDED.elapsed_ms, info = EXCLUDED.info",
-                    (
-                        [m.match_id for m in latest],
-                        [m.ply for m in latest],
-                        [m.move_json for m in latest],
-                        [max(0, m.elapsed_ms) for m in latest],
-                        [m.info_json for m in latest],
-                    ),
-                )
+                await cursor.execute(_INSERT_MOVES, [list(column) for column in zip(*latest, strict=True)])
 
     async def _end_all(self, conn: _Connection, ends: list[EndWrite]) -> dict[str, tuple[int, int]]:
         """Write the ends of games still live in one statement (the rows stay locked until commit);
@@ -416,8 +407,8 @@ async def _warm(conn: AsyncConnection[Any]) -> None:
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def _copy_field(value: str | None) -> str:
-    return "\\N" if value is None else value.translate(_COPY_ESCAPES)
+def _copy_field(value: object) -> str:
+    return "\\N" if value is None else str(value).translate(_COPY_ESCAPES)
 
 
 def _following(
@@ -430,10 +421,7 @@ def _following(
     for move in moves:
         game_id = game_ids.get(move.match_id)
         if game_id is not None and next_ply.get(move.match_id) == move.ply:
-            following.append(
-                f"{game_id}\t{move.ply}\t{_copy_field(move.move_json)}\t{max(0, move.elapsed_ms)}"
-                f"\t{_copy_field(move.info_json)}\n"
-            )
+            following.append(f"{game_id}\t" + "\t".join(map(_copy_field, move[1:])) + "\n")
             next_ply[move.match_id] = move.ply + 1
         else:
             rest.append(move)

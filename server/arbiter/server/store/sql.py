@@ -25,7 +25,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 from arbiter.server.pools import game_of, pool_key
 from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
@@ -129,20 +129,38 @@ def run_now(coro: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a store coroutine waited for something on a thread without an event loop")
 
 
-@dataclass(frozen=True)
-class StartWrite:
-    start: GameStart
-    params_json: str
-    clock_json: str
+class StartWrite(NamedTuple):
+    """A game's start: the columns of ``games`` it writes, by name and in order (the players' ids
+    are looked up by name). A column a start sets is one more field here."""
+
+    match_id: str
+    game: str
+    params: str  # JSON
+    first_name: str
+    second_name: str
+    clock: str  # JSON
+    rated: int
+    started: float
+    pool: str | None
+    first_level: int | None
+    second_level: int | None
+    opening: int
 
 
-@dataclass(frozen=True)
-class MoveWrite:
+class MoveWrite(NamedTuple):
+    """A move: the columns of ``moves`` it writes, by name and in order (``match_id`` becomes the
+    game's id). A column a move sets is one more field here."""
+
     match_id: str
     ply: int
-    move_json: str
+    move: str  # JSON of the wire value
     elapsed_ms: int
-    info_json: str | None = None
+    info: str | None  # JSON map, or NULL
+
+
+# What a batch writes, in the order of the rows' fields: a start's columns, a move's after its game id.
+START_COLUMNS: tuple[str, ...] = StartWrite._fields
+MOVE_VALUES: tuple[str, ...] = MoveWrite._fields[1:]
 
 
 @dataclass(frozen=True)
@@ -443,11 +461,14 @@ class SqlStore(Store, Generic[C]):
 
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:
-        self._enqueue(StartWrite(start, to_json(start.params), to_json(start.clock)))
+        self._enqueue(
+            StartWrite(start.match_id, start.game, to_json(start.params), *start.players, to_json(start.clock),
+                       int(start.rated), start.started, start.pool, *start.levels, start.opening)
+        )  # fmt: skip
 
     def record_move(self, match_id: str, move: MoveRecord) -> None:
         info = None if move.info is None else to_json(move.info)
-        self._enqueue(MoveWrite(match_id, move.ply, to_json(move.move), int(move.elapsed_ms), info))
+        self._enqueue(MoveWrite(match_id, move.ply, to_json(move.move), max(0, int(move.elapsed_ms)), info))
 
     def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
         self._enqueue(RefusalWrite(match_id, refusal))

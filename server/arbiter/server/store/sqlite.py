@@ -41,7 +41,19 @@ from typing import Any, TypeVar
 
 from .base import Rater, StoreError, check_result
 from .migrations import NewerSchema, migrate
-from .sql import Ends, EndWrite, MoveWrite, Query, RefusalWrite, SqlStore, StartWrite, Write, run_now
+from .sql import (
+    MOVE_VALUES,
+    START_COLUMNS,
+    Ends,
+    EndWrite,
+    MoveWrite,
+    Query,
+    RefusalWrite,
+    SqlStore,
+    StartWrite,
+    Write,
+    run_now,
+)
 
 log = logging.getLogger("arbiter.server.store")
 
@@ -86,6 +98,12 @@ class _Job:
 
 
 _STOP = object()
+_PLAYER_ID = "(SELECT id FROM players WHERE name = ?)"
+_INSERT_GAME = (
+    f"INSERT INTO games ({', '.join(START_COLUMNS)}, first_id, second_id)"
+    f" VALUES ({', '.join('?' * len(START_COLUMNS))}, {_PLAYER_ID}, {_PLAYER_ID}) RETURNING id"
+)
+_INSERT_MOVE = f"INSERT OR REPLACE INTO moves (game_id, {', '.join(MOVE_VALUES)}) VALUES (?{', ?' * len(MOVE_VALUES)})"
 
 
 class SqliteStore(SqlStore[_Connection]):
@@ -289,34 +307,24 @@ class SqliteStore(SqlStore[_Connection]):
     async def _insert_games(
         self, conn: _Connection, starts: list[StartWrite], game_ids: dict[str, int], next_ply: dict[str, int]
     ) -> None:
-        for write in starts:
-            start = write.start
+        for start in starts:
             if await conn.fetchone("SELECT 1 FROM games WHERE match_id = ?", (start.match_id,)):
                 log.error("%s: match %s was already started; second start dropped", self.path, start.match_id)
                 continue
-            ids = [await _player_id(conn, name) for name in start.players]
-            row = await conn.fetchone(
-                "INSERT INTO games (match_id, game, params, first_name, second_name, first_id, second_id, clock,"
-                " rated, started, pool, first_level, second_level, opening)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (start.match_id, start.game, write.params_json, *start.players, *ids, write.clock_json,
-                 int(start.rated), start.started, start.pool, *start.levels, start.opening),
-            )  # fmt: skip
+            row = await conn.fetchone(_INSERT_GAME, (*start, start.first_name, start.second_name))
             game_ids[start.match_id] = row[0]
 
     async def _insert_moves(
         self, conn: _Connection, moves: list[MoveWrite], game_ids: dict[str, int], next_ply: dict[str, int]
     ) -> None:
         rows = []
-        for write in moves:
-            game_id = game_ids.get(write.match_id) or await _game_id(conn, write.match_id)
+        for move in moves:
+            game_id = game_ids.get(move.match_id) or await _game_id(conn, move.match_id)
             if game_id is None:
-                log.error("%s: move %d for unknown match %s dropped", self.path, write.ply, write.match_id)
+                log.error("%s: move %d for unknown match %s dropped", self.path, move.ply, move.match_id)
                 continue
-            rows.append((game_id, write.ply, write.move_json, max(0, write.elapsed_ms), write.info_json))
-        conn.raw.executemany(
-            "INSERT OR REPLACE INTO moves (game_id, ply, move, elapsed_ms, info) VALUES (?, ?, ?, ?, ?)", rows
-        )
+            rows.append((game_id, *move[1:]))
+        conn.raw.executemany(_INSERT_MOVE, rows)
 
     # --- the side file of ends ----------------------------------------------------------------
     def _waiting_ends(self) -> dict[str, tuple[str | None, str, float]]:
@@ -404,11 +412,6 @@ class SqliteStore(SqlStore[_Connection]):
 
 async def _nothing(conn: _Connection) -> None:
     """A job that only waits for the queued writes."""
-
-
-async def _player_id(conn: _Connection, name: str) -> int | None:
-    row = await conn.fetchone("SELECT id FROM players WHERE name = ?", (name,))
-    return row[0] if row else None
 
 
 async def _game_id(conn: _Connection, match_id: str) -> int | None:
