@@ -6,6 +6,12 @@ rows as tuples, ``async with conn.transaction()``. SQLite's connection answers a
 thread runs these coroutines to their end without an event loop (``run_now``); PostgreSQL's are
 awaited on the server's loop.
 
+The write queue: starts, moves, refused moves and ends wait in ``_pending`` and a driver commits
+them in batches (``_write_pending``), each in one transaction. A batch that fails with one of the
+driver's ``failures`` stays queued and is tried again after a pause that doubles up to
+MAX_RETRY_PAUSE, logged once while it lasts, and its ends' callers hear that their end is kept; a
+batch with a write the schema ``refused`` is written one by one, that write dropped alone.
+
 What the dialects really do differently stays in the drivers: how a batch's starts and moves go
 in (SQLite row by row; PostgreSQL as arrays unnested, the moves by COPY), PostgreSQL's row and
 advisory locks, when the queue is written (a thread's deadlines, a task's events), where an end
