@@ -288,10 +288,11 @@ class PostgresStore(SqlStore[_Connection]):
     async def _write_queue(self) -> None:
         # A full batch starts a commit; a backlog (writes that queued while the last commit ran)
         # goes in fewer, larger transactions, up to BACKLOG_BATCHES batches in one.
-        if not await self._write_pending(max(self.batch_size, 1) * BACKLOG_BATCHES):
+        error = await self._write_pending(max(self.batch_size, 1) * BACKLOG_BATCHES)
+        if error is not None:
             for waiter in self._flushes:
                 if not waiter.future.done():
-                    waiter.future.set_exception(self._last_write_error or StoreError(f"{self.where}: writes failed"))
+                    waiter.future.set_exception(error)
             self._flushes.clear()
             return
         if self._pending:

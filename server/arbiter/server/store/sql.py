@@ -609,9 +609,9 @@ class SqlStore(Store, Generic[C]):
         """Seconds until a failed batch is tried again: doubling with each failure, up to a limit."""
         return min(MAX_RETRY_PAUSE, self.flush_interval * 2**self._failed_attempts)
 
-    async def _write_pending(self, count: int) -> bool:
+    async def _write_pending(self, count: int) -> StoreError | None:
         """Commit the first ``count`` queued writes in one transaction; on a failure keep them
-        queued, log it (once while it lasts), tell their ends' callers, and return False."""
+        queued, log it (once while it lasts), tell their ends' callers, and return it."""
         batch = self._pending[:count]
         try:
             try:
@@ -623,23 +623,23 @@ class SqlStore(Store, Generic[C]):
                 self._next_ply.clear()
                 await self._write_one_by_one(len(batch))
         except self.failures as exc:
-            error = self._error(exc)
+            error = kept = self._error(exc)
             self._failed_attempts += 1
             if self._failed_attempts == 1:
                 log.error("%s: %d queued writes not saved, will retry: %s", self.where, len(self._pending), error)
             self._last_write_error = error
             ends = [w for w in self._pending[: len(batch)] if isinstance(w, EndWrite)]
             if self._keep_ends(ends):
-                error = StoreError(f"{error}; the end is kept and will be written when {self.back}")
+                kept = StoreError(f"{error}; the end is kept and will be written when {self.back}")
             for end in ends:
                 if not end.future.done():  # a caller that gave up (cancelled) has its end kept all the same
-                    end.future.set_exception(error)
-            return False
+                    end.future.set_exception(kept)
+            return error
         if self._failed_attempts:
             log.warning("%s: queued writes saved after %d failed attempts", self.where, self._failed_attempts)
         self._failed_attempts = 0
         self._last_write_error = None
-        return True
+        return None
 
     async def _write_one_by_one(self, count: int) -> None:
         """A batch broke a constraint (a server bug): save what can be saved, drop only the culprits."""

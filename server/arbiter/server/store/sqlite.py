@@ -296,7 +296,7 @@ class SqliteStore(SqlStore[_Connection]):
 
     def _write_queue(self) -> float | None:
         """Commit the queued writes; on failure keep them and return when to try again."""
-        if not self._pending or run_now(self._write_pending(len(self._pending))):
+        if not self._pending or run_now(self._write_pending(len(self._pending))) is None:
             return None
         return time.monotonic() + self._retry_pause()
 
