@@ -33,7 +33,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from .base import Rater, StoreError, check_result
 from .migrations import MIGRATIONS, POSTGRESQL_PRELUDE, SCHEMA_VERSION, for_postgresql
-from .sql import MOVE_VALUES, START_COLUMNS, EndWrite, MoveWrite, Query, SqlStore, StartWrite, Write
+from .sql import INSERT_GAME, MOVE_VALUES, EndWrite, MoveWrite, Query, SqlStore, StartWrite, Write
 
 log = logging.getLogger("arbiter.server.store")
 
@@ -56,7 +56,7 @@ def _unnest(row: type[tuple[Any, ...]]) -> str:
 
 
 _INSERT_GAMES = (
-    f"INSERT INTO games ({', '.join(START_COLUMNS)}, first_id, second_id) SELECT u.*, p1.id, p2.id"
+    f"{INSERT_GAME} SELECT u.*, p1.id, p2.id"
     f" FROM {_unnest(StartWrite)} LEFT JOIN players p1 ON p1.name = u.first_name"
     " LEFT JOIN players p2 ON p2.name = u.second_name ON CONFLICT (match_id) DO NOTHING RETURNING match_id, id"
 )

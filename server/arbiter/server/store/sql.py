@@ -167,6 +167,8 @@ class MoveWrite(NamedTuple):
 # What a batch writes, in the order of the rows' fields: a start's columns, a move's after its game id.
 START_COLUMNS: tuple[str, ...] = StartWrite._fields
 MOVE_VALUES: tuple[str, ...] = MoveWrite._fields[1:]
+# A start's row and its players' ids (looked up by name); how the values come is the dialect's.
+INSERT_GAME = f"INSERT INTO games ({', '.join(START_COLUMNS)}, first_id, second_id)"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 from .base import Rater, StoreError, check_result
 from .migrations import NewerSchema, migrate
 from .sql import (
+    INSERT_GAME,
     MOVE_VALUES,
     START_COLUMNS,
     Ends,
@@ -99,10 +100,7 @@ class _Job:
 
 _STOP = object()
 _PLAYER_ID = "(SELECT id FROM players WHERE name = ?)"
-_INSERT_GAME = (
-    f"INSERT INTO games ({', '.join(START_COLUMNS)}, first_id, second_id)"
-    f" VALUES ({', '.join('?' * len(START_COLUMNS))}, {_PLAYER_ID}, {_PLAYER_ID}) RETURNING id"
-)
+_INSERT_GAME = f"{INSERT_GAME} VALUES ({', '.join('?' * len(START_COLUMNS))}, {_PLAYER_ID}, {_PLAYER_ID}) RETURNING id"
 _INSERT_MOVE = f"INSERT OR REPLACE INTO moves (game_id, {', '.join(MOVE_VALUES)}) VALUES (?{', ?' * len(MOVE_VALUES)})"
 
 
