@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Game, ParamError, State
+from .five import FiveGame
 from .mnk import MnkGame
 from .paper_soccer import PaperSoccerGame
 from .ttt3d import Ttt3dGame
 from .vanishing import VanishingGame
 
-FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame, VanishingGame, Ttt3dGame, PaperSoccerGame)}
+FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame, VanishingGame, Ttt3dGame, PaperSoccerGame, FiveGame)}
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,18 @@ PRESETS: dict[str, Preset] = {
         Preset("gomoku10", "mnk", {"m": 10, "n": 10, "k": 5}, "10x10 five in a row (Machinarium)"),
         Preset("gomoku", "mnk", {"m": 15, "n": 15, "k": 5}, "15x15 gomoku; exact=true for exact five"),
         Preset("qubic", "ttt3d", {"n": 4}, "4x4x4 cube tic-tac-toe (Qubic)"),
+        Preset(
+            "renju",
+            "five",
+            {"m": 15, "n": 15, "rule": "renju", "exact": False},
+            "15x15 renju (RIF rules): black's double-three, double-four and overline are forbidden",
+        ),
+        Preset(
+            "caro",
+            "five",
+            {"m": 15, "n": 15, "rule": "caro"},
+            "15x15 caro: a five blocked at both ends does not win; exact=true: no overline wins",
+        ),
     )
 }
 

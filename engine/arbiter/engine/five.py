@@ -1,0 +1,490 @@
+"""Five in a row under a tournament rule: renju (forbidden points for black) or caro (blocked fives).
+
+Both are played like gomoku on an m×n board (moves, text notation and the state layout are the
+m,n,k family's: ``board[m*n]`` then the stack of cells played); only who wins and, in renju, which
+cells black may take differ. Kernels take ``p = [m, n, rule, exact]`` (``rule`` 0 renju, 1 caro).
+
+**renju** — the Renju International Federation's rules ("The International Rules of Renju", RIF,
+1996 with the 1998 correction, renju.net/study/rifrules.php), articles 3 (terms) and 9 (forbidden
+moves): black moves first; a *five* is an unbroken row of exactly five stones and an *overline*
+one of six or more; a *four* is a row of four to which one stone can be added to make five, a
+*straight four* one to which that can be done in two ways; a *three* is a row of three to which
+one stone can be added, without making a five at the same time, to make a straight four. Black
+wins only with a five (9.2), white with a five or an overline (9.1). A black move that makes a
+double-three, a double-four (two or more threes or fours meeting at the new stone; two fours on
+one line count) or an overline is forbidden (9.3), unless it makes a five at the same time (9.2:
+the five takes precedence). A three is a three only if black may actually play the point that
+makes it a straight four (the renju.net explanations of 9.3, and Gomocup's renju rule, which is the
+RIF rule): that point's own legality is the same question again, one stone further on, and is
+answered recursively, to ``MAX_DEPTH`` nested points (beyond that, which no real position reaches,
+the point counts as legal). RIF has black lose on playing a forbidden point once white points it
+out; here, as in Gomocup and on every renju server, a forbidden point is simply not a legal move
+(``legal`` omits it, ``forbidden_kind`` says why). A black with no legal point left (every empty
+point forbidden) would have to pass, which moves here cannot express: the game is then drawn,
+reason ``stuck``. White has no forbidden points. The opening rules (swap2, Yamaguchi, …) are not
+part of these rules.
+
+**caro** — Vietnamese five in a row as Gomocup's manager Piskvork judges it (``INFO rule`` 8,
+"Caro with overlines", or with ``exact`` rule 9, "standard Caro"; Piskvork's game.cpp): a row of
+exactly five wins unless both of its ends are the opponent's stones. The edge of the board is not
+a block: a five against the edge, or against the edge and one opponent stone, wins. An overline
+(six or more) wins whatever its ends, or never with ``exact``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from .base import (
+    HASH,
+    HEADER,
+    PLY,
+    REASON,
+    REASON_BOARD_FULL,
+    REASON_LINE,
+    REASON_STUCK,
+    STATUS,
+    STATUS_DRAW,
+    STATUS_ONGOING,
+    TO_MOVE,
+    IllegalMove,
+    Move,
+    Param,
+    ParamError,
+)
+from .fastrandom import below, seed_from_numpy
+from .mnk import MAX_SIDE, ZOBRIST, MnkGame, MnkState
+
+RULE_RENJU = 0
+RULE_CARO = 1
+RULES = ("renju", "caro")
+BLACK = 1
+WHITE = 2
+FIVE = 5
+MAX_DEPTH = 16  # nested three-completing points followed before one is taken as legal
+
+NOT_FORBIDDEN = 0
+OVERLINE = 1
+DOUBLE_FOUR = 2
+DOUBLE_THREE = 3
+FORBIDDEN_NAMES = {OVERLINE: "overline", DOUBLE_FOUR: "double-four", DOUBLE_THREE: "double-three"}
+
+
+@njit(cache=True, inline="always")
+def delta(d):
+    """The step of direction ``d``: along a row, a column, the diagonal, the anti-diagonal."""
+    if d == 0:
+        return 1, 0
+    if d == 1:
+        return 0, 1
+    if d == 2:
+        return 1, 1
+    return 1, -1
+
+
+@njit(cache=True, inline="always")
+def at(board, m, n, x, y):
+    """The stone on (x, y), or -1 off the board."""
+    if 0 <= x < m and 0 <= y < n:
+        return board[y * m + x]
+    return -1
+
+
+@njit(cache=True, inline="always")
+def stretch(board, m, n, x, y, dx, dy, stone):
+    """How many ``stone`` follow (x, y) in a row, stepping (dx, dy): (x, y) itself not counted."""
+    count = 0
+    x += dx
+    y += dy
+    while 0 <= x < m and 0 <= y < n and board[y * m + x] == stone:
+        count += 1
+        x += dx
+        y += dy
+    return count
+
+
+@njit(cache=True)
+def wins(board, m, n, rule, exact, x, y, stone):
+    """Whether ``stone``, just placed on (x, y), made a winning row under ``rule``."""
+    for d in range(4):
+        dx, dy = delta(d)
+        back = stretch(board, m, n, x, y, -dx, -dy, stone)
+        ahead = stretch(board, m, n, x, y, dx, dy, stone)
+        run = back + ahead + 1
+        if rule == RULE_RENJU:
+            if run == FIVE or (run > FIVE and stone == WHITE):
+                return True
+        elif run > FIVE:
+            if not exact:
+                return True
+        elif run == FIVE:
+            other = 3 - stone
+            before = at(board, m, n, x - (back + 1) * dx, y - (back + 1) * dy)
+            after = at(board, m, n, x + (ahead + 1) * dx, y + (ahead + 1) * dy)
+            if before != other or after != other:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def makes_five(board, m, n, x, y):
+    """Whether black on (x, y) (already placed) has exactly five in some direction."""
+    for d in range(4):
+        dx, dy = delta(d)
+        if stretch(board, m, n, x, y, -dx, -dy, BLACK) + stretch(board, m, n, x, y, dx, dy, BLACK) + 1 == FIVE:
+            return True
+    return False
+
+
+@njit(cache=True)
+def fours_on_line(board, m, n, x, y, dx, dy, back, ahead):
+    """Fours that black's stone on (x, y) (placed; its run spans ``back`` behind, ``ahead`` ahead)
+    makes along (dx, dy): 0, 1 (a four, or a straight four: both ends complete the same four stones)
+    or 2 (two fours on one line, as ``x.xxx.x``). Only the empty points touching the run can make a
+    five with it, so those two are all there is to try."""
+    run = back + ahead + 1
+    count = 0
+    for side in range(2):
+        step = -1 if side == 0 else 1
+        reach = back + 1 if side == 0 else ahead + 1
+        ex, ey = x + step * reach * dx, y + step * reach * dy
+        if at(board, m, n, ex, ey) == 0 and run + 1 + stretch(board, m, n, ex, ey, step * dx, step * dy, BLACK) == FIVE:
+            count += 1
+    if count == 2 and run == 4:
+        return 1  # a straight four
+    return count
+
+
+@njit(cache=True)
+def forbidden(board, m, n, x, y, depth):
+    """Why black may not play the empty point (x, y): ``OVERLINE``, ``DOUBLE_FOUR``, ``DOUBLE_THREE``,
+    or ``NOT_FORBIDDEN``. ``board`` is changed while it looks, and restored.
+
+    A five first (it overrides everything), then overline, double-four, double-three. A line is a
+    three when a stone on one of the two empty points touching the run through (x, y) makes a
+    straight four there (a run of four, both ends empty, neither end's completion an overline),
+    makes no five anywhere, and is itself a legal point for black: ``forbidden`` again, one level
+    deeper, with (x, y) now black. A line holding a four cannot also hold a three.
+    """
+    board[y * m + x] = BLACK
+    result = NOT_FORBIDDEN
+    overline = False
+    fours = 0
+    four_lines = 0  # bit d: direction d holds a four
+    five = False
+    for d in range(4):
+        dx, dy = delta(d)
+        back = stretch(board, m, n, x, y, -dx, -dy, BLACK)
+        ahead = stretch(board, m, n, x, y, dx, dy, BLACK)
+        run = back + ahead + 1
+        if run == FIVE:
+            five = True
+            break
+        if run > FIVE:
+            overline = True
+        else:
+            found = fours_on_line(board, m, n, x, y, dx, dy, back, ahead)
+            if found:
+                fours += found
+                four_lines |= 1 << d
+    if five:
+        result = NOT_FORBIDDEN
+    elif overline:
+        result = OVERLINE
+    elif fours >= 2:
+        result = DOUBLE_FOUR
+    else:
+        threes = 0
+        for d in range(4):
+            if four_lines & (1 << d) or threes >= 2:
+                continue
+            dx, dy = delta(d)
+            back = stretch(board, m, n, x, y, -dx, -dy, BLACK)
+            ahead = stretch(board, m, n, x, y, dx, dy, BLACK)
+            run = back + ahead + 1
+            for side in range(2):
+                step = -1 if side == 0 else 1
+                reach = back + 1 if side == 0 else ahead + 1
+                ex, ey = x + step * reach * dx, y + step * reach * dy
+                if at(board, m, n, ex, ey) != 0:
+                    continue
+                joined = stretch(board, m, n, ex, ey, step * dx, step * dy, BLACK)
+                if run + 1 + joined != 4:
+                    continue
+                lo = back + 1 + joined if side == 0 else back  # the four's extent behind (x, y) ...
+                hi = ahead if side == 0 else ahead + 1 + joined  # ... and ahead of it
+                lx, ly = x - (lo + 1) * dx, y - (lo + 1) * dy
+                hx, hy = x + (hi + 1) * dx, y + (hi + 1) * dy
+                if at(board, m, n, lx, ly) != 0 or at(board, m, n, hx, hy) != 0:
+                    continue
+                if at(board, m, n, lx - dx, ly - dy) == BLACK or at(board, m, n, hx + dx, hy + dy) == BLACK:
+                    continue  # completing that end would make an overline: not a straight four
+                board[ey * m + ex] = BLACK
+                completes_five = makes_five(board, m, n, ex, ey)
+                board[ey * m + ex] = 0
+                if completes_five:
+                    continue
+                if depth >= MAX_DEPTH or forbidden(board, m, n, ex, ey, depth + 1) == NOT_FORBIDDEN:
+                    threes += 1
+                    break
+        if threes >= 2:
+            result = DOUBLE_THREE
+    board[y * m + x] = 0
+    return result
+
+
+@njit(cache=True)
+def may_be_forbidden(board, m, n, x, y):
+    """A cheap necessary condition for (x, y) to be forbidden: two lines with two black stones
+    each within four points (a double-three or double-four), or one with four within five (an
+    overline, or two fours on one line). Most empty points fail it, and skip the full check."""
+    busy = 0
+    for d in range(4):
+        dx, dy = delta(d)
+        near = 0
+        far = 0
+        for t in range(1, 6):
+            if at(board, m, n, x + t * dx, y + t * dy) == BLACK:
+                far += 1
+                if t < 5:
+                    near += 1
+            if at(board, m, n, x - t * dx, y - t * dy) == BLACK:
+                far += 1
+                if t < 5:
+                    near += 1
+        if far >= 4:
+            return True
+        if near >= 2:
+            busy += 1
+            if busy >= 2:
+                return True
+    return False
+
+
+@njit(cache=True)
+def black_forbidden(board, m, n, cell):
+    """``forbidden`` for the empty ``cell``, after the cheap test that clears most points."""
+    x = cell % m
+    y = cell // m
+    if not may_be_forbidden(board, m, n, x, y):
+        return NOT_FORBIDDEN
+    return forbidden(board, m, n, x, y, 0)
+
+
+@njit(cache=True)
+def forbidden_at(p, s, cell):
+    """Why ``cell`` is forbidden, if black is to move in a renju game still going on; else NOT_FORBIDDEN."""
+    if p[2] != RULE_RENJU or s[TO_MOVE] != 0 or s[STATUS] != STATUS_ONGOING or s[HEADER + cell] != 0:
+        return NOT_FORBIDDEN
+    if s[PLY] < 8:  # a forbidden point needs four black stones besides the new one
+        return NOT_FORBIDDEN
+    return black_forbidden(s[HEADER : HEADER + p[0] * p[1]], p[0], p[1], cell)
+
+
+@njit(cache=True)
+def legal(p, s, out):
+    """Write the legal cells in row-major order to ``out``: the empty ones, less black's forbidden
+    points in renju; return how many."""
+    if s[STATUS] != STATUS_ONGOING:
+        return 0
+    size = p[0] * p[1]
+    count = 0
+    for c in range(size):
+        if s[HEADER + c] == 0 and forbidden_at(p, s, c) == NOT_FORBIDDEN:
+            out[count] = c
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def forbidden_cells(p, s, out):
+    """Write black's forbidden points (cell, then its code) to ``out``; return how many points."""
+    count = 0
+    if p[2] != RULE_RENJU or s[TO_MOVE] != 0 or s[STATUS] != STATUS_ONGOING:
+        return 0
+    for c in range(p[0] * p[1]):
+        kind = forbidden_at(p, s, c)
+        if kind != NOT_FORBIDDEN:
+            out[2 * count] = c
+            out[2 * count + 1] = kind
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def black_is_stuck(p, s):
+    """Whether black, to move in renju, has no legal point though empty ones remain."""
+    for c in range(p[0] * p[1]):
+        if s[HEADER + c] == 0 and forbidden_at(p, s, c) == NOT_FORBIDDEN:
+            return False
+    return True
+
+
+@njit(cache=True)
+def play(p, s, cell):
+    """Place the side to move's stone on ``cell`` (assumed legal) and update status and hash."""
+    m = p[0]
+    n = p[1]
+    size = m * n
+    player = s[TO_MOVE]
+    stone = player + 1
+    s[HEADER + cell] = stone
+    s[HEADER + size + s[PLY]] = cell
+    s[PLY] += 1
+    s[HASH] ^= ZOBRIST[player * MAX_SIDE * MAX_SIDE + cell]
+    s[TO_MOVE] = 1 - player
+    if wins(s[HEADER : HEADER + size], m, n, p[2], p[3], cell % m, cell // m, stone):
+        s[STATUS] = stone  # STATUS_WIN0 == 1, STATUS_WIN1 == 2
+        s[REASON] = REASON_LINE
+    elif s[PLY] == size:
+        s[STATUS] = STATUS_DRAW
+        s[REASON] = REASON_BOARD_FULL
+    elif p[2] == RULE_RENJU and player == 1 and black_is_stuck(p, s):
+        s[STATUS] = STATUS_DRAW
+        s[REASON] = REASON_STUCK
+
+
+@njit(cache=True)
+def play_if_legal(p, s, cell):
+    """``play`` when ``cell`` is legal here: the ply before it; else -1, nothing changed."""
+    if s[STATUS] != STATUS_ONGOING or s[HEADER + cell] != 0 or forbidden_at(p, s, cell) != NOT_FORBIDDEN:
+        return -1
+    ply = s[PLY]
+    play(p, s, cell)
+    return ply
+
+
+@njit(cache=True)
+def playout(p, s, buffer):
+    """Random play from ``s`` to the end, on ``s`` itself (pass a copy); return the final status.
+
+    Uniform among the legal cells at every turn: a random empty cell, and for black in renju a
+    forbidden one is set aside (after the untried ones) and another drawn, until one is legal; the
+    set-aside cells return with the next turn, when they may be legal again. ``s`` is left as
+    ``mnk.playout`` leaves it: the final board, ``PLY``, ``STATUS`` and ``REASON``.
+    """
+    m = p[0]
+    n = p[1]
+    if s[STATUS] != STATUS_ONGOING:
+        return s[STATUS]
+    size = m * n
+    board = s[HEADER : HEADER + size]
+    empties = buffer
+    count = 0
+    for c in range(size):
+        if board[c] == 0:
+            empties[count] = c
+            count += 1
+    player = s[TO_MOVE]
+    renju_black = p[2] == RULE_RENJU
+    rng = seed_from_numpy()
+    while count > 0:
+        choosable = count
+        cell = -1
+        while choosable > 0:
+            rng, j = below(rng, choosable)
+            candidate = empties[j]
+            choosable -= 1
+            empties[j] = empties[choosable]
+            empties[choosable] = candidate  # the drawn cell now sits just past the choosable ones
+            if not renju_black or player == 1 or black_forbidden(board, m, n, candidate) == NOT_FORBIDDEN:
+                cell = candidate
+                empties[choosable] = empties[count - 1]
+                break
+        if cell < 0:
+            s[STATUS] = STATUS_DRAW
+            s[REASON] = REASON_STUCK
+            return STATUS_DRAW
+        count -= 1
+        stone = player + 1
+        board[cell] = stone
+        s[PLY] += 1
+        if wins(board, m, n, p[2], p[3], cell % m, cell // m, stone):
+            s[STATUS] = stone
+            s[REASON] = REASON_LINE
+            return stone
+        player = 1 - player
+    s[STATUS] = STATUS_DRAW
+    s[REASON] = REASON_BOARD_FULL
+    return STATUS_DRAW
+
+
+class FiveGame(MnkGame):
+    """Five in a row under a tournament rule: renju (black's forbidden points) or caro (blocked fives)."""
+
+    family = "five"
+    gid = 4
+    PARAMS = (
+        Param("m", int, 15, "columns", minimum=FIVE, maximum=MAX_SIDE),
+        Param("n", int, 15, "rows", minimum=FIVE, maximum=MAX_SIDE),
+        Param(
+            "rule",
+            str,
+            "renju",
+            "renju: black's double-three, double-four and overline are forbidden; caro: a five blocked at both ends does not win",
+            choices=RULES,
+        ),
+        Param("exact", bool, False, "caro only: an overline does not win"),
+    )
+
+    def validate(self) -> None:
+        if self.params["exact"] and self.params["rule"] != "caro":
+            raise ParamError("exact applies to caro only: in renju black's overline is forbidden and white's wins")
+
+    def _param_values(self) -> list[int]:
+        p = self.params
+        return [p["m"], p["n"], RULES.index(p["rule"]), int(p["exact"])]
+
+    def new_state(self) -> FiveState:
+        return FiveState(self, np.zeros(self.state_size, dtype=np.int64))
+
+
+class FiveState(MnkState):
+    game: FiveGame
+
+    def legal_actions(self) -> np.ndarray:
+        out = np.empty(self.game.max_actions, dtype=np.int64)
+        return out[: legal(self.game.param_array, self.s, out)]
+
+    def is_legal_action(self, action: int) -> bool:
+        """An empty cell of a game still going on that is not one of black's forbidden points."""
+        return super().is_legal_action(action) and forbidden_at(self.game.param_array, self.s, action) == NOT_FORBIDDEN
+
+    def _check_and_play_actions(self, actions: list[int]) -> None:
+        (action,) = actions
+        kind = forbidden_at(self.game.param_array, self.s, action) if 0 <= action < self.game.cells else NOT_FORBIDDEN
+        if kind != NOT_FORBIDDEN:
+            text = self.game.move_to_text(self._action_to_move(action))
+            raise IllegalMove(f"{text} is forbidden for black ({FORBIDDEN_NAMES[kind]})")
+        super()._check_and_play_actions(actions)
+
+    def _play_action_unchecked(self, action: int) -> None:
+        play(self.game.param_array, self.s, action)
+
+    def play_wire(self, wire: Any) -> list[int]:
+        """One kernel call for a legal cell, as ``MnkState.play_wire``; anything else the general way."""
+        if type(wire) is list and len(wire) == 2:
+            x, y = wire
+            m, n = self.game.shape
+            if type(x) is int and type(y) is int and 0 <= x < m and 0 <= y < n:
+                ply = play_if_legal(self.game.param_array, self.s, y * m + x)
+                if ply >= 0:
+                    self._move_plies.append(ply)
+                    return [x, y]
+        return super(MnkState, self).play_wire(wire)
+
+    def forbidden_points(self) -> list[Move]:
+        """Black's forbidden points when black is to move in renju (else none), row-major: what a
+        board marks so a player sees them before clicking."""
+        out = np.empty(2 * self.game.cells, dtype=np.int64)
+        count = forbidden_cells(self.game.param_array, self.s, out)
+        return [self._action_to_move(int(out[2 * i])) for i in range(count)]
+
+    def forbidden_kind(self, move: Move) -> str | None:
+        """Why black may not play ``move`` here ("overline", "double-four", "double-three"), or None."""
+        (action,) = self._move_to_actions(move)
+        kind = forbidden_at(self.game.param_array, self.s, action)
+        return FORBIDDEN_NAMES.get(kind)
