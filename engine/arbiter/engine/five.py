@@ -65,6 +65,7 @@ BLACK = 1
 WHITE = 2
 FIVE = 5
 MAX_DEPTH = 16  # nested three-completing points followed before one is taken as legal
+STACK_WIDTH = 20
 
 NOT_FORBIDDEN = 0
 OVERLINE = 1
@@ -159,30 +160,28 @@ def fours_on_line(board, m, n, x, y, dx, dy, back, ahead):
 
 
 @njit(cache=True)
-def forbidden(board, m, n, x, y, depth):
-    """Why black may not play the empty point (x, y): ``OVERLINE``, ``DOUBLE_FOUR``, ``DOUBLE_THREE``,
-    or ``NOT_FORBIDDEN``. ``board`` is changed while it looks, and restored.
+def examine(board, m, n, x, y, points, lines):
+    """Place black on the empty (x, y) and judge what needs no deeper look.
 
-    A five first (it overrides everything), then overline, double-four, double-three. A line is a
-    three when a stone on one of the two empty points touching the run through (x, y) makes a
-    straight four there (a run of four, both ends empty, neither end's completion an overline),
-    makes no five anywhere, and is itself a legal point for black: ``forbidden`` again, one level
-    deeper, with (x, y) now black. A line holding a four cannot also hold a three.
+    Returns a code (``NOT_FORBIDDEN`` for a five, which overrides everything, then ``OVERLINE``,
+    ``DOUBLE_FOUR``, or ``NOT_FORBIDDEN`` when fewer than two lines could be threes), or -(count + 1)
+    with the points that would make a three of a line into a straight four written to ``points``
+    (as cells) and their line's direction to ``lines``: those points' own legality decides. A
+    candidate touches the run through (x, y), makes a run of four with both ends empty and neither
+    end's completion an overline, and makes no five (RIF: a three becomes a straight four "without
+    at the same time a five in a row is made"). A line holding a four cannot also hold a three.
     """
     board[y * m + x] = BLACK
-    result = NOT_FORBIDDEN
     overline = False
     fours = 0
     four_lines = 0  # bit d: direction d holds a four
-    five = False
     for d in range(4):
         dx, dy = delta(d)
         back = stretch(board, m, n, x, y, -dx, -dy, BLACK)
         ahead = stretch(board, m, n, x, y, dx, dy, BLACK)
         run = back + ahead + 1
         if run == FIVE:
-            five = True
-            break
+            return NOT_FORBIDDEN
         if run > FIVE:
             overline = True
         else:
@@ -190,50 +189,111 @@ def forbidden(board, m, n, x, y, depth):
             if found:
                 fours += found
                 four_lines |= 1 << d
-    if five:
-        result = NOT_FORBIDDEN
-    elif overline:
-        result = OVERLINE
-    elif fours >= 2:
-        result = DOUBLE_FOUR
-    else:
-        threes = 0
-        for d in range(4):
-            if four_lines & (1 << d) or threes >= 2:
+    if overline:
+        return OVERLINE
+    if fours >= 2:
+        return DOUBLE_FOUR
+    count = 0
+    candidate_lines = 0
+    for d in range(4):
+        if four_lines & (1 << d):
+            continue
+        dx, dy = delta(d)
+        back = stretch(board, m, n, x, y, -dx, -dy, BLACK)
+        ahead = stretch(board, m, n, x, y, dx, dy, BLACK)
+        run = back + ahead + 1
+        for side in range(2):
+            step = -1 if side == 0 else 1
+            reach = back + 1 if side == 0 else ahead + 1
+            ex, ey = x + step * reach * dx, y + step * reach * dy
+            if at(board, m, n, ex, ey) != 0:
                 continue
-            dx, dy = delta(d)
-            back = stretch(board, m, n, x, y, -dx, -dy, BLACK)
-            ahead = stretch(board, m, n, x, y, dx, dy, BLACK)
-            run = back + ahead + 1
-            for side in range(2):
-                step = -1 if side == 0 else 1
-                reach = back + 1 if side == 0 else ahead + 1
-                ex, ey = x + step * reach * dx, y + step * reach * dy
-                if at(board, m, n, ex, ey) != 0:
-                    continue
-                joined = stretch(board, m, n, ex, ey, step * dx, step * dy, BLACK)
-                if run + 1 + joined != 4:
-                    continue
-                lo = back + 1 + joined if side == 0 else back  # the four's extent behind (x, y) ...
-                hi = ahead if side == 0 else ahead + 1 + joined  # ... and ahead of it
-                lx, ly = x - (lo + 1) * dx, y - (lo + 1) * dy
-                hx, hy = x + (hi + 1) * dx, y + (hi + 1) * dy
-                if at(board, m, n, lx, ly) != 0 or at(board, m, n, hx, hy) != 0:
-                    continue
-                if at(board, m, n, lx - dx, ly - dy) == BLACK or at(board, m, n, hx + dx, hy + dy) == BLACK:
-                    continue  # completing that end would make an overline: not a straight four
-                board[ey * m + ex] = BLACK
-                completes_five = makes_five(board, m, n, ex, ey)
-                board[ey * m + ex] = 0
-                if completes_five:
-                    continue
-                if depth >= MAX_DEPTH or forbidden(board, m, n, ex, ey, depth + 1) == NOT_FORBIDDEN:
-                    threes += 1
-                    break
-        if threes >= 2:
-            result = DOUBLE_THREE
-    board[y * m + x] = 0
-    return result
+            joined = stretch(board, m, n, ex, ey, step * dx, step * dy, BLACK)
+            if run + 1 + joined != 4:
+                continue
+            lo = back + 1 + joined if side == 0 else back  # the four's extent behind (x, y) ...
+            hi = ahead if side == 0 else ahead + 1 + joined  # ... and ahead of it
+            lx, ly = x - (lo + 1) * dx, y - (lo + 1) * dy
+            hx, hy = x + (hi + 1) * dx, y + (hi + 1) * dy
+            if at(board, m, n, lx, ly) != 0 or at(board, m, n, hx, hy) != 0:
+                continue
+            if at(board, m, n, lx - dx, ly - dy) == BLACK or at(board, m, n, hx + dx, hy + dy) == BLACK:
+                continue  # completing that end would make an overline: not a straight four
+            board[ey * m + ex] = BLACK
+            completes_five = makes_five(board, m, n, ex, ey)
+            board[ey * m + ex] = 0
+            if completes_five:
+                continue
+            points[count] = ey * m + ex
+            lines[count] = d
+            count += 1
+            candidate_lines |= 1 << d
+    if candidate_lines & (candidate_lines - 1) == 0:  # fewer than two lines could be threes
+        return NOT_FORBIDDEN
+    return -(count + 1)
+
+
+@njit(cache=True)
+def new_stack():
+    """Scratch for ``forbidden``: per level, 8 candidate points, their 8 lines, then the count of
+    candidates, the next to try, the lines found to be threes (bits) and the level's point."""
+    return np.empty((MAX_DEPTH + 1, STACK_WIDTH), dtype=np.int64)
+
+
+@njit(cache=True)
+def forbidden(board, m, n, x, y, stack):
+    """Why black may not play the empty point (x, y): ``OVERLINE``, ``DOUBLE_FOUR``, ``DOUBLE_THREE``,
+    or ``NOT_FORBIDDEN``. ``board`` is changed while it looks, and restored.
+
+    A line is a three when one of its straight-four points (``examine``) is itself legal for black,
+    with (x, y) now black: the same question one stone deeper, followed to ``MAX_DEPTH`` levels
+    (past that a point counts as legal). The levels live on an explicit stack, not in recursive
+    calls, which numba's cache cannot reload; ``stack`` is ``new_stack()``, reused across calls.
+    """
+    points = stack[:, 0:8]
+    lines = stack[:, 8:16]
+    counts = stack[:, 16]
+    nexts = stack[:, 17]
+    threes = stack[:, 18]  # bit d: line d is a three
+    cells = stack[:, 19]
+    level = 0
+    cells[0] = y * m + x
+    code = examine(board, m, n, x, y, points[0], lines[0])
+    while True:
+        if code < -1:  # a new level (``examine`` found two or more candidates): try them in turn
+            counts[level] = -code - 1
+            nexts[level] = 0
+            threes[level] = 0
+            code = -1
+        # the next candidate of this level, or this level's verdict
+        while code == -1:
+            i = nexts[level]
+            if threes[level] & (threes[level] - 1):
+                code = DOUBLE_THREE
+            elif i == counts[level]:
+                code = NOT_FORBIDDEN
+            elif threes[level] & (1 << lines[level, i]):
+                nexts[level] = i + 1  # that line is a three already
+            elif level == MAX_DEPTH:
+                threes[level] |= 1 << lines[level, i]
+                nexts[level] = i + 1
+            else:
+                nexts[level] = i + 1
+                point = points[level, i]
+                level += 1
+                cells[level] = point
+                code = examine(board, m, n, point % m, point // m, points[level], lines[level])
+                break
+        if code < -1:
+            continue
+        # ``code`` is the verdict on ``cells[level]``: lift its stone and hand it down
+        board[cells[level]] = 0
+        if level == 0:
+            return code
+        level -= 1
+        if code == NOT_FORBIDDEN:
+            threes[level] |= 1 << lines[level, nexts[level] - 1]
+        code = -1  # resume that level
 
 
 @njit(cache=True)
@@ -265,23 +325,28 @@ def may_be_forbidden(board, m, n, x, y):
 
 
 @njit(cache=True)
-def black_forbidden(board, m, n, cell):
+def black_forbidden(board, m, n, cell, stack):
     """``forbidden`` for the empty ``cell``, after the cheap test that clears most points."""
     x = cell % m
     y = cell // m
     if not may_be_forbidden(board, m, n, x, y):
         return NOT_FORBIDDEN
-    return forbidden(board, m, n, x, y, 0)
+    return forbidden(board, m, n, x, y, stack)
+
+
+@njit(cache=True, inline="always")
+def renju_black_to_move(p, s):
+    """Whether black may have forbidden points: renju, black to move, the game on, and at least four
+    black stones (a forbidden point needs that many besides the new one)."""
+    return p[2] == RULE_RENJU and s[TO_MOVE] == 0 and s[STATUS] == STATUS_ONGOING and s[PLY] >= 8
 
 
 @njit(cache=True)
 def forbidden_at(p, s, cell):
     """Why ``cell`` is forbidden, if black is to move in a renju game still going on; else NOT_FORBIDDEN."""
-    if p[2] != RULE_RENJU or s[TO_MOVE] != 0 or s[STATUS] != STATUS_ONGOING or s[HEADER + cell] != 0:
+    if not renju_black_to_move(p, s) or s[HEADER + cell] != 0:
         return NOT_FORBIDDEN
-    if s[PLY] < 8:  # a forbidden point needs four black stones besides the new one
-        return NOT_FORBIDDEN
-    return black_forbidden(s[HEADER : HEADER + p[0] * p[1]], p[0], p[1], cell)
+    return black_forbidden(s[HEADER : HEADER + p[0] * p[1]], p[0], p[1], cell, new_stack())
 
 
 @njit(cache=True)
@@ -290,10 +355,19 @@ def legal(p, s, out):
     points in renju; return how many."""
     if s[STATUS] != STATUS_ONGOING:
         return 0
-    size = p[0] * p[1]
+    m = p[0]
+    size = m * p[1]
+    board = s[HEADER : HEADER + size]
     count = 0
+    if not renju_black_to_move(p, s):
+        for c in range(size):
+            if board[c] == 0:
+                out[count] = c
+                count += 1
+        return count
+    stack = new_stack()
     for c in range(size):
-        if s[HEADER + c] == 0 and forbidden_at(p, s, c) == NOT_FORBIDDEN:
+        if board[c] == 0 and black_forbidden(board, m, p[1], c, stack) == NOT_FORBIDDEN:
             out[count] = c
             count += 1
     return count
@@ -303,10 +377,12 @@ def legal(p, s, out):
 def forbidden_cells(p, s, out):
     """Write black's forbidden points (cell, then its code) to ``out``; return how many points."""
     count = 0
-    if p[2] != RULE_RENJU or s[TO_MOVE] != 0 or s[STATUS] != STATUS_ONGOING:
+    if not renju_black_to_move(p, s):
         return 0
+    board = s[HEADER : HEADER + p[0] * p[1]]
+    stack = new_stack()
     for c in range(p[0] * p[1]):
-        kind = forbidden_at(p, s, c)
+        kind = black_forbidden(board, p[0], p[1], c, stack) if board[c] == 0 else NOT_FORBIDDEN
         if kind != NOT_FORBIDDEN:
             out[2 * count] = c
             out[2 * count + 1] = kind
@@ -317,8 +393,12 @@ def forbidden_cells(p, s, out):
 @njit(cache=True)
 def black_is_stuck(p, s):
     """Whether black, to move in renju, has no legal point though empty ones remain."""
+    if not renju_black_to_move(p, s):
+        return False
+    board = s[HEADER : HEADER + p[0] * p[1]]
+    stack = new_stack()
     for c in range(p[0] * p[1]):
-        if s[HEADER + c] == 0 and forbidden_at(p, s, c) == NOT_FORBIDDEN:
+        if board[c] == 0 and black_forbidden(board, p[0], p[1], c, stack) == NOT_FORBIDDEN:
             return False
     return True
 
@@ -342,7 +422,7 @@ def play(p, s, cell):
     elif s[PLY] == size:
         s[STATUS] = STATUS_DRAW
         s[REASON] = REASON_BOARD_FULL
-    elif p[2] == RULE_RENJU and player == 1 and black_is_stuck(p, s):
+    elif player == 1 and black_is_stuck(p, s):
         s[STATUS] = STATUS_DRAW
         s[REASON] = REASON_STUCK
 
@@ -380,6 +460,7 @@ def playout(p, s, buffer):
             count += 1
     player = s[TO_MOVE]
     renju_black = p[2] == RULE_RENJU
+    stack = new_stack()
     rng = seed_from_numpy()
     while count > 0:
         choosable = count
@@ -390,7 +471,7 @@ def playout(p, s, buffer):
             choosable -= 1
             empties[j] = empties[choosable]
             empties[choosable] = candidate  # the drawn cell now sits just past the choosable ones
-            if not renju_black or player == 1 or black_forbidden(board, m, n, candidate) == NOT_FORBIDDEN:
+            if not renju_black or player == 1 or black_forbidden(board, m, n, candidate, stack) == NOT_FORBIDDEN:
                 cell = candidate
                 empties[choosable] = empties[count - 1]
                 break

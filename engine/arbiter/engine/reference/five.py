@@ -105,17 +105,18 @@ class ReferenceFive:
             self.board[empty[0]] = 0
         return any(count >= 2 and through in stones for stones, count in completions.items())
 
-    def _is_three(self, line: list[int], i: int, depth: int) -> bool:
+    def _straight_four_points(self, line: list[int], i: int) -> list[int]:
+        """The empty points of ``line`` that make a straight four through ``line[i]`` and themselves,
+        and no five anywhere: where a three through ``line[i]`` would be completed."""
+        points = []
         for point in line:
             if self.board[point] != 0:
                 continue
             self.board[point] = BLACK
-            straight = self._has_straight_four(line, i, point)
-            five = self._has_five(point)
+            if self._has_straight_four(line, i, point) and not self._has_five(point):
+                points.append(point)
             self.board[point] = 0
-            if straight and not five and (depth >= MAX_DEPTH or self.forbidden(point, depth + 1) is None):
-                return True
-        return False
+        return points
 
     def forbidden(self, cell: int, depth: int = 0) -> str | None:
         """Why black may not play the empty ``cell`` (RIF 9.2, 9.3), or None."""
@@ -128,9 +129,14 @@ class ReferenceFive:
             lines = [self._line(cell, dx, dy) for dx, dy in DIRECTIONS]
             if sum(len(self._fours(line, i)) for line, i in lines) >= 2:
                 return "double-four"
-            if sum(self._is_three(line, i, depth) for line, i in lines) >= 2:
-                return "double-three"
-            return None
+            completions = [self._straight_four_points(line, i) for line, i in lines]
+            if sum(bool(points) for points in completions) < 2:
+                return None
+            threes = 0
+            for points in completions:  # a line is a three if black may play one of its points
+                if any(depth >= MAX_DEPTH or self.forbidden(point, depth + 1) is None for point in points):
+                    threes += 1
+            return "double-three" if threes >= 2 else None
         finally:
             self.board[cell] = 0
 
@@ -152,7 +158,7 @@ class ReferenceFive:
             self.status, self.reason = stone, REASON_LINE
         elif all(self.board):
             self.status, self.reason = STATUS_DRAW, REASON_BOARD_FULL
-        elif not self.legal_actions():
+        elif self.rule == "renju" and self.to_move == 0 and all(self.forbidden(c) for c, v in enumerate(self.board) if not v):
             self.status, self.reason = STATUS_DRAW, REASON_STUCK
 
     def _has_win(self, stone: int) -> bool:
