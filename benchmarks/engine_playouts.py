@@ -1,6 +1,7 @@
 """Engine hot paths: random playouts per second per game, against C, and a fresh process's warm start.
 
     python benchmarks/engine_playouts.py [--seconds 2] [--rounds 5] [GAME ...]
+    python benchmarks/engine_playouts.py renju [--seconds 2] [--rounds 3]   # the renju part alone
 
 Playouts: numba kernels on one core against the pure-Python reference rules, measured in the same
 run (the ratio is the figure to quote on a noisy machine). C baseline: for gomoku and paper soccer,
@@ -45,8 +46,8 @@ from arbiter.engine.ops import legal
 C_SOURCE = Path(__file__).parent / "c_baseline" / "playouts.c"
 C_FLAGS = ["-O2", "-march=native"]
 C_GAMES = {"gomoku": "gomoku", "paper_soccer": "soccer"}  # our game name -> the C program's
-CHECK_PLAYOUTS = 400_000
-RENJU_POSITIONS = 200  # black to move, 10 to 60 stones on the board  # kernel playouts for the same-work check (C's come from its timed rounds)
+CHECK_PLAYOUTS = 400_000  # kernel playouts for the same-work check (C's come from its timed rounds)
+RENJU_POSITIONS = 200  # black to move, 10 to 60 stones on the board
 
 ENGINE_START = (
     "from arbiter.engine import create_game\n"
@@ -235,6 +236,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=5, help="alternating kernel / C rounds per game")
     args = parser.parse_args()
+    if args.games == ["renju"]:
+        compare_renju(args.seconds, args.rounds)
+        return
 
     rows = [bench_game(create_game(name), seconds=args.seconds) for name in args.games]
     print(format_table(rows))

@@ -52,15 +52,33 @@ POSITIONS = [
     ("three blocked at one end is no three", "GF 3a", ["i8", "j8", "h9", "h10"], ["k8"], "h8", None),
     ("column three blocked at one end", "GF 3a", ["h9", "h10", "i8", "j8"], ["h11"], "h8", None),
     ("split three blocked at one end", "GF 3a", ["j8", "k8", "h9", "h10"], ["l8"], "h8", None),
-    ("a white stone one point beyond still leaves a three", "RIF 3", ["i8", "j8", "h9", "h10"], ["l8"], "h8",
-     "double-three"),
+    (
+        "a white stone one point beyond still leaves a three",
+        "RIF 3",
+        ["i8", "j8", "h9", "h10"],
+        ["l8"],
+        "h8",
+        "double-three",
+    ),
     ("three by the edge still has a straight four", "RIF 3", ["b8", "c8", "d9", "d10"], [], "d8", "double-three"),
     ("three against the edge is no three", "RIF 3", ["a8", "b8", "c9", "c10"], [], "c8", None),
     ("o.xxx..x is no three", "LUDII", ["g8", "i8", "l8", "h9", "h10"], ["e8"], "h8", None),
-    ("no three: one end blocked, the other's completion an overline", "SE", ["i9", "j10", "m13", "i8", "j8"], ["f6"],
-     "h8", None),
-    ("the same diagonal without the far stone is a three", "SE", ["i9", "j10", "i8", "j8"], ["f6"], "h8",
-     "double-three"),
+    (
+        "no three: one end blocked, the other's completion an overline",
+        "SE",
+        ["i9", "j10", "m13", "i8", "j8"],
+        ["f6"],
+        "h8",
+        None,
+    ),
+    (
+        "the same diagonal without the far stone is a three",
+        "SE",
+        ["i9", "j10", "i8", "j8"],
+        ["f6"],
+        "h8",
+        "double-three",
+    ),
     ("two closed fours", "RIF 3, 9.3", ["i8", "j8", "k8", "h9", "h10", "h11"], ["g8", "h7"], "h8", "double-four"),
     ("two straight fours", "RIF 9.3", ["i8", "j8", "k8", "h9", "h10", "h11"], [], "h8", "double-four"),
     ("two split fours", "GF 4", ["e8", "f8", "g8", "i9", "i10", "i12"], [], "i8", "double-four"),
@@ -69,10 +87,22 @@ POSITIONS = [
     ("double-four on one line: xxx.x.xxx", "GF 4", ["e8", "f8", "g8", "k8", "l8", "m8"], [], "i8", "double-four"),
     ("four-three is allowed", "RIN", ["i8", "j8", "k8", "h9", "h10"], ["g8"], "h8", None),
     ("straight four and three are allowed", "RIN", ["i8", "j8", "k8", "h9", "h10"], [], "h8", None),
-    ("four-three-three is a double-three", "RIN", ["i8", "j8", "k8", "h9", "h10", "i9", "j10"], ["g8"], "h8",
-     "double-three"),
-    ("four-four-three is a double-four", "RIN", ["i8", "j8", "k8", "h9", "h10", "h11", "i9", "j10"], ["g8", "h7"],
-     "h8", "double-four"),
+    (
+        "four-three-three is a double-three",
+        "RIN",
+        ["i8", "j8", "k8", "h9", "h10", "i9", "j10"],
+        ["g8"],
+        "h8",
+        "double-three",
+    ),
+    (
+        "four-four-three is a double-four",
+        "RIN",
+        ["i8", "j8", "k8", "h9", "h10", "h11", "i9", "j10"],
+        ["g8", "h7"],
+        "h8",
+        "double-four",
+    ),
     ("three-three-three", "RIN", ["i8", "j8", "h9", "h10", "i9", "j10"], [], "h8", "double-three"),
     ("six in a row", "RIF 9.3, RIN", ["e8", "f8", "g8", "i8", "j8"], [], "h8", "overline"),
     ("seven in a row", "RIN", ["d8", "e8", "f8", "g8", "i8", "j8"], [], "h8", "overline"),
@@ -80,19 +110,62 @@ POSITIONS = [
     ("six in a column, filling a gap", "RIN", ["h5", "h6", "h8", "h9", "h10"], [], "h7", "overline"),
     ("overline with a three beside it", "RIF 9.3", ["e8", "f8", "g8", "i8", "j8", "h9", "h10"], [], "h8", "overline"),
     ("exactly five is no overline", "RIF 9.2", ["d8", "e8", "f8", "g8", "j8"], [], "h8", None),
-    ("five overrides an overline", "LUDII, BRD", ["e8", "f8", "g8", "i8", "j8", "h4", "h5", "h6", "h7"], [], "h8", None),
-    ("five overrides a double-four", "RIF 9.2, LUDII", ["h4", "h5", "h6", "h7", "i8", "j8", "k8", "i9", "j10", "k11"],
-     ["g8", "g7"], "h8", None),
-    ("five overrides a double-three", "RIF 9.2, BRD", ["h4", "h5", "h6", "h7", "i8", "j8", "i9", "j10"], [], "h8",
-     None),
-    ("a three whose only straight-four point is forbidden is no three", "RIF 3, LUDII",
-     ["i8", "j8", "h9", "h10", "i7", "j7", "i6", "j5"], ["h12"], "h8", None),
-    ("the same three with both straight-four points", "RIF 3, LUDII", ["i8", "j8", "h9", "h10", "i7", "j7", "i6", "j5"],
-     [], "h8", "double-three"),
-    ("a three whose straight-four point is a legal four-three", "RIF 3, LUDII", ["i8", "j8", "h9", "h10", "i7", "j7"],
-     ["h12"], "h8", "double-three"),
-    ("a three whose straight-four point makes a five is no three", "RIF 3",
-     ["i8", "j8", "h9", "h10", "d7", "e7", "f7", "g7"], ["h12"], "h8", None),
+    (
+        "five overrides an overline",
+        "LUDII, BRD",
+        ["e8", "f8", "g8", "i8", "j8", "h4", "h5", "h6", "h7"],
+        [],
+        "h8",
+        None,
+    ),
+    (
+        "five overrides a double-four",
+        "RIF 9.2, LUDII",
+        ["h4", "h5", "h6", "h7", "i8", "j8", "k8", "i9", "j10", "k11"],
+        ["g8", "g7"],
+        "h8",
+        None,
+    ),
+    (
+        "five overrides a double-three",
+        "RIF 9.2, BRD",
+        ["h4", "h5", "h6", "h7", "i8", "j8", "i9", "j10"],
+        [],
+        "h8",
+        None,
+    ),
+    (
+        "a three whose only straight-four point is forbidden is no three",
+        "RIF 3, LUDII",
+        ["i8", "j8", "h9", "h10", "i7", "j7", "i6", "j5"],
+        ["h12"],
+        "h8",
+        None,
+    ),
+    (
+        "the same three with both straight-four points",
+        "RIF 3, LUDII",
+        ["i8", "j8", "h9", "h10", "i7", "j7", "i6", "j5"],
+        [],
+        "h8",
+        "double-three",
+    ),
+    (
+        "a three whose straight-four point is a legal four-three",
+        "RIF 3, LUDII",
+        ["i8", "j8", "h9", "h10", "i7", "j7"],
+        ["h12"],
+        "h8",
+        "double-three",
+    ),
+    (
+        "a three whose straight-four point makes a five is no three",
+        "RIF 3",
+        ["i8", "j8", "h9", "h10", "d7", "e7", "f7", "g7"],
+        ["h12"],
+        "h8",
+        None,
+    ),
 ]
 
 DEEP_POSITIONS: list[tuple[str, str, list[str], list[str], str, str | None]] = []
@@ -153,7 +226,15 @@ def test_the_five_that_overrides_wins_and_blacks_overline_never_does() -> None:
 def test_white_has_no_forbidden_points_and_wins_with_an_overline() -> None:
     game = create_game("renju")
     state = game.new_state()
-    for black, white in [("a1", "e8"), ("c1", "f8"), ("e1", "g8"), ("g1", "i8"), ("i1", "j8"), ("k1", "h9"), ("m1", "h10")]:
+    for black, white in [
+        ("a1", "e8"),
+        ("c1", "f8"),
+        ("e1", "g8"),
+        ("g1", "i8"),
+        ("i1", "j8"),
+        ("k1", "h9"),
+        ("m1", "h10"),
+    ]:
         state.play(game.move_from_text(black))
         state.play(game.move_from_text(white))
     state.play(game.move_from_text("o3"))
@@ -169,19 +250,56 @@ CARO = [  # (name, params, black, white, the last black move, whether it wins)
     ("five blocked at one end", {}, ["d8", "e8", "f8", "g8"], ["c8", "a3", "a5", "a7"], "h8", True),
     ("five blocked at both ends", {}, ["d8", "e8", "f8", "g8"], ["c8", "i8", "a5", "a7"], "h8", False),
     ("five against the edge", {}, ["a8", "b8", "c8", "d8"], ["o1", "o3", "o5", "o7"], "e8", True),
-    ("five against the edge and a stone: the edge is no block", {}, ["a8", "b8", "c8", "d8"], ["f8", "o3", "o5", "o7"],
-     "e8", True),
-    ("five in a corner column against both edges", {"m": 5, "n": 5}, ["a1", "a2", "a3", "a4"], ["c1", "c3", "e2", "e4"],
-     "a5", True),
+    (
+        "five against the edge and a stone: the edge is no block",
+        {},
+        ["a8", "b8", "c8", "d8"],
+        ["f8", "o3", "o5", "o7"],
+        "e8",
+        True,
+    ),
+    (
+        "five in a corner column against both edges",
+        {"m": 5, "n": 5},
+        ["a1", "a2", "a3", "a4"],
+        ["c1", "c3", "e2", "e4"],
+        "a5",
+        True,
+    ),
     ("diagonal five blocked at both ends", {}, ["e5", "f6", "g7", "h8"], ["d4", "j10", "a5", "a7"], "i9", False),
-    ("overline blocked at both ends wins", {}, ["d8", "e8", "f8", "g8", "i8"], ["c8", "j8", "a5", "a7", "a9"], "h8",
-     True),
-    ("overline with exact: no win", {"exact": True}, ["d8", "e8", "f8", "g8", "i8"], ["a1", "a3", "a5", "a7", "a9"], "h8",
-     False),
+    (
+        "overline blocked at both ends wins",
+        {},
+        ["d8", "e8", "f8", "g8", "i8"],
+        ["c8", "j8", "a5", "a7", "a9"],
+        "h8",
+        True,
+    ),
+    (
+        "overline with exact: no win",
+        {"exact": True},
+        ["d8", "e8", "f8", "g8", "i8"],
+        ["a1", "a3", "a5", "a7", "a9"],
+        "h8",
+        False,
+    ),
     ("exact five open at one end", {"exact": True}, ["d8", "e8", "f8", "g8"], ["c8", "a3", "a5", "a7"], "h8", True),
-    ("exact five blocked at both ends", {"exact": True}, ["d8", "e8", "f8", "g8"], ["c8", "i8", "a5", "a7"], "h8", False),
-    ("blocked row, open column at once", {}, ["d8", "e8", "f8", "g8", "h4", "h5", "h6", "h7"],
-     ["c8", "i8", "a5", "a7", "a9", "a11", "a13", "o15"], "h8", True),
+    (
+        "exact five blocked at both ends",
+        {"exact": True},
+        ["d8", "e8", "f8", "g8"],
+        ["c8", "i8", "a5", "a7"],
+        "h8",
+        False,
+    ),
+    (
+        "blocked row, open column at once",
+        {},
+        ["d8", "e8", "f8", "g8", "h4", "h5", "h6", "h7"],
+        ["c8", "i8", "a5", "a7", "a9", "a11", "a13", "o15"],
+        "h8",
+        True,
+    ),
 ]
 
 
@@ -230,7 +348,11 @@ START_PERFT = [225, 225 * 224, 225 * 224 * 223]
 # kernels and frozen; its first ply, and two plies of a 7×7 one, checked against the reference.
 MIDDLE = (["i8", "j8", "k8", "h9", "h10", "h11", "i9", "j10"], ["g8", "h7"])
 MIDDLE_PERFT = [204, 42432, 8579026]
-SMALL = (["c3", "d3", "e3", "b4", "b5", "b6", "c4", "d5"], ["a3", "b2", "a7", "c7", "e7", "g7", "g1", "e1"], {"m": 7, "n": 7})
+SMALL = (
+    ["c3", "d3", "e3", "b4", "b5", "b6", "c4", "d5"],
+    ["a3", "b2", "a7", "c7", "e7", "g7", "g1", "e1"],
+    {"m": 7, "n": 7},
+)
 SMALL_PERFT = [30, 960, 27673]
 
 

@@ -88,8 +88,10 @@ def playout(gid, p, s, buffer):
 def playout_span(gid, p, size):
     """The leading state slots ``playout`` reads or writes; ``size`` (the whole state) unless the game
     says fewer. A playout from a copy needs only these copied: the rest (move records) it ignores."""
-    if gid == GID_MNK or gid == GID_FIVE:
+    if gid == GID_MNK:
         return mnk.playout_span(p)
+    if gid == GID_FIVE:
+        return mnk.playout_span(p)  # the same board and stack
     if gid == GID_SOCCER:
         return paper_soccer.playout_span(p)
     return size

@@ -158,7 +158,11 @@ class ReferenceFive:
             self.status, self.reason = stone, REASON_LINE
         elif all(self.board):
             self.status, self.reason = STATUS_DRAW, REASON_BOARD_FULL
-        elif self.rule == "renju" and self.to_move == 0 and all(self.forbidden(c) for c, v in enumerate(self.board) if not v):
+        elif (
+            self.rule == "renju"
+            and self.to_move == 0
+            and all(self.forbidden(c) for c, v in enumerate(self.board) if not v)
+        ):
             self.status, self.reason = STATUS_DRAW, REASON_STUCK
 
     def _has_win(self, stone: int) -> bool:
@@ -171,7 +175,9 @@ class ReferenceFive:
                     length = 0
                     while self._at(x + length * dx, y + length * dy) == stone:
                         length += 1
-                    if self._run_wins(stone, length, self._at(x - dx, y - dy), self._at(x + length * dx, y + length * dy)):
+                    if self._run_wins(
+                        stone, length, self._at(x - dx, y - dy), self._at(x + length * dx, y + length * dy)
+                    ):
                         return True
         return False
 
