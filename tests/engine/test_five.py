@@ -168,7 +168,19 @@ POSITIONS = [
     ),
 ]
 
-DEEP_POSITIONS: list[tuple[str, str, list[str], list[str], str, str | None]] = []
+# Two levels deep (RIF 3 applied twice; the position came from a search over random ones, the analysis
+# is ours): g8 makes a diagonal three (e6 _ g8 h9, completed at f7, a legal single four) and a column
+# three (g8 _ g10 g11) whose only straight-four point is g9. g9 would make that four, a row-9 three
+# completed only at e9, and a diagonal three (completed at d6, a legal single four). e9 would make a
+# straight four on row 9 and a four e9 f8 _ h6 i5: a double-four. So g9's row is no three, g9 is a
+# legal four-three, and g8 a double-three. Without i5, e9 is a legal four-three, g9 a four-three-three,
+# and g8 makes one three.
+DEEP_BLACK = ["i5", "j5", "k5", "e6", "h6", "e7", "f8", "j8", "f9", "h9", "k9", "g10", "g11", "k11"]
+DEEP_WHITE = ["f5", "g5", "f6", "i6", "j6", "k6", "e8", "i8", "j9", "f10", "k10", "h11", "i11", "j11"]
+DEEP_POSITIONS: list[tuple[str, str, list[str], list[str], str, str | None]] = [
+    ("a three two levels deep", "RIF 3", DEEP_BLACK, DEEP_WHITE, "g8", "double-three"),
+    ("the same without i5", "RIF 3", ["a1" if c == "i5" else c for c in DEEP_BLACK], DEEP_WHITE, "g8", None),
+]
 
 
 def position(black: list[str], white: list[str], params: dict | None = None) -> FiveState:
@@ -192,7 +204,9 @@ def reference_of(state: FiveState):
 
 
 @pytest.mark.parametrize(
-    ("name", "source", "black", "white", "point", "kind"), POSITIONS + DEEP_POSITIONS, ids=[p[0] for p in POSITIONS]
+    ("name", "source", "black", "white", "point", "kind"),
+    POSITIONS + DEEP_POSITIONS,
+    ids=[p[0] for p in POSITIONS + DEEP_POSITIONS],
 )
 def test_hand_checked_renju_positions(name, source, black, white, point, kind) -> None:
     state = position(black, white)
