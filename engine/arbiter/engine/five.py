@@ -33,13 +33,10 @@ a block: a five against the edge, or against the edge and one opponent stone, wi
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 
 from .base import (
-    HASH,
     HEADER,
     PLY,
     REASON,
@@ -56,7 +53,7 @@ from .base import (
     ParamError,
 )
 from .fastrandom import below, seed_from_numpy
-from .mnk import MAX_SIDE, ZOBRIST, MnkGame, MnkState
+from .mnk import MAX_SIDE, MnkGame, MnkState, place
 
 RULE_RENJU = 0
 RULE_CARO = 1
@@ -451,13 +448,8 @@ def play(p, s, cell):
     m = p[0]
     n = p[1]
     size = m * n
-    player = s[TO_MOVE]
-    stone = player + 1
-    s[HEADER + cell] = stone
-    s[HEADER + size + s[PLY]] = cell
-    s[PLY] += 1
-    s[HASH] ^= ZOBRIST[player * MAX_SIDE * MAX_SIDE + cell]
-    s[TO_MOVE] = 1 - player
+    stone = place(p, s, cell)
+    player = stone - 1
     if wins(s[HEADER : HEADER + size], m, n, p[2], p[3], cell % m, cell // m, stone):
         s[STATUS] = stone  # STATUS_WIN0 == 1, STATUS_WIN1 == 2
         s[REASON] = REASON_LINE
@@ -571,10 +563,9 @@ class FiveGame(MnkGame):
 
 class FiveState(MnkState):
     game: FiveGame
-
-    def legal_actions(self) -> np.ndarray:
-        out = np.empty(self.game.max_actions, dtype=np.int64)
-        return out[: legal(self.game.param_array, self.s, out)]
+    _legal = staticmethod(legal)
+    _play = staticmethod(play)
+    _play_if_legal = staticmethod(play_if_legal)
 
     def is_legal_action(self, action: int) -> bool:
         """An empty cell of a game still going on that is not one of black's forbidden points."""
@@ -587,21 +578,6 @@ class FiveState(MnkState):
             text = self.game.move_to_text(self._action_to_move(action))
             raise IllegalMove(f"{text} is forbidden for black ({FORBIDDEN_NAMES[kind]})")
         super()._check_and_play_actions(actions)
-
-    def _play_action_unchecked(self, action: int) -> None:
-        play(self.game.param_array, self.s, action)
-
-    def play_wire(self, wire: Any) -> list[int]:
-        """One kernel call for a legal cell, as ``MnkState.play_wire``; anything else the general way."""
-        if type(wire) is list and len(wire) == 2:
-            x, y = wire
-            m, n = self.game.shape
-            if type(x) is int and type(y) is int and 0 <= x < m and 0 <= y < n:
-                ply = play_if_legal(self.game.param_array, self.s, y * m + x)
-                if ply >= 0:
-                    self._move_plies.append(ply)
-                    return [x, y]
-        return super(MnkState, self).play_wire(wire)
 
     def forbidden_points(self) -> list[Move]:
         """Black's forbidden points when black is to move in renju (else none), row-major: what a
