@@ -75,9 +75,10 @@ class ReferenceFive:
                     return True
         return False
 
-    def _fours(self, line: list[int], i: int) -> set[frozenset[int]]:
-        """The fours through ``line[i]``: each as its four black stones."""
-        found = set()
+    def _four_stones(self, line: list[int], i: int) -> list[frozenset[int]]:
+        """For each five-cell window through ``line[i]`` that its one empty cell completes to a five:
+        the window's four black stones (a straight four appears twice, from its two windows)."""
+        found = []
         for start in self._windows(line, i):
             window = line[start : start + 5]
             empty = [c for c in window if self.board[c] == 0]
@@ -85,25 +86,19 @@ class ReferenceFive:
                 continue
             self.board[empty[0]] = BLACK
             if self._is_five_window(line, start):
-                found.add(frozenset(c for c in window if c != empty[0]))
+                found.append(frozenset(c for c in window if c != empty[0]))
             self.board[empty[0]] = 0
         return found
+
+    def _fours(self, line: list[int], i: int) -> set[frozenset[int]]:
+        """The fours through ``line[i]``: each as its four black stones."""
+        return set(self._four_stones(line, i))
 
     def _has_straight_four(self, line: list[int], i: int, through: int) -> bool:
         """Four black stones, ``line[i]`` and ``through`` among them, that two different points
         complete to a five."""
-        completions: dict[frozenset[int], int] = {}
-        for start in self._windows(line, i):
-            window = line[start : start + 5]
-            empty = [c for c in window if self.board[c] == 0]
-            if len(empty) != 1 or sum(self.board[c] == BLACK for c in window) != 4:
-                continue
-            self.board[empty[0]] = BLACK
-            if self._is_five_window(line, start):
-                stones = frozenset(c for c in window if c != empty[0])
-                completions[stones] = completions.get(stones, 0) + 1
-            self.board[empty[0]] = 0
-        return any(count >= 2 and through in stones for stones, count in completions.items())
+        stones = self._four_stones(line, i)
+        return any(stones.count(four) >= 2 and through in four for four in stones)
 
     def _straight_four_points(self, line: list[int], i: int) -> list[int]:
         """The empty points of ``line`` that make a straight four through ``line[i]`` and themselves,
