@@ -1,6 +1,7 @@
 """Engine hot paths: random playouts per second per game, against C, and a fresh process's warm start.
 
     python benchmarks/engine_playouts.py [--seconds 2] [--rounds 5] [GAME ...]
+    python benchmarks/engine_playouts.py renju [--seconds 2] [--rounds 3]   # the renju part alone
 
 Playouts: numba kernels on one core against the pure-Python reference rules, measured in the same
 run (the ratio is the figure to quote on a noisy machine). C baseline: for gomoku and paper soccer,
@@ -10,13 +11,16 @@ with the kernel, both counted in CPU time; the ratio is the median of the rounds
 mean playout length and the first player's win rate of both over many playouts, which must agree
 within noise. Start: a new interpreter that imports the engine and plays one move with the numba
 cache warm, against a bare interpreter that imports numpy (the floor any numba process pays),
-median of several runs.
+median of several runs. Renju: the legal-move generator (which leaves out black's forbidden
+points) on positions of random renju games with black to move, against freestyle gomoku's on the
+same boards, and the random playouts of both, in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import random
 import shutil
 import statistics
 import subprocess
@@ -26,6 +30,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+from numba import njit
+
 from arbiter.engine import create_game
 from arbiter.engine.bench import (
     DEFAULT_GAMES,
@@ -34,11 +41,13 @@ from arbiter.engine.bench import (
     kernel_playout_statistics,
     kernel_playouts_per_second,
 )
+from arbiter.engine.ops import legal
 
 C_SOURCE = Path(__file__).parent / "c_baseline" / "playouts.c"
 C_FLAGS = ["-O2", "-march=native"]
 C_GAMES = {"gomoku": "gomoku", "paper_soccer": "soccer"}  # our game name -> the C program's
 CHECK_PLAYOUTS = 400_000  # kernel playouts for the same-work check (C's come from its timed rounds)
+RENJU_POSITIONS = 200  # black to move, 10 to 60 stones on the board
 
 ENGINE_START = (
     "from arbiter.engine import create_game\n"
@@ -159,6 +168,67 @@ def compare_with_c(games: list[str], seconds: float, rounds: int) -> None:
             )
 
 
+@njit(cache=True)
+def legal_loop(gid, p, states, out, reps):
+    """``ops.legal`` on every state, ``reps`` times over; the total count (so nothing is optimised away)."""
+    total = 0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            total += legal(gid, p, states[i], out)
+    return total
+
+
+def renju_positions(count: int, seed: int = 1) -> tuple[np.ndarray, int]:
+    """States of random renju games with black to move (10 to 60 stones), and their forbidden points."""
+    game = create_game("renju")
+    rng = random.Random(seed)
+    states, forbidden = [], 0
+    while len(states) < count:
+        state = game.new_state()
+        stop = 2 * rng.randint(5, 30)
+        while not state.is_terminal and state.ply < stop:
+            moves = state.legal_moves()
+            state.play(moves[rng.randrange(len(moves))])
+        if not state.is_terminal:
+            states.append(state.s.copy())
+            forbidden += len(state.forbidden_points())
+    return np.stack(states), forbidden
+
+
+def compare_renju(seconds: float, rounds: int) -> None:
+    renju, gomoku = create_game("renju"), create_game("gomoku")
+    states, forbidden = renju_positions(RENJU_POSITIONS)
+    out = np.empty(renju.max_actions, dtype=np.int64)
+    legal_loop(renju.gid, renju.param_array, states, out, 1)  # compile
+    legal_loop(gomoku.gid, gomoku.param_array, states, out, 1)
+    print(
+        f"\nrenju legal moves: {RENJU_POSITIONS} positions of random renju games, black to move "
+        f"({forbidden} forbidden points among them); one core, CPU time, {rounds} alternating rounds"
+    )
+    rates: dict[str, list[float]] = {"renju": [], "gomoku": []}
+    for _ in range(rounds):
+        for game in (renju, gomoku):
+            reps, elapsed = 1, 0.0
+            while elapsed < seconds / 4:
+                reps *= 2
+                began = time.process_time()
+                legal_loop(game.gid, game.param_array, states, out, reps)
+                elapsed = time.process_time() - began
+            rates[game.name].append(reps * RENJU_POSITIONS / elapsed)
+    ratios = [g / r for r, g in zip(rates["renju"], rates["gomoku"], strict=True)]
+    print(
+        f"legal-move lists/s: renju {statistics.median(rates['renju']):,.0f}, freestyle gomoku "
+        f"{statistics.median(rates['gomoku']):,.0f} on the same boards: renju {statistics.median(ratios):.1f}x slower "
+        f"(rounds {' '.join(f'{r:.1f}' for r in ratios)})"
+    )
+    renju_playouts = kernel_playouts_per_second(renju, seconds=seconds, clock=time.process_time)
+    gomoku_playouts = kernel_playouts_per_second(gomoku, seconds=seconds, clock=time.process_time)
+    print(
+        f"random playouts/s from the start: renju {renju_playouts:,.0f}, gomoku {gomoku_playouts:,.0f} "
+        f"(renju {gomoku_playouts / renju_playouts:.1f}x slower)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("games", nargs="*", default=list(DEFAULT_GAMES))
@@ -166,10 +236,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rounds", type=int, default=5, help="alternating kernel / C rounds per game")
     args = parser.parse_args()
+    if args.games == ["renju"]:
+        compare_renju(args.seconds, args.rounds)
+        return
 
     rows = [bench_game(create_game(name), seconds=args.seconds) for name in args.games]
     print(format_table(rows))
     compare_with_c(args.games, args.seconds, args.rounds)
+    compare_renju(args.seconds, args.rounds)
     subprocess.run([sys.executable, "-c", ENGINE_START], check=True)  # make sure the cache is warm
     engine = median_start_seconds(ENGINE_START, args.runs)
     baseline = median_start_seconds(BASELINE_START, args.runs)

@@ -95,12 +95,11 @@ def legal(p, s, out):
     return count
 
 
-@njit(cache=True)
-def play(p, s, cell):
-    """Place the side to move's stone on ``cell`` (assumed empty) and update status and hash."""
-    m = p[0]
-    n = p[1]
-    size = m * n
+@njit(cache=True, inline="always")
+def place(p, s, cell):
+    """Put the side to move's stone on ``cell`` and on the move stack, pass the turn, update the hash;
+    return the stone (1 or 2). ``p`` starts with m, n (the five family shares this board)."""
+    size = p[0] * p[1]
     player = s[TO_MOVE]
     stone = player + 1
     s[HEADER + cell] = stone
@@ -108,6 +107,16 @@ def play(p, s, cell):
     s[PLY] += 1
     s[HASH] ^= ZOBRIST[player * MAX_SIDE * MAX_SIDE + cell]
     s[TO_MOVE] = 1 - player
+    return stone
+
+
+@njit(cache=True)
+def play(p, s, cell):
+    """Place the side to move's stone on ``cell`` (assumed empty) and update status and hash."""
+    m = p[0]
+    n = p[1]
+    size = m * n
+    stone = place(p, s, cell)
     if makes_line(s[HEADER : HEADER + size], m, n, p[2], p[3], cell, stone):
         s[STATUS] = stone  # STATUS_WIN0 == 1, STATUS_WIN1 == 2
         s[REASON] = REASON_LINE
@@ -322,17 +331,21 @@ def decode_cell(value: Any, shape: tuple[int, ...]) -> Move:
 
 class MnkState(State):
     game: MnkGame
+    # the kernels, which the five family (the same board, other rules) replaces
+    _legal = staticmethod(legal)
+    _play = staticmethod(play)
+    _play_if_legal = staticmethod(play_if_legal)
 
     def legal_actions(self) -> np.ndarray:
         out = np.empty(self.game.max_actions, dtype=np.int64)
-        return out[: legal(self.game.param_array, self.s, out)]
+        return out[: self._legal(self.game.param_array, self.s, out)]
 
     def is_legal_action(self, action: int) -> bool:
         """An empty cell of a game still going on: one lookup instead of listing every empty cell."""
         return 0 <= action < self.game.cells and self.s[STATUS] == STATUS_ONGOING and self.s[HEADER + action] == 0
 
     def _play_action_unchecked(self, action: int) -> None:
-        play(self.game.param_array, self.s, action)
+        self._play(self.game.param_array, self.s, action)
 
     def play_wire(self, wire: Any) -> list[int]:
         """A legal cell takes a few comparisons and the kernel; anything else goes the general way,
@@ -341,7 +354,7 @@ class MnkState(State):
             x, y = wire
             m, n = self.game.shape
             if type(x) is int and type(y) is int and 0 <= x < m and 0 <= y < n:
-                ply = play_if_legal(self.game.param_array, self.s, y * m + x)
+                ply = self._play_if_legal(self.game.param_array, self.s, y * m + x)
                 if ply >= 0:
                     self._move_plies.append(ply)
                     return [x, y]

@@ -9,12 +9,13 @@ To add a game, give it the next ``gid`` and add a branch to each function below.
 import numpy as np
 from numba import njit
 
-from . import mnk, paper_soccer, ttt3d, vanishing
+from . import five, mnk, paper_soccer, ttt3d, vanishing
 
 GID_MNK = 0
 GID_VANISHING = 1
 GID_TTT3D = 2
 GID_SOCCER = 3
+GID_FIVE = 4
 
 
 @njit(cache=True)
@@ -28,6 +29,8 @@ def legal(gid, p, s, out):
         return ttt3d.legal(p, s, out)
     if gid == GID_SOCCER:
         return paper_soccer.legal(p, s, out)
+    if gid == GID_FIVE:
+        return five.legal(p, s, out)
     raise ValueError("unknown game id")
 
 
@@ -42,6 +45,8 @@ def play(gid, p, s, action):
         ttt3d.play(p, s, action)
     elif gid == GID_SOCCER:
         paper_soccer.play(p, s, action)
+    elif gid == GID_FIVE:
+        five.play(p, s, action)
     else:
         raise ValueError("unknown game id")
 
@@ -57,6 +62,8 @@ def undo(gid, p, s):
         ttt3d.undo(p, s)
     elif gid == GID_SOCCER:
         paper_soccer.undo(p, s)
+    elif gid == GID_FIVE:
+        mnk.undo(p, s)  # the same board and stack, and p starts with m, n
     else:
         raise ValueError("unknown game id")
 
@@ -72,6 +79,8 @@ def playout(gid, p, s, buffer):
         return paper_soccer.playout(p, s, buffer)
     if gid == GID_VANISHING:
         return vanishing.playout(p, s, buffer)
+    if gid == GID_FIVE:
+        return five.playout(p, s, buffer)
     raise ValueError("unknown game id")
 
 
@@ -81,6 +90,8 @@ def playout_span(gid, p, size):
     says fewer. A playout from a copy needs only these copied: the rest (move records) it ignores."""
     if gid == GID_MNK:
         return mnk.playout_span(p)
+    if gid == GID_FIVE:
+        return mnk.playout_span(p)  # the same board and stack
     if gid == GID_SOCCER:
         return paper_soccer.playout_span(p)
     return size

@@ -7,12 +7,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .base import Game, ParamError, State
+from .five import FiveGame
 from .mnk import MnkGame
 from .paper_soccer import PaperSoccerGame
 from .ttt3d import Ttt3dGame
 from .vanishing import VanishingGame
 
-FAMILIES: dict[str, type[Game]] = {cls.family: cls for cls in (MnkGame, VanishingGame, Ttt3dGame, PaperSoccerGame)}
+FAMILIES: dict[str, type[Game]] = {
+    cls.family: cls for cls in (MnkGame, VanishingGame, Ttt3dGame, PaperSoccerGame, FiveGame)
+}
 
 
 @dataclass(frozen=True)
@@ -33,13 +36,29 @@ PRESETS: dict[str, Preset] = {
         Preset("gomoku10", "mnk", {"m": 10, "n": 10, "k": 5}, "10x10 five in a row (Machinarium)"),
         Preset("gomoku", "mnk", {"m": 15, "n": 15, "k": 5}, "15x15 gomoku; exact=true for exact five"),
         Preset("qubic", "ttt3d", {"n": 4}, "4x4x4 cube tic-tac-toe (Qubic)"),
+        Preset(
+            "renju",
+            "five",
+            {"m": 15, "n": 15, "rule": "renju", "exact": False},
+            "15x15 renju (RIF rules): black's double-three, double-four and overline are forbidden",
+        ),
+        Preset(
+            "caro",
+            "five",
+            {"m": 15, "n": 15, "rule": "caro"},
+            "15x15 caro: a five blocked at both ends does not win; exact=true: no overline wins",
+        ),
     )
 }
 
 
-def game_names() -> list[str]:
-    """Every name create_game accepts: the presets, then the families."""
-    return [*PRESETS, *FAMILIES]
+def game_names(*, every: bool = False) -> list[str]:
+    """The games the server offers: the presets, then the families. ``every`` adds those whose family
+    is not ``offered`` yet, which create_game accepts all the same."""
+    names = [*PRESETS, *FAMILIES]
+    if every:
+        return names
+    return [name for name in names if FAMILIES[PRESETS[name].family if name in PRESETS else name].offered]
 
 
 def create_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
@@ -58,12 +77,12 @@ def create_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
         return FAMILIES[preset.family]({**params, **preset.fixed}, name=name)
     family = FAMILIES.get(name)
     if family is None:
-        raise ParamError(f"unknown game {name!r}; known games: {', '.join(game_names())}")
+        raise ParamError(f"unknown game {name!r}; known games: {', '.join(game_names(every=True))}")
     return family(params)
 
 
 def describe_games() -> list[dict[str, Any]]:
-    """Every game with its parameters and defaults, as msgpack-able maps (the server's welcome)."""
+    """Every offered game with its parameters and defaults, as msgpack-able maps (the server's welcome)."""
     out = []
     for name in game_names():
         preset = PRESETS.get(name)

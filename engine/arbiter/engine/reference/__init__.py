@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import Game
+from . import five as five_reference
 from . import mnk as mnk_reference
 from . import paper_soccer as paper_soccer_reference
 from . import ttt3d as ttt3d_reference
@@ -21,6 +22,7 @@ REFERENCES: dict[str, Any] = {
     "vanishing": vanishing_reference,
     "ttt3d": ttt3d_reference,
     "paper_soccer": paper_soccer_reference,
+    "five": five_reference,
 }
 
 
