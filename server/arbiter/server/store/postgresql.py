@@ -65,6 +65,7 @@ from .rows import (
     CHANGES,
     COUNT_REFUSAL,
     DISCARD_GAME,
+    END_READ,
     FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
@@ -72,6 +73,7 @@ from .rows import (
     LIST_BANS,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
+    OWE_ENDS,
     PLAYER_COLUMNS,
     PLAYER_WIDTH,
     RATED_RESULTS,
@@ -82,6 +84,7 @@ from .rows import (
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    UNREAD_ENDS,
     PageQuery,
     ban_of,
     crosstable_of,
@@ -812,6 +815,9 @@ class PostgresStore(Store):
                     await _save_refusal(cursor, refusal)
             finishing = [w for w in writes if isinstance(w, _EndWrite)]
             ended = await _end_all(conn, finishing) if finishing else {}
+            if ended:
+                async with conn.cursor() as cursor:
+                    await cursor.executemany(_sql(OWE_ENDS), [(row[0], row[0]) for row in ended.values()])
             for end in finishing:
                 try:
                     row = ended.pop(end.match_id, None)
@@ -855,6 +861,18 @@ class PostgresStore(Store):
         if "no space left" in lowered or "disk full" in lowered:
             return StoreError(f"{self.where}: PostgreSQL's disk is full; free space")
         return StoreError(f"{self.where}: {text}")
+
+    # --- unread ends (migration 10) -----------------------------------------------------------
+    async def unread_ends(self, player: str, since: float, limit: int) -> list[GameRecord]:
+        records = await self._run(lambda conn: _game_records(conn, _sql(UNREAD_ENDS), (player, since, limit)))
+        return records[::-1]
+
+    async def ends_read(self, reads: list[tuple[str, str]]) -> None:
+        async def delete(conn: AsyncConnection[Any]) -> None:
+            async with conn.transaction(), conn.cursor() as cursor:
+                await cursor.executemany(_sql(END_READ), reads)
+
+        await self._run(delete)
 
 
 def describe_url(url: str) -> str:
@@ -951,6 +969,7 @@ async def _finish(conn: AsyncConnection[Any], end: _EndWrite) -> dict[str, float
         "UPDATE games SET ended = %s, result = %s, reason = %s WHERE id = %s",
         (end.ended, end.result, end.reason, game_id),
     )
+    await conn.execute(_sql(OWE_ENDS), (game_id, game_id))
     if end.rate is None or end.result is None:
         return {}
     return await _rate(conn, game_id, end.result, end.ended, end.rate)

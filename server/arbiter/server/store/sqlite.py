@@ -71,6 +71,7 @@ from .rows import (
     CHANGES,
     COUNT_REFUSAL,
     DISCARD_GAME,
+    END_READ,
     FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
@@ -78,6 +79,7 @@ from .rows import (
     LIST_BANS,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
+    OWE_ENDS,
     PLAYER_COLUMNS,
     PLAYER_WIDTH,
     RATED_RESULTS,
@@ -88,6 +90,7 @@ from .rows import (
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    UNREAD_ENDS,
     PageQuery,
     ban_of,
     crosstable_of,
@@ -856,6 +859,18 @@ class SqliteStore(Store):
             return StoreError(f"{self.path} is read-only: check the file's and its folder's permissions")
         return StoreError(f"{self.path}: {text}")
 
+    # --- unread ends (migration 10) -----------------------------------------------------------
+    async def unread_ends(self, player: str, since: float, limit: int) -> list[GameRecord]:
+        records = await self._call(lambda conn: _game_records(conn, UNREAD_ENDS, (player, since, limit)))
+        return records[::-1]
+
+    async def ends_read(self, reads: list[tuple[str, str]]) -> None:
+        def delete(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                conn.executemany(END_READ, reads)
+
+        await self._call(delete)
+
 
 def _make_private(path: Path) -> None:
     """The database holds password and token hashes: its file is created 0600 (SQLite gives its
@@ -921,6 +936,7 @@ def _finish(conn: sqlite3.Connection, end: _EndWrite) -> dict[str, float]:
     conn.execute(
         "UPDATE games SET ended = ?, result = ?, reason = ? WHERE id = ?", (end.ended, end.result, end.reason, game_id)
     )
+    conn.execute(OWE_ENDS, (game_id, game_id))
     if end.rate is None or end.result is None:
         return {}
     return _rate(conn, game_id, end.result, end.ended, end.rate)
