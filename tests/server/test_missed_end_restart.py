@@ -5,7 +5,7 @@ The winner's socket dies with its winning move or right after its ``moved``, so 
 that starts again on the same store has the match in no memory, yet after the winner's welcome the
 ``end`` comes from the store, with the live end's fields, exactly once: after its pong a second
 reconnect gets nothing. A match a crash cut short ends by the restart rule (voided), and each
-player hears that end after its next welcome the same way.
+player hears that end after its next welcome the same way. A guest's resume token is refused then.
 """
 
 from __future__ import annotations
@@ -111,6 +111,7 @@ async def test_a_match_a_crash_cut_short_ends_void_after_each_players_next_welco
         tokens = {name: await setup.add_player(name, "bot") for name in NAMES}
     async with running(db) as (process, url):
         clients = [await Client.connect(url, token=tokens[name]) for name in NAMES]
+        guest = (await Client.connect(url)).welcome["resume_token"]
         match = await start_match(*clients, rated=True)
         for ply, move in enumerate(FIRST_WINS[:3]):
             assert (await play_move(clients[ply % 2], match, ply, move))["type"] == "moved"
@@ -122,3 +123,8 @@ async def test_a_match_a_crash_cut_short_ends_void_after_each_players_next_welco
             end = await read_once(url, tokens[name], match)
             assert (end["result"], end["winner"], end["reason"], end["ply"]) == (None, None, "interrupted", 3)
             assert end["rating_changes"] == {}
+        # A guest does not outlive its server: its resume token means nothing to the next one.
+        stranger = await Client.connect(url, hello=False)
+        hello = await stranger.request("hello", protocol=1, client="tests/1", token=guest)
+        assert (hello["type"], hello["code"]) == ("error", "auth_failed")
+        await stranger.close()
