@@ -294,7 +294,7 @@ class Hub:
         banned = not player.identity.guest and self.guard.bans.player_banned(player.name)
         owed = bool(player.matches) if left else player.owed
         if not owed or banned:  # a banned player is owed nothing: it cannot come back
-            player.forgets_ends = True  # nor is an end still being recorded for it
+            player.forgets_ends = left or banned  # nor is an end still on its way to it
             self._leave(player)
             return
         self.start_grace(player)  # also with no live match left, when an end may not have reached it

@@ -117,7 +117,7 @@ class OnlinePlayer:
         # what marks it read in the store.
         self.ends_sent: dict[str, None] = {}
         self.unread: dict[str, Callable[[], None]] = {}
-        self.forgets_ends = False  # it went offline from a connection it closed itself: nothing is kept for it
+        self.forgets_ends = False  # it left on purpose (or was banned) and went offline: nothing is kept for it
 
     @property
     def name(self) -> str:
