@@ -34,7 +34,7 @@ async def sqlite_server(tmp_path) -> AsyncIterator[tuple[RunningServer, SqliteSt
 async def confirmed(server: RunningServer, client: Client) -> None:
     """Return once the server holds no end unconfirmed for ``client`` (its pong came back)."""
     player = server.hub.roster.get(client.name)
-    while player.unconfirmed:
+    while player.unconfirmed or player.unread:
         assert (await client.request("ping"))["type"] == "pong"
 
 

@@ -510,3 +510,38 @@ async def test_rebuilding_the_ratings_replays_the_same_numbers(store: Store) -> 
     before = await store.leaderboard(TTT)
     assert await store.rebuild_ratings(rate_result) == 2
     assert await store.leaderboard(TTT) == before
+
+
+async def test_an_end_stays_unread_for_each_registered_player_until_its_client_read_it(store: Store) -> None:
+    await players(store, "alice", "bob")
+    changes = await play(store, "m1", X_WINS, "1-0", "line")
+    for name in ("alice", "bob"):
+        (unread,) = await store.unread_ends(name, 0.0, 10)
+        assert (unread.start.match_id, unread.result, unread.reason, len(unread.moves)) == ("m1", "1-0", "line", 5)
+        assert unread.rating_changes == pytest.approx(changes)
+    await store.ends_read([("alice", "m1"), ("alice", "nope"), ("nobody", "m1")])
+    assert await store.unread_ends("alice", 0.0, 10) == []
+    assert [r.start.match_id for r in await store.unread_ends("bob", 0.0, 10)] == ["m1"]
+    assert await store.finish_game("m1", "1-0", "line", 1_700_000_060.0) == pytest.approx(changes)  # a retry
+    assert await store.unread_ends("alice", 0.0, 10) == []  # not marked unread again
+    await store.ends_read([("bob", "m1")])
+    assert await store.unread_ends("bob", 0.0, 10) == []
+
+
+async def test_the_unread_ends_are_the_last_few_since_a_time_oldest_first(store: Store) -> None:
+    await players(store, "alice", "bob")
+    for i in range(4):  # ended at 1_700_000_060 + 100 i
+        await play(store, f"m{i}", X_WINS, "1-0", "line", started=1_700_000_000.0 + 100 * i, rated=False)
+    assert [r.start.match_id for r in await store.unread_ends("alice", 0.0, 10)] == ["m0", "m1", "m2", "m3"]
+    assert [r.start.match_id for r in await store.unread_ends("alice", 0.0, 2)] == ["m2", "m3"]
+    assert [r.start.match_id for r in await store.unread_ends("bob", 1_700_000_160.0, 10)] == ["m1", "m2", "m3"]
+
+
+async def test_a_guest_is_owed_no_stored_end_and_a_discarded_game_owes_none(store: Store) -> None:
+    await players(store, "alice")
+    await play(store, "g1", X_WINS, "0-1", "line", second="guest-0a1b2c", rated=False)
+    assert [r.start.match_id for r in await store.unread_ends("alice", 0.0, 10)] == ["g1"]
+    assert await store.unread_ends("guest-0a1b2c", 0.0, 10) == []
+    await play(store, "g2", X_WINS[:1], None, "abort", second="guest-0a1b2c", rated=False)
+    await store.discard_game("g2")
+    assert [r.start.match_id for r in await store.unread_ends("alice", 0.0, 10)] == ["g1"]

@@ -175,6 +175,7 @@ async def run_server(
         await websocket_server.wait_closed()
         hub.stop_timers()  # disconnects during the close started grace timers
         await hub.matches.drain()
+        await hub.unread.drain()
         if cluster is not None:
             await cluster.stop()
         await store.close()

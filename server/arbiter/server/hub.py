@@ -13,13 +13,14 @@ raising ProtocolError before changing anything. A new feature registers its mess
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
 from importlib.metadata import version
 from typing import Protocol
 
-from arbiter.engine import describe_games
+from arbiter.engine import EngineError, describe_games
 from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.ladder import LadderJoin
 from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello, Ping, Request
@@ -34,9 +35,11 @@ from .config import ServerConfig
 from .guard import Guard
 from .ladder import Ladder
 from .lobby import Lobby
+from .match import MatchError
 from .matches import Matches
 from .players import Identity, OnlinePlayer, Roster
 from .session import Handler, Session
+from .unread_ends import UnreadEnds
 
 log = logging.getLogger("arbiter.server")
 
@@ -82,7 +85,8 @@ class Hub:
         self.node: str | None = None  # this node's id in a cluster
         # Built bottom-up: each feature gets the lower ones it uses; the lobby reads listings late.
         self.lobby = Lobby(self.roster, seeks=lambda: self.challenges.seeks(), matches=lambda: self.matches.summaries())
-        self.matches = Matches(config, store, self.metrics, self.lobby, now=now)
+        self.unread = UnreadEnds(store)
+        self.matches = Matches(config, store, self.metrics, self.lobby, self.unread, now=now)
         self.challenges = Challenges(config, self.roster, self.lobby, self.matches, now=now)
         self.ladder = Ladder(config.ladder, max_matches=config.max_matches, roster=self.roster, matches=self.matches,
                              store=store, now=now)  # fmt: skip
@@ -147,7 +151,27 @@ class Hub:
             self.matches.player_returned(player)
         for data in player.take_missed():  # after the resyncs (section 9), each kept until confirmed again
             player.send_or_keep(data)
+        if not player.identity.guest:
+            await self._send_unread(player)
         return player
+
+    async def _send_unread(self, player: OnlinePlayer) -> None:
+        """After a welcome: each end the store keeps unread for the player, from the stored game (its
+        match may be in no server's memory any more: a restart, a node gone). Those this connection
+        got already, as the match ended, are not sent twice."""
+        try:
+            records = await self.unread.of(player.name)
+        except StoreError as error:
+            log.warning("store could not read the unread ends: %s", error, extra={"player": player.name})
+            return
+        for record in records:
+            match_id = record.start.match_id
+            try:
+                data = self.matches.stored_end(record)
+            except (EngineError, MatchError, ValueError) as error:  # a record that no longer replays: it stays unread
+                log.error("unread end does not replay: %s", error, extra={"match": match_id})
+                continue
+            player.send_unread(match_id, data, functools.partial(self.unread.read, player.name, match_id))
 
     def attach(self, session: Session, player: OnlinePlayer) -> None:
         """Make ``session`` the player's without a hello: a cluster's proxy for a player whose
@@ -267,10 +291,7 @@ class Hub:
             return  # never greeted, or replaced by a newer connection
         player.session = None
         left = session.closed_by_client  # it left on purpose: what it did not read is not kept for it
-        if left:
-            player.unconfirmed.clear()
-        else:
-            player.connection_lost()
+        player.connection_lost(left=left)
         log.info("player disconnected", extra={"player": player.name, "live_matches": len(player.matches)})
         if self.peers is not None:
             self.peers.left(player, session)
@@ -278,6 +299,7 @@ class Hub:
         banned = not player.identity.guest and self.guard.bans.player_banned(player.name)
         owed = bool(player.matches) if left else player.owed
         if not owed or banned:  # a banned player is owed nothing: it cannot come back
+            player.forgets_ends = left or banned  # nor is an end still on its way to it
             self._leave(player)
             return
         self.start_grace(player)  # also with no live match left, when an end may not have reached it

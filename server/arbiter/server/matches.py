@@ -9,6 +9,7 @@ rest of the server is passed in: settings, the store, the metrics, the lobby to 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
@@ -51,6 +52,7 @@ from .metrics import ServerMetrics
 from .players import OnlinePlayer
 from .rating_updates import rate_result
 from .session import Handler, Session
+from .unread_ends import UnreadEnds
 
 log = logging.getLogger("arbiter.server")
 GUEST_LABEL = "guest"  # registered names cannot take it: check_player_name refuses guest-like names
@@ -153,10 +155,18 @@ class Matches:
     """Every live match by id, and the ids of recently ended ones."""
 
     def __init__(
-        self, config: ServerConfig, store: Store, metrics: ServerMetrics, lobby: Lobby, *, now: Callable[[], float]
+        self,
+        config: ServerConfig,
+        store: Store,
+        metrics: ServerMetrics,
+        lobby: Lobby,
+        unread: UnreadEnds,
+        *,
+        now: Callable[[], float],
     ) -> None:
         self.config = config
         self.store = store
+        self.unread = unread
         self.metrics = metrics
         self.lobby = lobby
         self.now = now
@@ -539,6 +549,7 @@ class Matches:
 
     async def _finish(self, live: LiveMatch, result: Result, ended: float) -> None:
         started = time.perf_counter()
+        stored = True  # the store keeps the end unread for each registered player (unread_ends.py)
         try:
             changes = await self.store.finish_game(live.id, result.result, result.reason, ended, rate_result)
         except StoreError as error:
@@ -546,10 +557,12 @@ class Matches:
             # announcing it now loses nothing, only the rating changes are not known yet.
             log.error("store failed to record the end: %s", error, extra={"match": live.id})
             changes = {}
+            stored = False
         # finish_game commits the queued moves with the end: the store's write latency as the server sees it.
         self.metrics.store_write.observe(time.perf_counter() - started)
         if result.reason == "abort" and any(p.identity.guest for p in live.players):
             # Guests may start and abort games as fast as they like: such a game is not kept.
+            stored = False
             try:
                 await self.store.discard_game(live.id)
             except StoreError as error:
@@ -579,7 +592,10 @@ class Matches:
         )
         for player in live.players:
             player.ending -= 1
-            player.send_or_keep(data)
+            if stored and not player.identity.guest:
+                player.send_unread(live.id, data, functools.partial(self.unread.read, player.name, live.id))
+            else:
+                player.send_or_keep(data)
         for spectator in live.spectators:
             spectator.send(data)
             spectator.spectating.discard(live.id)

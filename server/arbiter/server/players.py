@@ -80,6 +80,8 @@ class OnlinePlayer:
         "capacity",
         "cluster_playing",
         "ending",
+        "ends_sent",
+        "forgets_ends",
         "games",
         "grace",
         "identity",
@@ -89,6 +91,7 @@ class OnlinePlayer:
         "resume_token",
         "session",
         "unconfirmed",
+        "unread",
     )
 
     def __init__(self, identity: Identity, games: list[str] | None, resume_token: str | None) -> None:
@@ -108,6 +111,13 @@ class OnlinePlayer:
         self.missed: list[bytes] = []
         self.unconfirmed: list[bytes] = []
         self.ending = 0  # its matches that ended and whose end is still being recorded, not yet sent
+        # A registered player's ends the store keeps until its client confirms reading them (hub.greet
+        # sends them after a welcome): the last ones sent to this connection (once each: the match's
+        # end and the welcome's read of the store may cross), and those not confirmed yet, each with
+        # what marks it read in the store.
+        self.ends_sent: dict[str, None] = {}
+        self.unread: dict[str, Callable[[], None]] = {}
+        self.forgets_ends = False  # it left on purpose (or was banned) and went offline: nothing is kept for it
 
     @property
     def name(self) -> str:
@@ -134,11 +144,39 @@ class OnlinePlayer:
         if data in self.unconfirmed:
             self.unconfirmed.remove(data)
 
-    def connection_lost(self) -> None:
-        """Its connection is gone (or replaced): the ends it did not confirm wait for the next welcome."""
-        for data in self.unconfirmed:
-            _keep(self.missed, data)
+    def send_unread(self, match_id: str, data: bytes, on_read: Callable[[], None]) -> None:
+        """Send a match's end that the store keeps unread for the player until ``on_read`` marks it
+        read (once its client confirms reading it): nothing is kept here, the next welcome reads the
+        store. Sent once per connection, whether by the match's end or by the welcome."""
+        if self.session is None:
+            if self.forgets_ends:
+                on_read()
+            return
+        if match_id in self.ends_sent:
+            return
+        self.ends_sent[match_id] = None
+        if len(self.ends_sent) > MISSED_KEPT:
+            del self.ends_sent[next(iter(self.ends_sent))]
+        self.unread[match_id] = on_read
+        self.session.send_confirmed(data, lambda: self._read(match_id))
+
+    def _read(self, match_id: str) -> None:
+        on_read = self.unread.pop(match_id, None)
+        if on_read is not None:
+            on_read()
+
+    def connection_lost(self, *, left: bool = False) -> None:
+        """Its connection is gone (or replaced): the ends it did not confirm wait for the next welcome,
+        unless its client ``left`` on purpose (what it did not wait for is not kept, in the store neither)."""
+        if left:
+            for on_read in self.unread.values():
+                on_read()
+        else:
+            for data in self.unconfirmed:
+                _keep(self.missed, data)
         self.unconfirmed.clear()
+        self.unread.clear()
+        self.ends_sent.clear()
 
     def take_missed(self) -> list[bytes]:
         """The ends to send after a welcome (they are sent again with ``send_or_keep``)."""

@@ -446,3 +446,14 @@ class Store(ABC):
     async def rebuild_ratings(self, rate: Rater) -> int:
         """Recompute every rating by replaying the rated, finished games in the order they ended,
         with ``rate``; the number of games replayed."""
+
+    # --- unread ends -------------------------------------------------------------------------
+    @abstractmethod
+    async def unread_ends(self, player: str, since: float, limit: int) -> list[GameRecord]:
+        """The games ended at ``since`` or later whose end ``player``'s client has not confirmed
+        reading: the ``limit`` that ended last, oldest first. ``finish_game`` marks the end unread for
+        each registered player of the game, in the end's transaction (guests are never marked)."""
+
+    @abstractmethod
+    async def ends_read(self, reads: list[tuple[str, str]]) -> None:
+        """Each ``(player, match id)``: the player's client confirmed reading the match's end."""

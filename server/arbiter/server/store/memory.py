@@ -79,6 +79,7 @@ class MemoryStore(Store):
         # (player, pool, level) → (time, rating, deviation) after each of its rated games, oldest first
         self._history: dict[tuple[str, str, int | None], list[tuple[float, float, float]]] = {}
 
+        self._unread: set[tuple[str, str]] = set()  # (player, match id): an end its client has not read
         self._bans: dict[tuple[str, str], Ban] = {}  # (kind, target in lower case) → the ban
         self._bans_version = 0
         self._open = False
@@ -250,6 +251,7 @@ class MemoryStore(Store):
         if rate is not None and result is not None:
             game.rating_changes = self._rate(game.start, result, ended, rate)
         game.result, game.reason, game.ended = result, reason, ended
+        self._unread.update((name, match_id) for name in game.start.players if self._registered(name))
         return dict(game.rating_changes)
 
     def _rate(self, start: GameStart, result: str, at: float, rate: Rater) -> dict[str, float]:
@@ -354,3 +356,13 @@ class MemoryStore(Store):
 
     def _registered(self, *names: str) -> bool:
         return all(name in self._players for name in names)
+
+    # --- unread ends --------------------------------------------------------------------------
+    async def unread_ends(self, player: str, since: float, limit: int) -> list[GameRecord]:
+        games = [g for name, match_id in self._unread if name == player and (g := self._games.get(match_id))]
+        games = [g for g in games if g.ended is not None and g.ended >= since]
+        games.sort(key=lambda g: g.ended or 0.0)
+        return [g.record() for g in games[-limit:]] if limit > 0 else []
+
+    async def ends_read(self, reads: list[tuple[str, str]]) -> None:
+        self._unread.difference_update(reads)

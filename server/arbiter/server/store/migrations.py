@@ -192,6 +192,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE players ADD COLUMN operator_revoked REAL;  -- unix time, NULL unless the operator revoked it
     UPDATE players SET operator_revoked = revoked, revoked = NULL WHERE revoked IS NOT NULL;
     """,
+    # 10: the ends a registered player's client has not confirmed reading (SPEC section 9): written
+    # with the game's end, deleted when the client's pong confirms it, sent after a welcome otherwise.
+    """
+    CREATE TABLE unread_ends (
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        PRIMARY KEY (player_id, game_id)
+    ) WITHOUT ROWID;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -285,3 +285,23 @@ def game_records(
         for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
              first_level, second_level, opening, refused_total) in games
     ]  # fmt: skip
+
+
+# --- unread ends (migration 10) -------------------------------------------------------------------
+# A just-ended game (by id, given twice): a row for each registered player, in the end's transaction.
+OWE_ENDS = (
+    "INSERT INTO unread_ends (player_id, game_id)"
+    " SELECT first_id, id FROM games WHERE id = ? AND first_id IS NOT NULL"
+    " UNION SELECT second_id, id FROM games WHERE id = ? AND second_id IS NOT NULL"
+    " ON CONFLICT DO NOTHING"
+)
+# The games whose ends a player has not read (its name, the oldest end kept, how many): newest first.
+UNREAD_ENDS = (
+    "WHERE id IN (SELECT u.game_id FROM unread_ends u JOIN players p ON p.id = u.player_id WHERE p.name = ?)"
+    " AND ended >= ? ORDER BY ended DESC, id DESC LIMIT ?"
+)
+# One end read (the player's name, the match id).
+END_READ = (
+    "DELETE FROM unread_ends WHERE player_id = (SELECT id FROM players WHERE name = ?)"
+    " AND game_id = (SELECT id FROM games WHERE match_id = ?)"
+)

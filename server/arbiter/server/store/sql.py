@@ -65,6 +65,7 @@ from .rows import (
     CHANGES,
     COUNT_REFUSAL,
     DISCARD_GAME,
+    END_READ,
     FIND_BAN,
     GAME_COLUMNS,
     HISTORY,
@@ -72,6 +73,7 @@ from .rows import (
     LIST_BANS,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
+    OWE_ENDS,
     PLAYER_COLUMNS,
     PLAYER_WIDTH,
     RATED_RESULTS,
@@ -82,6 +84,7 @@ from .rows import (
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    UNREAD_ENDS,
     PageQuery,
     ban_of,
     crosstable_of,
@@ -508,6 +511,18 @@ class SqlStore(Store, Generic[C]):
         tail, args = listing(player=player, game=game, limit=limit, finished=finished, after=after)
         return await self._run(lambda conn: _game_records(conn, tail, args))
 
+    async def unread_ends(self, player: str, since: float, limit: int) -> list[GameRecord]:
+        records = await self._run(lambda conn: _game_records(conn, UNREAD_ENDS, (player, since, limit)))
+        return records[::-1]
+
+    async def ends_read(self, reads: list[tuple[str, str]]) -> None:
+        async def delete(conn: C) -> None:
+            async with conn.transaction():
+                for read in reads:
+                    await conn.execute(END_READ, read)
+
+        await self._run(delete)
+
     def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
         return stream_pages(lambda query: self._run(functools.partial(_page, query=query)), batch_size)
 
@@ -672,6 +687,8 @@ class SqlStore(Store, Generic[C]):
             for refusal in (w for w in writes if isinstance(w, RefusalWrite)):  # rare: one by one
                 await _save_refusal(conn, refusal)
             ended = await self._end_all(conn, finishing) if finishing else {}
+            for game_id, _ in ended.values():  # the others are marked unread by _finish
+                await conn.execute(OWE_ENDS, (game_id, game_id))
             for end in finishing:
                 try:
                     row = ended.pop(end.match_id, None)
@@ -718,6 +735,7 @@ class SqlStore(Store, Generic[C]):
             "UPDATE games SET ended = ?, result = ?, reason = ? WHERE id = ?",
             (end.ended, end.result, end.reason, game_id),
         )
+        await conn.execute(OWE_ENDS, (game_id, game_id))
         if end.rate is None or end.result is None:
             return {}
         return await self._rate(conn, game_id, end.result, end.ended, end.rate)
