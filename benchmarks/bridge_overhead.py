@@ -25,9 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "server"))
-
-from wsclient import Client, play_move
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool
@@ -35,6 +33,7 @@ from arbiter.bots.bridge.process import SETTLE, EngineProcess
 from arbiter.bots.client import BotClient, BotSettings
 from arbiter.engine import EngineError, State, create_game
 from arbiter.server import ServerConfig, run_server
+from tests.support.wsclient import Client, play_move
 
 GAME = "gomoku"
 TEST_ENGINE = [sys.executable, str(Path(__file__).resolve().parents[1] / "tests/bots/pbrain_engines/threat_engine.py")]
