@@ -40,9 +40,11 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port; 0 picks a free one."
+    "--host", default=DEFAULTS.host, show_default=True, help="Address to listen on (0.0.0.0: every interface)."
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=DEFAULTS.port, show_default=True, help="Port; 0 picks a free one."
 )
 @click.option(
     "--db",
@@ -55,35 +57,35 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
 @click.option(
     "--grace",
     type=click.FloatRange(0, 3600),
-    default=30.0,
+    default=DEFAULTS.reconnect_grace_s,
     show_default=True,
     help="Seconds a disconnected player may take to come back before its matches are adjudicated.",
 )
 @click.option(
     "--challenge-ttl",
     type=click.FloatRange(1, 86400),
-    default=60.0,
+    default=DEFAULTS.challenge_ttl_s,
     show_default=True,
     help="Seconds before an unanswered direct challenge expires.",
 )
 @click.option(
     "--seek-ttl",
     type=click.FloatRange(1, 86400),
-    default=600.0,
+    default=DEFAULTS.seek_ttl_s,
     show_default=True,
     help="Seconds before an open seek nobody took expires.",
 )
 @click.option(
     "--max-matches",
     type=click.IntRange(1, 100_000),
-    default=100,
+    default=DEFAULTS.max_matches,
     show_default=True,
     help="Live matches one player may play at once.",
 )
 @click.option(
     "--rate",
     type=click.FloatRange(1, 1e6),
-    default=200.0,
+    default=DEFAULTS.rate_per_s,
     show_default=True,
     help="Messages per second one connection may send (burst: twice that).",
 )
