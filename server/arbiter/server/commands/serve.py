@@ -8,7 +8,7 @@ import signal
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
+from arbiter.cli.logs import configure_logging, log_options
 from arbiter.server.app import serve_until
 from arbiter.server.client_address import PROXY_HEADERS, IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
@@ -307,14 +307,9 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
     help="The event loop: uvloop (the optional dependency arbiter-server[uvloop]) or asyncio's own.",
 )
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
-@click.option(
-    "--log-level",
-    type=click.Choice(LEVELS),
-    default="info",
-    show_default=True,
-    help="Least severe log record on stderr: info has connections and match starts and ends; debug adds every move.",
+@log_options(
+    help="Least severe log record on stderr: info has connections and match starts and ends; debug adds every move."
 )
-@log_format_option
 def serve(
     host: str,
     port: int,
