@@ -1,9 +1,8 @@
-"""m,n,k rules: kernels against the reference, perft tables, the exact-k rule, presets."""
+"""m,n,k rules: kernels against the reference, the exact-k rule, presets (perft: test_perft.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import random
 
 import numpy as np
@@ -13,17 +12,7 @@ from hypothesis import strategies as st
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
 from arbiter.engine.base import STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, STATUS_WIN1, State
-from arbiter.engine.perft import divide, game_outcomes, perft
 from arbiter.engine.reference import reference_state
-
-TICTACTOE_PERFT = [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
-# Computed with the pure-Python reference (reference_perft below, minutes for the deepest) and frozen.
-TICTACTOE4_PERFT = [16, 240, 3360, 43680, 524160]
-GOMOKU10_PERFT = [100, 9900, 970200]
-MNK_4_3_3_PERFT = [12, 132, 1320, 11880, 95040, 622944, 3499200]
-# 4x4, depth 8: no game ends before ply 7; at ply 7 the first player's four stones form one of the
-# 10 lines in 10 * 4! * (12 * 11 * 10) = 316,800 sequences, so perft(8) = (16!/9! - 316,800) * 9.
-TICTACTOE4_PERFT_8 = (57_657_600 - 316_800) * 9
 
 PARAM_SETS = [
     ("tictactoe", {}),
@@ -35,59 +24,6 @@ PARAM_SETS = [
     ("mnk", {"m": 6, "n": 6, "k": 4, "exact": True}),
     ("mnk", {"m": 7, "n": 3, "k": 3}),
 ]
-
-
-def reference_perft(state, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for action in state.legal_actions():
-        child = copy.deepcopy(state)
-        child.play(action)
-        total += reference_perft(child, depth - 1)
-    return total
-
-
-def test_tictactoe_perft_table() -> None:
-    state = create_game("tictactoe").new_state()
-    assert [perft(state, d) for d in range(1, 10)] == TICTACTOE_PERFT
-
-
-def test_tictactoe_complete_games() -> None:
-    state = create_game("tictactoe").new_state()
-    assert game_outcomes(state, 9) == (131184, 77904, 46080)
-
-
-@pytest.mark.parametrize(
-    ("name", "params", "table"),
-    [
-        ("tictactoe4", {}, TICTACTOE4_PERFT),
-        ("gomoku10", {}, GOMOKU10_PERFT),
-        ("mnk", {"m": 4, "n": 3, "k": 3}, MNK_4_3_3_PERFT),
-    ],
-)
-def test_perft_tables(name: str, params: dict, table: list[int]) -> None:
-    state = create_game(name, params).new_state()
-    assert [perft(state, d) for d in range(1, len(table) + 1)] == table
-
-
-def test_tictactoe4_perft_where_the_first_wins_appear() -> None:
-    assert perft(create_game("tictactoe4").new_state(), 8) == TICTACTOE4_PERFT_8
-
-
-def test_reference_agrees_with_frozen_tables() -> None:
-    assert [reference_perft(reference_state(create_game("tictactoe")), d) for d in range(1, 5)] == TICTACTOE_PERFT[:4]
-    assert [reference_perft(reference_state(create_game("tictactoe4")), d) for d in range(1, 4)] == TICTACTOE4_PERFT[:3]
-    assert reference_perft(reference_state(create_game("gomoku10")), 2) == GOMOKU10_PERFT[1]
-    mnk_4_3_3 = reference_state(create_game("mnk", {"m": 4, "n": 3, "k": 3}))
-    assert reference_perft(mnk_4_3_3, 5) == MNK_4_3_3_PERFT[4]
-
-
-def test_divide_sums_to_perft() -> None:
-    state = create_game("tictactoe").new_state()
-    rows = divide(state, 4)
-    assert len(rows) == 9
-    assert sum(count for _, count in rows) == TICTACTOE_PERFT[3]
 
 
 @settings(max_examples=60, derandomize=True, deadline=None)
