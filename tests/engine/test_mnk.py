@@ -1,9 +1,9 @@
-"""m,n,k rules: kernels against the reference, the exact-k rule, presets (perft: test_perft.py)."""
+"""m,n,k rules: wins and the exact-k rule, keys, bad moves and parameters, notation, presets (perft, the
+kernels against the reference and undo for every placement game: test_placement_games.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import random
 
 import numpy as np
 import pytest
@@ -12,51 +12,6 @@ from hypothesis import strategies as st
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
 from arbiter.engine.base import STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, STATUS_WIN1, State
-from arbiter.engine.reference import reference_state
-
-PARAM_SETS = [
-    ("tictactoe", {}),
-    ("tictactoe4", {}),
-    ("gomoku10", {}),
-    ("gomoku", {}),
-    ("gomoku", {"exact": True}),
-    ("mnk", {"m": 5, "n": 4, "k": 3}),
-    ("mnk", {"m": 6, "n": 6, "k": 4, "exact": True}),
-    ("mnk", {"m": 7, "n": 3, "k": 3}),
-]
-
-
-@settings(max_examples=60, derandomize=True, deadline=None)
-@given(case=st.sampled_from(PARAM_SETS), seed=st.integers(0, 2**32 - 1))
-def test_kernels_match_reference(case: tuple[str, dict], seed: int) -> None:
-    name, params = case
-    game = create_game(name, params)
-    state, reference = game.new_state(), reference_state(game)
-    rng = random.Random(seed)
-    while True:
-        assert list(state.legal_actions()) == reference.legal_actions()
-        assert (state.to_move, state.status, int(state.s[4])) == (reference.to_move, reference.status, reference.reason)
-        if reference.status != STATUS_ONGOING:
-            break
-        action = rng.choice(reference.legal_actions())
-        state.play(state._action_to_move(action))
-        reference.play(action)
-
-
-@settings(max_examples=30, derandomize=True, deadline=None)
-@given(case=st.sampled_from(PARAM_SETS), seed=st.integers(0, 2**32 - 1))
-def test_undo_restores_exactly_and_keys_follow_positions(case: tuple[str, dict], seed: int) -> None:
-    game = create_game(*case)
-    state = game.new_state()
-    rng = random.Random(seed)
-    snapshots = [state.s.copy()]
-    while not state.is_terminal:
-        state.play(rng.choice(state.legal_moves()))
-        snapshots.append(state.s.copy())
-    for snapshot in reversed(snapshots[:-1]):
-        state.undo()
-        assert np.array_equal(state.s, snapshot)
-    assert state.key() == 0
 
 
 def test_transposed_move_orders_share_a_key() -> None:

@@ -1,5 +1,5 @@
-"""Cube tic-tac-toe: kernels against the reference, wins along all 13 directions, the full-cube draw,
-the text notation, bad parameters (perft: test_perft.py)."""
+"""Cube tic-tac-toe: wins along all 13 directions, the full-cube draw, the text notation, bad parameters
+(perft, the kernels against the reference and undo: test_placement_games.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
 from arbiter.engine.base import (
@@ -31,41 +29,6 @@ DIRECTIONS = [d for d in itertools.product((-1, 0, 1), repeat=3) if d > (0, 0, 0
 def play_moves(state, moves) -> None:
     for move in moves:
         state.play(move)
-
-
-@settings(max_examples=60, derandomize=True, deadline=None)
-@given(n=st.sampled_from([3, 4, 5]), seed=st.integers(0, 2**32 - 1))
-def test_kernels_match_reference(n: int, seed: int) -> None:
-    game = create_game("ttt3d", {"n": n})
-    state, reference = game.new_state(), reference_state(game)
-    rng = random.Random(seed)
-    while True:
-        assert list(state.legal_actions()) == reference.legal_actions()
-        assert (state.to_move, state.status, int(state.s[REASON])) == (
-            reference.to_move,
-            reference.status,
-            reference.reason,
-        )
-        if reference.status != STATUS_ONGOING:
-            break
-        action = rng.choice(reference.legal_actions())
-        state.play(state._action_to_move(action))
-        reference.play(action)
-
-
-@settings(max_examples=30, derandomize=True, deadline=None)
-@given(n=st.sampled_from([3, 4, 5, 7]), seed=st.integers(0, 2**32 - 1))
-def test_undo_restores_the_array_exactly(n: int, seed: int) -> None:
-    state = create_game("ttt3d", {"n": n}).new_state()
-    rng = random.Random(seed)
-    snapshots = [state.s.copy()]
-    while not state.is_terminal:
-        state.play(rng.choice(state.legal_moves()))
-        snapshots.append(state.s.copy())
-    for snapshot in reversed(snapshots[:-1]):
-        state.undo()
-        assert np.array_equal(state.s, snapshot)
-    assert not state.s.any()
 
 
 def full_line(n: int, direction: tuple[int, int, int], fixed: int) -> list[tuple[int, int, int]]:

@@ -1,5 +1,5 @@
 """Vanishing tic-tac-toe: kernels against the reference, the vanishing rule, the draw rules, exact
-position keys, and the seed's claim about the openings checked by exhaustive search (perft: test_perft.py)."""
+position keys, and the seed's claim about the openings checked by exhaustive search (perft: test_placement_games.py)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from arbiter.engine.base import (
 from arbiter.engine.ops import playouts
 from arbiter.engine.reference import reference_state
 
-# Six stones, the first player to move (the perft tables start from it too: test_perft.py).
+# Six stones, the first player to move (the perft tables start from it too: test_placement_games.py).
 MID_MOVES = [(1, 1), (0, 0), (2, 0), (0, 2), (0, 1), (2, 1)]
 # Eight cells played in a loop: neither player's four cells hold a line, so the same six stones in
 # the same age order come back every eight plies.

@@ -1,15 +1,22 @@
-"""Perft of the placement games (m,n,k, cube tic-tac-toe, vanishing tic-tac-toe): the kernels' counts against
-frozen tables, from the start and from the middle game, and the pure-Python reference against the same
-tables; ``divide`` and ``game_outcomes`` on tic-tac-toe."""
+"""What the placement games (m,n,k, cube tic-tac-toe, vanishing tic-tac-toe) are held to alike, once for all of
+them: perft counts against frozen tables, from the start and from the middle game, and the pure-Python
+reference against the same tables; the kernels against the reference move by move; undo back to the exact
+array. ``divide`` and ``game_outcomes`` on tic-tac-toe.
+"""
 
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arbiter.engine import create_game
+from arbiter.engine.base import REASON, STATUS_ONGOING
 from arbiter.engine.perft import divide, game_outcomes, perft
 from arbiter.engine.reference import reference_state
 
@@ -56,6 +63,21 @@ TABLES: list[tuple[str, dict[str, Any], list[tuple[int, ...]], list[int], int]] 
         9,
     ),
 ]
+# Rules and sizes for whole random games (vanishing has its own, which seek its repetitions: test_vanishing.py).
+GAMES = [
+    ("tictactoe", {}),
+    ("tictactoe4", {}),
+    ("gomoku10", {}),
+    ("gomoku", {}),
+    ("gomoku", {"exact": True}),
+    ("mnk", {"m": 5, "n": 4, "k": 3}),
+    ("mnk", {"m": 6, "n": 6, "k": 4, "exact": True}),
+    ("mnk", {"m": 7, "n": 3, "k": 3}),
+    ("ttt3d", {"n": 3}),
+    ("ttt3d", {"n": 4}),
+    ("ttt3d", {"n": 5}),
+    ("ttt3d", {"n": 7}),
+]
 CASES = [pytest.param(*case, id=f"{case[0]}{case[1] or ''}{'-mid' if case[2] else ''}") for case in TABLES]
 
 
@@ -87,6 +109,41 @@ def test_reference_agrees_with_frozen_tables(
     for move in moves:
         reference.play(game.new_state()._move_to_actions(move)[0])
     assert [reference_perft(reference, d) for d in range(1, reference_depth + 1)] == table[:reference_depth]
+
+
+@settings(max_examples=120, derandomize=True, deadline=None)
+@given(case=st.sampled_from(GAMES[:-1]), seed=st.integers(0, 2**32 - 1))
+def test_kernels_match_reference(case: tuple[str, dict], seed: int) -> None:
+    game = create_game(*case)
+    state, reference = game.new_state(), reference_state(game)
+    rng = random.Random(seed)
+    while True:
+        assert list(state.legal_actions()) == reference.legal_actions()
+        assert (state.to_move, state.status, int(state.s[REASON])) == (
+            reference.to_move,
+            reference.status,
+            reference.reason,
+        )
+        if reference.status != STATUS_ONGOING:
+            break
+        action = rng.choice(reference.legal_actions())
+        state.play(state._action_to_move(action))
+        reference.play(action)
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(case=st.sampled_from(GAMES), seed=st.integers(0, 2**32 - 1))
+def test_undo_restores_exactly_and_keys_follow_positions(case: tuple[str, dict], seed: int) -> None:
+    state = create_game(*case).new_state()
+    rng = random.Random(seed)
+    snapshots = [state.s.copy()]
+    while not state.is_terminal:
+        state.play(rng.choice(state.legal_moves()))
+        snapshots.append(state.s.copy())
+    for snapshot in reversed(snapshots[:-1]):
+        state.undo()
+        assert np.array_equal(state.s, snapshot)
+    assert state.key() == 0
 
 
 def test_tictactoe4_perft_where_the_first_wins_appear() -> None:
