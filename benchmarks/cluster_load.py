@@ -35,11 +35,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from server_load import Conn, Run, cpu_seconds, moves_per_match, open_connections, pair_up, play  # noqa: E402
+from server_load import Conn, Run, cpu_seconds, moves_per_match, open_connections, pair_up, play
 
-from arbiter.soak import services  # noqa: E402  (a throwaway PostgreSQL and Redis, as the tests start them)
+from arbiter.soak import services  # a throwaway PostgreSQL and Redis, as the tests start them
 
 LAYOUTS = ("one node", "same node", "across")
 
