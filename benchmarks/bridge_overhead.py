@@ -25,15 +25,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "server"))
-
-from wsclient import Client, play_move
+import msgpack
+from server_load import Conn  # the load benchmark's client: its replies and messages by predicate
+from websockets.asyncio.client import connect
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool
 from arbiter.bots.bridge.process import SETTLE, EngineProcess
 from arbiter.bots.client import BotClient, BotSettings
 from arbiter.engine import EngineError, State, create_game
+from arbiter.protocol import PROTOCOL_VERSION
 from arbiter.server import ServerConfig, run_server
 
 GAME = "gomoku"
@@ -114,22 +115,25 @@ async def whole_path(argv: list[str], moves: int) -> list[float]:
         settings = BotSettings(games=(GAME,))
         try:
             async with BotClient(server.url, token=token, pool=pool, settings=settings).running():
-                human = await Client.connect(server.url, token=await server.hub.store.add_player("p", "human"))
-                await human.request("challenge", to="engine", game=GAME, color="first",
-                                    clock={"initial_ms": 600_000, "increment_ms": 0})  # fmt: skip
-                match = (await human.expect("match_start"))["match"]
+                human = Conn(await connect(server.url, compression=None))
+                token = await server.hub.store.add_player("p", "human")
+                await human.request({"type": "hello", "id": 0, "protocol": PROTOCOL_VERSION, "client": "bench/1",
+                                     "token": token})  # fmt: skip
+                await human.request({"type": "challenge", "id": 1, "to": "engine", "game": GAME, "color": "first",
+                                     "clock": {"initial_ms": 600_000, "increment_ms": 0}})  # fmt: skip
+                match = (await human.expect(lambda m: m["type"] == "match_start"))["match"]
                 state, times, ply = create_game(GAME).new_state(), [], 0
                 for cell in played(state, moves):
                     if len(times) == moves:
                         break
                     await asyncio.sleep(SETTLE)
                     began = time.perf_counter()
-                    await play_move(human, match, ply, cell)
-                    answer = await human.expect("moved", match=match, ply=ply + 1)
+                    await human.ws.send(msgpack.packb({"type": "move", "match": match, "ply": ply, "move": cell}))
+                    answer = await human.expect(lambda m, ply=ply: m["type"] == "moved" and m["ply"] == ply + 1)
                     times.append(time.perf_counter() - began)
                     state.play(state.game.decode_move(answer["move"]))
                     ply += 2
-                await human.request("resign", match=match)
+                await human.request({"type": "resign", "id": 2, "match": match})
         finally:
             await pool.close()
     return times

@@ -3,7 +3,7 @@
 N concurrent matches of synthetic players who move the instant they get the turn (the client of
 benchmarks/server_load.py), each move going through the whole server and store. Three layouts,
 each on fresh server processes over one PostgreSQL and one Redis started here (as the tests start
-them, tests/services.py):
+them, arbiter.soak.services):
 
 - ``one node``: a single node (no cluster), every player on it — the baseline;
 - ``same node``: two nodes of a cluster, each match's two players on the same node (half the
@@ -35,11 +35,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
-import services  # noqa: E402  (a throwaway PostgreSQL and Redis, as the tests start them)
-from server_load import Conn, Run, cpu_seconds, moves_per_match, open_connections, pair_up, play  # noqa: E402
+from server_load import Conn, Run, cpu_seconds, moves_per_match, open_connections, pair_up, play
+
+from arbiter.soak import services  # a throwaway PostgreSQL and Redis, as the tests start them
 
 LAYOUTS = ("one node", "same node", "across")
 

@@ -49,7 +49,6 @@ SERVERS = ("relay", "relay-direct", "arbiter")
 
 # --- the two servers (each runs in its own process: `server_load.py --serve arbiter|relay`) ---------
 async def serve_arbiter() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from arbiter.server import ServerConfig, run_server
 
     # The rate limit stays on (its cost is part of the figure) but high enough for moves at full speed.

@@ -6,7 +6,7 @@ Plays ``games`` concurrent games of ``moves`` moves through ``SqliteStore`` and 
 (record_move queues, the store commits in batches, finish_game commits each end durably) and,
 in the same run, the baseline a naive server would use: the same rows with one durable commit
 per move (WAL, synchronous=FULL, like the store). PostgreSQL is a throwaway server this script
-starts on a free port, as the tests do (tests/services.py), with its durable defaults (fsync on).
+starts on a free port, as the tests do (arbiter.soak.services), with its durable defaults (fsync on).
 Prints the median moves per second of each over ``repeat`` runs, the ratios, and the cost of
 one record_move call on the event loop (the only per-move cost the game loop pays).
 """
@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import sqlite3
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,9 +26,7 @@ from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-import services  # a throwaway PostgreSQL, as the tests start it
+from arbiter.soak import services  # a throwaway PostgreSQL, as the tests start it
 
 
 async def batched(store: Store, games: int, moves: int) -> tuple[float, float]:

@@ -5,7 +5,7 @@
   and every test under tests/cluster (its fixtures start three server nodes);
 - ``slow``: set by hand on long strength, load and install checks.
 
-It also holds the session's PostgreSQL and Redis servers (tests/services.py), started on first use, and loads
+It also holds the session's PostgreSQL and Redis servers (arbiter.soak.services), started on first use, and loads
 the hypothesis profile: every property test draws the same examples on every run, so a run's result never
 depends on luck. ``pytest --hypothesis-profile=explore`` draws fresh ones, to hunt for new failures by hand.
 """
@@ -18,8 +18,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-import services  # tests/services.py: the real PostgreSQL and Redis the tests start
 from hypothesis import settings
+
+from arbiter.soak import services  # arbiter.soak.services: the real PostgreSQL and Redis the tests start
 
 settings.register_profile("deterministic", derandomize=True)
 settings.register_profile("explore", derandomize=False)

@@ -13,7 +13,8 @@ import subprocess
 import sys
 
 import pytest
-from benchmark_scripts import BENCHMARKS
+
+from tests.support.benchmark_scripts import BENCHMARKS
 
 RUNS = [
     ("bridge_overhead.py", ["--moves", "4"], "server + client + bridge (loopback)"),

@@ -1,4 +1,5 @@
-"""The dependency rules between the parts hold, and each of them can fail.
+"""The dependency rules between the parts hold, and each of them can fail; the tests and the benchmarks
+find their helpers by import alone.
 
 ``lint-imports`` (import-linter, configured in the root pyproject.toml) checks the real tree in
 ``make lint``. Here it runs on a temporary copy of the five source folders: as copied, every contract
@@ -7,6 +8,7 @@ is kept; with one deliberately bad import added, the contract that forbids it is
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -72,3 +74,34 @@ def test_a_bad_import_breaks_its_contract(tmp_path: Path, module: str, statement
     assert result.returncode == 1, result.stdout + result.stderr
     broken = [line.removesuffix(" BROKEN") for line in result.stdout.splitlines() if line.endswith(" BROKEN")]
     assert any(name.startswith(contract) for name in broken), result.stdout  # (others may break through it)
+
+
+def helper_hacks(source: str, *, benchmark: bool) -> list[str]:
+    """What a file of tests/ or benchmarks/ does that it should not: touch ``sys.path`` (shared test helpers
+    are the ``tests.support`` package), or, in a benchmark, import the tests (it measures the product alone)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr == "path" and getattr(node.value, "id", None) == "sys":
+            found.append((node.lineno, "sys.path"))
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        if benchmark and any(name == "tests" or name.startswith("tests.") for name in names):
+            found.append((node.lineno, f"imports {names[0]}"))
+    return [f"line {line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_test_or_benchmark_edits_sys_path_and_no_benchmark_imports_the_tests() -> None:
+    found = {
+        str(path.relative_to(ROOT)): hacks
+        for folder in ("tests", "benchmarks")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if (hacks := helper_hacks(path.read_text(), benchmark=folder == "benchmarks"))
+    }
+    assert not found, found
+
+
+def test_the_helper_rule_sees_a_sys_path_edit_and_a_benchmark_importing_the_tests() -> None:
+    source = "import sys\nsys.path.insert(0, 'tests')\nfrom tests.support.wsclient import Client\n"
+    assert helper_hacks(source, benchmark=True) == ["line 2: sys.path", "line 3: imports tests.support.wsclient"]
+    assert helper_hacks(source, benchmark=False) == ["line 2: sys.path"]

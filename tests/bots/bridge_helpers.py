@@ -14,10 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wsclient import Client, play_move, random_move
-
 from arbiter.engine import create_game
 from arbiter.server import RunningServer
+from tests.support.wsclient import Client, play_move, random_move
 
 CLOCK = {"initial_ms": 60_000, "increment_ms": 0}
 

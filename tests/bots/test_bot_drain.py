@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bot_process import BotProcess
-from wsclient import Client, play_move
 
 from arbiter.bots.random_bot import random_move
 from arbiter.engine import State, create_game
 from arbiter.server import RunningServer, ServerConfig, run_server
+from tests.support.wsclient import Client, play_move
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from bot_process import BotProcess
-from wsclient import Client, play_move
 
 from arbiter.server import RunningServer, ServerConfig, run_server
+from tests.support.wsclient import Client, play_move
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 from bot_process import BotProcess
-from wsclient import Client, play_move
 
 from arbiter.bots.brain import Brain, ThinkRequest
 from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.server import RunningServer, ServerConfig, run_server
+from tests.support.wsclient import Client, play_move
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -18,7 +18,6 @@ import msgpack
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from store_check import assert_store_clean
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -35,6 +34,7 @@ from arbiter.server.config import LadderConfig
 from arbiter.server.consistency import check_store
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.store_check import assert_store_clean
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from bridge_helpers import bridge_process, finished_records, http_get, logged, metric, play_against, sound_game
 from click.testing import CliRunner
-from wsclient import Client
 
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.replay import replay, turn_of
@@ -26,6 +25,7 @@ from arbiter.bots.bridge.stdio import Handshake, StdioPool, check_answer, positi
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.cli import main
 from arbiter.server import RunningServer
+from tests.support.wsclient import Client
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -11,15 +11,12 @@ it with apt), with a fresh temporary profile per launch. Page errors fail the te
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from browser_arena import Arena, Site, csp_violations, random_bot
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # the server suite's protocol client
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore

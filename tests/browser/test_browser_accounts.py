@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from browser_arena import Site, random_bot
-from guest import play_mnk_to_end, start_game
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.guest import play_mnk_to_end, start_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from browser_arena import Site, screenshot_path
-from wsclient import Client, start_match
+
+from tests.support.wsclient import Client, start_match
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 import redis
-from guest import play_mnk_move, play_mnk_to_end, start_game, wait_turn
-from services import HAProxy
 
 from arbiter.server.store.postgresql import PostgresStore
+from arbiter.soak.services import HAProxy
+from tests.support.guest import play_mnk_move, play_mnk_to_end, start_game, wait_turn
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -10,11 +10,11 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from browser_arena import Site
-from guest import play_mnk_to_end, start_game
 
 from arbiter.bots.client import BotClient, BotSettings
 from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.pool import BrainPool
+from tests.support.guest import play_mnk_to_end, start_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

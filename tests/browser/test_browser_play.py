@@ -8,7 +8,8 @@ import random
 
 import pytest
 from browser_arena import Arena, screenshot_path
-from guest import (
+
+from tests.support.guest import (
     ball,
     cells,
     choose_cell,

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 from browser_arena import Site, screenshot_path
-from guest import cells
-from wsclient import Client, play_move, start_match
+
+from tests.support.guest import cells
+from tests.support.wsclient import Client, play_move, start_match
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

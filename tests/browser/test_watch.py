@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from browser_arena import Arena, screenshot_path
-from guest import cells, moves_shown, play_mnk_move, start_game, wait_turn
 
 from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.mcts.brain import MctsBrain
@@ -21,6 +20,7 @@ from arbiter.bots.pool import BrainPool
 from arbiter.protocol.errors import CloseCode
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
+from tests.support.guest import cells, moves_shown, play_mnk_move, start_game, wait_turn
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

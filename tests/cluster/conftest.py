@@ -6,16 +6,13 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from pathlib import Path
 
 import pytest
 import redis
-from services import HAProxy
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # the server suite's protocol client
-from wsclient import Client
 
 from arbiter.server.store.postgresql import PostgresStore
+from arbiter.soak.services import HAProxy
+from tests.support.wsclient import Client
 
 ARBITER = [sys.executable, "-m", "arbiter.cli"]
 NODES = ("n1", "n2", "n3")

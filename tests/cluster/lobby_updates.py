@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wsclient import Client
+from tests.support.wsclient import Client
 
 
 async def until(client: Client, kind: str, **fields: object) -> dict:

@@ -26,10 +26,10 @@ import urllib.request
 
 import psycopg
 from lobby_updates import listed
-from wsclient import Client, play_move, play_out, start_match
 
 from arbiter.protocol.errors import CloseCode
 from arbiter.server.store.postgresql import PostgresStore
+from tests.support.wsclient import Client, play_move, play_out, start_match
 
 ARBITER = [sys.executable, "-m", "arbiter.cli"]
 

@@ -9,11 +9,11 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from lobby_updates import until
-from test_accounts import Browser
-from wsclient import start_match
 
 from arbiter.protocol.errors import CloseCode
 from arbiter.server.store.postgresql import PostgresStore
+from tests.support.accounts import Browser
+from tests.support.wsclient import start_match
 
 CLOCK = {"initial_ms": 60_000}
 

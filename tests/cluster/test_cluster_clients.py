@@ -7,10 +7,9 @@ import asyncio
 import random
 import sys
 
-from wsclient import play_move, random_move
-
 from arbiter.engine import create_game
 from arbiter.server.store.postgresql import PostgresStore
+from tests.support.wsclient import play_move, random_move
 
 
 async def test_a_bot_with_every_node_s_address_follows_its_match_when_its_node_leaves(

@@ -12,11 +12,11 @@ import urllib.request
 
 import psycopg
 import pytest
-from store_check import assert_store_clean
-from wsclient import Client, random_move
 
 from arbiter.engine import create_game
 from arbiter.server.store.postgresql import PostgresStore
+from tests.support.store_check import assert_store_clean
+from tests.support.wsclient import Client, random_move
 
 GAMES = 200
 PLAYERS = [f"p{i}" for i in range(6)]

@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-from benchmark_scripts import BENCHMARKS
+from tests.support.benchmark_scripts import BENCHMARKS
 
 
 def test_the_cluster_load_benchmark_plays_every_move_in_each_layout() -> None:

@@ -4,7 +4,8 @@ node a client asked, kept current by updates from every node; a dead node's entr
 from __future__ import annotations
 
 from lobby_updates import listed, presence_of, until
-from wsclient import start_match
+
+from tests.support.wsclient import start_match
 
 
 def names(state: dict) -> set[str]:

@@ -10,10 +10,10 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
-from services import HAProxy
-from wsclient import Client, play_move, start_match
 
 from arbiter.protocol.errors import CloseCode
+from arbiter.soak.services import HAProxy
+from tests.support.wsclient import Client, play_move, start_match
 
 
 @pytest.fixture

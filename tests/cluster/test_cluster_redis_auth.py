@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from services import RedisServer
 from test_cluster import play_moves
-from wsclient import Client, play_move, start_match
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.cluster import ClusterError
 from arbiter.server.store.postgresql import PostgresStore
+from arbiter.soak.services import RedisServer
+from tests.support.wsclient import Client, play_move, start_match
 
 pytestmark = pytest.mark.process  # Redis runs in its own process
 

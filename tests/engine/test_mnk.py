@@ -1,10 +1,9 @@
-"""m,n,k rules: kernels against the reference, perft tables, the exact-k rule, presets."""
+"""m,n,k rules: wins and the exact-k rule, keys, bad moves and parameters, notation, presets (perft, the
+kernels against the reference and undo for every placement game: test_placement_games.py)."""
 
 from __future__ import annotations
 
 import contextlib
-import copy
-import random
 
 import numpy as np
 import pytest
@@ -13,114 +12,6 @@ from hypothesis import strategies as st
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
 from arbiter.engine.base import STATUS_DRAW, STATUS_ONGOING, STATUS_WIN0, STATUS_WIN1, State
-from arbiter.engine.perft import divide, game_outcomes, perft
-from arbiter.engine.reference import reference_state
-
-TICTACTOE_PERFT = [9, 72, 504, 3024, 15120, 54720, 148176, 200448, 127872]
-# Computed with the pure-Python reference (reference_perft below, minutes for the deepest) and frozen.
-TICTACTOE4_PERFT = [16, 240, 3360, 43680, 524160]
-GOMOKU10_PERFT = [100, 9900, 970200]
-MNK_4_3_3_PERFT = [12, 132, 1320, 11880, 95040, 622944, 3499200]
-# 4x4, depth 8: no game ends before ply 7; at ply 7 the first player's four stones form one of the
-# 10 lines in 10 * 4! * (12 * 11 * 10) = 316,800 sequences, so perft(8) = (16!/9! - 316,800) * 9.
-TICTACTOE4_PERFT_8 = (57_657_600 - 316_800) * 9
-
-PARAM_SETS = [
-    ("tictactoe", {}),
-    ("tictactoe4", {}),
-    ("gomoku10", {}),
-    ("gomoku", {}),
-    ("gomoku", {"exact": True}),
-    ("mnk", {"m": 5, "n": 4, "k": 3}),
-    ("mnk", {"m": 6, "n": 6, "k": 4, "exact": True}),
-    ("mnk", {"m": 7, "n": 3, "k": 3}),
-]
-
-
-def reference_perft(state, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for action in state.legal_actions():
-        child = copy.deepcopy(state)
-        child.play(action)
-        total += reference_perft(child, depth - 1)
-    return total
-
-
-def test_tictactoe_perft_table() -> None:
-    state = create_game("tictactoe").new_state()
-    assert [perft(state, d) for d in range(1, 10)] == TICTACTOE_PERFT
-
-
-def test_tictactoe_complete_games() -> None:
-    state = create_game("tictactoe").new_state()
-    assert game_outcomes(state, 9) == (131184, 77904, 46080)
-
-
-@pytest.mark.parametrize(
-    ("name", "params", "table"),
-    [
-        ("tictactoe4", {}, TICTACTOE4_PERFT),
-        ("gomoku10", {}, GOMOKU10_PERFT),
-        ("mnk", {"m": 4, "n": 3, "k": 3}, MNK_4_3_3_PERFT),
-    ],
-)
-def test_perft_tables(name: str, params: dict, table: list[int]) -> None:
-    state = create_game(name, params).new_state()
-    assert [perft(state, d) for d in range(1, len(table) + 1)] == table
-
-
-def test_tictactoe4_perft_where_the_first_wins_appear() -> None:
-    assert perft(create_game("tictactoe4").new_state(), 8) == TICTACTOE4_PERFT_8
-
-
-def test_reference_agrees_with_frozen_tables() -> None:
-    assert [reference_perft(reference_state(create_game("tictactoe")), d) for d in range(1, 5)] == TICTACTOE_PERFT[:4]
-    assert [reference_perft(reference_state(create_game("tictactoe4")), d) for d in range(1, 4)] == TICTACTOE4_PERFT[:3]
-    assert reference_perft(reference_state(create_game("gomoku10")), 2) == GOMOKU10_PERFT[1]
-    mnk_4_3_3 = reference_state(create_game("mnk", {"m": 4, "n": 3, "k": 3}))
-    assert reference_perft(mnk_4_3_3, 5) == MNK_4_3_3_PERFT[4]
-
-
-def test_divide_sums_to_perft() -> None:
-    state = create_game("tictactoe").new_state()
-    rows = divide(state, 4)
-    assert len(rows) == 9
-    assert sum(count for _, count in rows) == TICTACTOE_PERFT[3]
-
-
-@settings(max_examples=60, derandomize=True, deadline=None)
-@given(case=st.sampled_from(PARAM_SETS), seed=st.integers(0, 2**32 - 1))
-def test_kernels_match_reference(case: tuple[str, dict], seed: int) -> None:
-    name, params = case
-    game = create_game(name, params)
-    state, reference = game.new_state(), reference_state(game)
-    rng = random.Random(seed)
-    while True:
-        assert list(state.legal_actions()) == reference.legal_actions()
-        assert (state.to_move, state.status, int(state.s[4])) == (reference.to_move, reference.status, reference.reason)
-        if reference.status != STATUS_ONGOING:
-            break
-        action = rng.choice(reference.legal_actions())
-        state.play(state._action_to_move(action))
-        reference.play(action)
-
-
-@settings(max_examples=30, derandomize=True, deadline=None)
-@given(case=st.sampled_from(PARAM_SETS), seed=st.integers(0, 2**32 - 1))
-def test_undo_restores_exactly_and_keys_follow_positions(case: tuple[str, dict], seed: int) -> None:
-    game = create_game(*case)
-    state = game.new_state()
-    rng = random.Random(seed)
-    snapshots = [state.s.copy()]
-    while not state.is_terminal:
-        state.play(rng.choice(state.legal_moves()))
-        snapshots.append(state.s.copy())
-    for snapshot in reversed(snapshots[:-1]):
-        state.undo()
-        assert np.array_equal(state.s, snapshot)
-    assert state.key() == 0
 
 
 def test_transposed_move_orders_share_a_key() -> None:

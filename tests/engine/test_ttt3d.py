@@ -1,16 +1,13 @@
-"""Cube tic-tac-toe: kernels against the reference, perft tables, wins along all 13 directions,
-the full-cube draw, the text notation, bad parameters."""
+"""Cube tic-tac-toe: wins along all 13 directions, the full-cube draw, the text notation, bad parameters
+(perft, the kernels against the reference and undo: test_placement_games.py)."""
 
 from __future__ import annotations
 
-import copy
 import itertools
 import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from arbiter.engine import IllegalMove, MoveFormatError, ParamError, create_game
 from arbiter.engine.base import (
@@ -23,94 +20,15 @@ from arbiter.engine.base import (
     STATUS_WIN1,
 )
 from arbiter.engine.ops import playouts
-from arbiter.engine.perft import perft
 from arbiter.engine.reference import reference_state
 from arbiter.engine.reference.ttt3d import cube_lines
 
-# Computed with the pure-Python reference (reference_perft below) and frozen. From the start no game
-# can end before ply 2n - 1, so these count placements only; the mid-game tables reach the wins.
-PERFT_3 = [27, 702, 17550, 421200]
-PERFT_4 = [64, 4032, 249984]
-MID_MOVES_3 = [(1, 1, 1), (0, 0, 0), (2, 2, 2), (0, 0, 1), (1, 0, 0), (2, 1, 1)]
-MID_PERFT_3 = [21, 400, 7239, 114012, 1755352]
-MID_MOVES_4 = [(0, 0, 0), (1, 0, 0), (1, 1, 1), (2, 0, 0), (2, 2, 2), (0, 1, 0), (3, 0, 3), (1, 2, 0)]
-MID_PERFT_4 = [56, 3025, 163350, 8494416]
-
 DIRECTIONS = [d for d in itertools.product((-1, 0, 1), repeat=3) if d > (0, 0, 0)]
-
-
-def reference_perft(state, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for action in state.legal_actions():
-        child = copy.deepcopy(state)
-        child.play(action)
-        total += reference_perft(child, depth - 1)
-    return total
 
 
 def play_moves(state, moves) -> None:
     for move in moves:
         state.play(move)
-
-
-@pytest.mark.parametrize(("n", "table"), [(3, PERFT_3), (4, PERFT_4)])
-def test_perft_tables_from_the_start(n: int, table: list[int]) -> None:
-    state = create_game("ttt3d", {"n": n}).new_state()
-    assert [perft(state, d) for d in range(1, len(table) + 1)] == table
-
-
-@pytest.mark.parametrize(("n", "moves", "table"), [(3, MID_MOVES_3, MID_PERFT_3), (4, MID_MOVES_4, MID_PERFT_4)])
-def test_perft_tables_from_the_middle_game(n: int, moves: list, table: list[int]) -> None:
-    state = create_game("ttt3d", {"n": n}).new_state()
-    play_moves(state, moves)
-    assert [perft(state, d) for d in range(1, len(table) + 1)] == table
-
-
-def test_reference_agrees_with_frozen_tables() -> None:
-    assert [reference_perft(reference_state(create_game("ttt3d")), d) for d in range(1, 3)] == PERFT_3[:2]
-    assert reference_perft(reference_state(create_game("qubic")), 2) == PERFT_4[1]
-    game = create_game("ttt3d", {"n": 3})
-    mid = reference_state(game)
-    for move in MID_MOVES_3:
-        mid.play(game.new_state()._move_to_actions(move)[0])
-    assert [reference_perft(mid, d) for d in range(1, 4)] == MID_PERFT_3[:3]
-
-
-@settings(max_examples=60, derandomize=True, deadline=None)
-@given(n=st.sampled_from([3, 4, 5]), seed=st.integers(0, 2**32 - 1))
-def test_kernels_match_reference(n: int, seed: int) -> None:
-    game = create_game("ttt3d", {"n": n})
-    state, reference = game.new_state(), reference_state(game)
-    rng = random.Random(seed)
-    while True:
-        assert list(state.legal_actions()) == reference.legal_actions()
-        assert (state.to_move, state.status, int(state.s[REASON])) == (
-            reference.to_move,
-            reference.status,
-            reference.reason,
-        )
-        if reference.status != STATUS_ONGOING:
-            break
-        action = rng.choice(reference.legal_actions())
-        state.play(state._action_to_move(action))
-        reference.play(action)
-
-
-@settings(max_examples=30, derandomize=True, deadline=None)
-@given(n=st.sampled_from([3, 4, 5, 7]), seed=st.integers(0, 2**32 - 1))
-def test_undo_restores_the_array_exactly(n: int, seed: int) -> None:
-    state = create_game("ttt3d", {"n": n}).new_state()
-    rng = random.Random(seed)
-    snapshots = [state.s.copy()]
-    while not state.is_terminal:
-        state.play(rng.choice(state.legal_moves()))
-        snapshots.append(state.s.copy())
-    for snapshot in reversed(snapshots[:-1]):
-        state.undo()
-        assert np.array_equal(state.s, snapshot)
-    assert not state.s.any()
 
 
 def full_line(n: int, direction: tuple[int, int, int], fixed: int) -> list[tuple[int, int, int]]:

@@ -1,9 +1,7 @@
-"""Vanishing tic-tac-toe: kernels against the reference, perft tables, the vanishing rule, the draw
-rules, exact position keys, and the seed's claim about the openings checked by exhaustive search."""
+"""Vanishing tic-tac-toe: kernels against the reference, the vanishing rule, the draw rules, exact
+position keys, and the seed's claim about the openings checked by exhaustive search (perft: test_placement_games.py)."""
 
 from __future__ import annotations
-
-import copy
 
 import numpy as np
 import pytest
@@ -27,18 +25,10 @@ from arbiter.engine.base import (
     TO_MOVE,
 )
 from arbiter.engine.ops import playouts
-from arbiter.engine.perft import perft
 from arbiter.engine.reference import reference_state
 
-# Computed with the pure-Python reference (reference_perft below, minutes for the deepest) and frozen.
-# Up to depth 7 this is plain tic-tac-toe; from the 7th ply on three cells are always free.
-START_PERFT = [9, 72, 504, 3024, 15120, 54720, 148176, 396576, 1059984, 2830752]
-# From MID_MOVES (six stones, the first player to move) with ply_limit=20, repetition=2: three moves
-# a ply; the first repetitions end games at ply 14 (depth 8), so from depth 9 the counts fall below
-# those without the rule (11,043 at depth 9); every sequence ends at ply 20 (depth 14).
+# Six stones, the first player to move (the perft tables start from it too: test_placement_games.py).
 MID_MOVES = [(1, 1), (0, 0), (2, 0), (0, 2), (0, 1), (2, 1)]
-MID_PARAMS = {"ply_limit": 20, "repetition": 2}
-MID_PERFT = [3, 9, 27, 81, 225, 585, 1563, 4125, 11025, 29928, 81702, 222456, 599040, 1590126, 0]
 # Eight cells played in a loop: neither player's four cells hold a line, so the same six stones in
 # the same age order come back every eight plies.
 CYCLE = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (1, 2), (0, 2)]
@@ -46,41 +36,9 @@ CYCLE = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1), (2, 1), (1, 2), (0, 2)]
 PARAM_SETS = [{}, {"ply_limit": 30, "repetition": 2}, {"ply_limit": 12, "repetition": 0}, {"repetition": 4}]
 
 
-def reference_perft(state, depth: int) -> int:
-    if depth == 0:
-        return 1
-    total = 0
-    for action in state.legal_actions():
-        child = copy.deepcopy(state)
-        child.play(action)
-        total += reference_perft(child, depth - 1)
-    return total
-
-
 def play_moves(state, moves) -> None:
     for move in moves:
         state.play(move)
-
-
-def test_start_perft_table() -> None:
-    state = create_game("vanishing").new_state()
-    assert [perft(state, d) for d in range(1, len(START_PERFT) + 1)] == START_PERFT
-
-
-def test_mid_game_perft_table_with_repetition_and_ply_limit() -> None:
-    state = create_game("vanishing", MID_PARAMS).new_state()
-    play_moves(state, MID_MOVES)
-    assert [perft(state, d) for d in range(1, len(MID_PERFT) + 1)] == MID_PERFT
-
-
-def test_reference_agrees_with_frozen_tables() -> None:
-    start = reference_state(create_game("vanishing"))
-    assert [reference_perft(start, d) for d in range(1, 4)] == START_PERFT[:3]
-    game = create_game("vanishing", MID_PARAMS)
-    mid = reference_state(game)
-    for move in MID_MOVES:
-        mid.play(game.new_state()._move_to_actions(move)[0])
-    assert [reference_perft(mid, d) for d in range(1, 10)] == MID_PERFT[:9]
 
 
 def choose(state, choice: int) -> int:

@@ -1,7 +1,7 @@
 """docker-compose.yml run for real: the image built from the Dockerfile, both profiles brought up
 with `docker compose up`, and everything proven through the one port published on 127.0.0.1.
 
-The engine is the one running here, else Debian's dockerd started for the test (tests/docker_engine.py);
+The engine is the one running here, else Debian's dockerd started for the test (tests/run/docker_engine.py);
 a machine where neither can be had fails with one line saying why. Registry images are stood in for
 by local builds from Debian's packages (scripts/compose-local-base), so the two files run unchanged.
 Every container, volume and the image built are removed after; the base images are kept (a cache).
@@ -14,27 +14,22 @@ import contextlib
 import json
 import os
 import random
-import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
 
 import docker_engine
 import pytest
 from docker_engine import Project
-from services import free_port
 from test_up import DEFAULT_ACCOUNTS, lobby_players
 from websockets.exceptions import WebSocketException
-from wsclient import Client, play_move, random_move
 
 from arbiter.engine import create_game
 from arbiter.server.cluster.keys import PLAYERS
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))  # the browser suite's guest
-
-from guest import play_mnk_to_end, start_game
+from arbiter.soak.services import free_port
+from tests.support.guest import play_mnk_to_end, start_game
+from tests.support.wsclient import Client, play_move, random_move
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docker"), pytest.mark.timeout(1500)]  # builds first
 

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from wsclient import Client
 
 from arbiter.engine import create_game
 from arbiter.protocol import ErrorCode
@@ -21,6 +20,7 @@ from arbiter.server.store.memory import MemoryStore
 from arbiter.stack.conformance.bot_suite import FORCED_STUCK, RULE_ENDS, SMALL_FIELD, BotSuite
 from arbiter.stack.conformance.report import Report
 from arbiter.stack.conformance.server_suite import ServerSuite
+from tests.support.wsclient import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

@@ -6,11 +6,10 @@ import asyncio
 import sys
 from pathlib import Path
 
-from wsclient import Client, play_move
-
 from arbiter.engine import create_game
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.memory import MemoryStore
+from tests.support.wsclient import Client, play_move
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "minimal_bot.py"
 

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pyte
 import pytest
-from wsclient import Client
 
 from arbiter.stack.launcher import DEFAULT_BOTS, BotSpec, Launcher, UpSettings, workers_per_bot
 from arbiter.stack.status import StatusDisplay
+from tests.support.wsclient import Client
 
 DEFAULT_ACCOUNTS = {"alphabeta", "mcts", "minimax"}
 

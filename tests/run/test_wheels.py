@@ -20,9 +20,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from wsclient import Client, play_move, random_move
 
 from arbiter.engine import create_game
+from tests.support.wsclient import Client, play_move, random_move
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ["protocol", "engine", "server", "bots"]

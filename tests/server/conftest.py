@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
-from wsclient import Client
 
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.store.memory import MemoryStore
+from tests.support.wsclient import Client
 
 Connect = Callable[..., Awaitable[Client]]
 

@@ -14,16 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_accounts import Browser, basic, stopped
 from test_bans import arbiter
 from test_guard import eventually
-from wsclient import Client
 
 from arbiter.protocol import PROTOCOL_VERSION
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.config import LadderConfig
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.accounts import Browser, basic, stopped
+from tests.support.wsclient import Client
 
 PASSWORD = "dana's password"
 CLOCK = {"initial_ms": 60_000}

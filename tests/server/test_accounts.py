@@ -4,23 +4,18 @@ session cookies, CSRF refusals, password change, sign-up closed, and a person's 
 
 from __future__ import annotations
 
-import asyncio
 import base64
-import http.client
 import json
 import time
 from collections.abc import AsyncIterator, Callable
-from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Any
 
 import pytest
-import websockets
-from wsclient import Client
 
-from arbiter.protocol.codec import decode, encode
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.accounts import Browser, basic, stopped
+from tests.support.wsclient import Client
 
 
 @pytest.fixture
@@ -38,92 +33,6 @@ def clock() -> Callable[[], float]:
 async def server(config: ServerConfig, clock: Callable[[], float], tmp_path: Path) -> AsyncIterator[RunningServer]:
     async with run_server(config, SqliteStore(tmp_path / "arbiter.db"), now=clock) as running:
         yield running
-
-
-def stopped() -> float:
-    return 1000.0
-
-
-class Browser:
-    """An HTTP client that keeps cookies like a browser on the server's own page (same origin)."""
-
-    def __init__(self, server: RunningServer, *, source: str | None = None) -> None:
-        self.host, self.port = server.host, server.port
-        self.source = source  # the client's own address (127.0.0.x), to count attempts apart
-        self.cookies: dict[str, str] = {}
-        self.csrf = ""
-        self.set_cookie_headers: list[str] = []
-        self.response_headers: list[str] = []  # the last response's, as "Name: value" lines
-
-    @property
-    def origin(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    async def call(
-        self, method: str, path: str, *, headers: dict[str, str] | None = None, csrf: bool = True
-    ) -> tuple[int, dict[str, Any]]:
-        sent = {"Host": f"{self.host}:{self.port}", "Origin": self.origin, "Sec-Fetch-Site": "same-origin"}
-        if self.cookies:
-            sent["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        if method == "POST" and csrf:
-            sent["X-CSRF-Token"] = self.csrf
-        sent.update(headers or {})
-        status, headers, body = await asyncio.to_thread(self._request, method, path, sent)
-        self.response_headers = [f"{name}: {value}" for name, value in headers]
-        set_cookies = [value for name, value in headers if name.lower() == "set-cookie"]
-        self.set_cookie_headers = set_cookies
-        for header in set_cookies:
-            jar: SimpleCookie = SimpleCookie()
-            jar.load(header)
-            for name, morsel in jar.items():
-                if morsel.value and morsel["max-age"] != "0":
-                    self.cookies[name] = morsel.value
-                else:
-                    self.cookies.pop(name, None)
-        data = json.loads(body) if body else {}
-        if isinstance(data, dict) and data.get("csrf"):
-            self.csrf = data["csrf"]
-        return status, data
-
-    def _request(self, method: str, path: str, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
-        source = None if self.source is None else (self.source, 0)
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=10, source_address=source)
-        try:
-            conn.request(method, path, headers=headers)
-            response = conn.getresponse()
-            return response.status, response.getheaders(), response.read()
-        finally:
-            conn.close()
-
-    async def state(self) -> dict[str, Any]:
-        status, data = await self.call("GET", "/account.json")
-        assert status == 200
-        return data
-
-    async def sign_up(self, name: str, password: str) -> tuple[int, dict[str, Any]]:
-        await self.state()
-        return await self.call("POST", "/account/signup", headers=basic(name, password))
-
-    async def sign_in(self, name: str, password: str) -> tuple[int, dict[str, Any]]:
-        await self.state()
-        return await self.call("POST", "/account/signin", headers=basic(name, password))
-
-    async def websocket_hello(self, *, origin: str | None = None) -> dict[str, Any]:
-        """Open the websocket as this browser's page would (its cookies, its origin) and say hello."""
-        headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())}
-        async with websockets.connect(
-            f"ws://{self.host}:{self.port}/",
-            additional_headers=headers,
-            origin=origin or self.origin,  # type: ignore[arg-type]
-        ) as ws:
-            await ws.send(encode({"type": "hello", "id": 1, "protocol": 1, "client": "browser-test/1"}))
-            welcome = decode(await asyncio.wait_for(ws.recv(), 10))
-            assert welcome["type"] == "welcome", welcome
-            return welcome  # type: ignore[no-any-return]
-
-
-def basic(name: str, password: str) -> dict[str, str]:
-    return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
 
 
 async def test_sign_up_sets_a_session_cookie_that_signs_the_websocket_in(server: RunningServer) -> None:

@@ -10,12 +10,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from wsclient import Client, play_move, start_match
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.game_files import read_sgf, write_sgf
 from arbiter.server.records import format_record, parse_records
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 INFO = {"score": 35, "unit": "cp", "depth": 9, "nodes": 48211, "nps": 160703, "time_ms": 300, "pv": [[1, 0], [0, 1]]}
 WIN = {"score": 3, "unit": "mate", "depth": 3, "pv": [[0, 2]]}

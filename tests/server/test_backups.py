@@ -15,9 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from serve_process import opened, serving
-from store_check import assert_store_clean
-from wsclient import Client, play_move, start_match
+from tests.support.serve_process import opened, serving
+from tests.support.store_check import assert_store_clean
+from tests.support.wsclient import Client, play_move, start_match
 
 DEPLOY = Path(__file__).resolve().parents[2] / "docs" / "DEPLOY.md"
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]

@@ -13,10 +13,10 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
-from wsclient import Client, play_move, start_match
 
 from arbiter.protocol import CloseCode
 from arbiter.server import ServerConfig
+from tests.support.wsclient import Client, play_move, start_match
 
 
 @dataclass

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from store_check import assert_store_clean
 from test_guard import eventually, host, refusal, refused_count
 from websockets.exceptions import InvalidStatus
-from wsclient import Client, play_move, start_match
 
 from arbiter.cli import main
 from arbiter.protocol import PROTOCOL_VERSION
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.store_check import assert_store_clean
+from tests.support.wsclient import Client, play_move, start_match
 
 
 def arbiter(*args: str) -> Result:

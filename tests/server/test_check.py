@@ -19,7 +19,6 @@ from pathlib import Path
 import psycopg
 import pytest
 from click.testing import CliRunner, Result
-from wsclient import Client, play_move, play_out, start_match
 
 from arbiter.cli import main
 from arbiter.engine import create_game
@@ -29,6 +28,7 @@ from arbiter.server.consistency import check_game
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, Store
 from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, play_out, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]  # tic-tac-toe: the first player's column
 DRAWN = [[1, 1], [0, 0], [2, 0], [0, 2], [0, 1], [2, 1], [1, 0], [1, 2], [2, 2]]  # a full board, no line

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from wsclient import play_move, play_out, start_match
+from tests.support.wsclient import play_move, play_out, start_match
 
 
 async def test_fifty_concurrent_matches(connect, server, store):

@@ -18,12 +18,12 @@ from websockets.asyncio.server import Server, serve
 from websockets.client import ClientProtocol
 from websockets.frames import BINARY, CLOSE, Close, Frame
 from websockets.uri import parse_uri
-from wsclient import Client
 
 import arbiter.server.connection as connection_module
 from arbiter.protocol import PROTOCOL_VERSION, CloseCode
 from arbiter.server.connection import SessionConnection, binary_frame
 from arbiter.server.session import Session
+from tests.support.wsclient import Client
 
 
 def hello(rid: object = "h", **fields: object) -> bytes:

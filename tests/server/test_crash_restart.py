@@ -9,11 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from serve_process import serving, start_server
-from store_check import assert_store_clean
-from wsclient import Client, play_move, start_match
 
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.serve_process import serving, start_server
+from tests.support.store_check import assert_store_clean
+from tests.support.wsclient import Client, play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

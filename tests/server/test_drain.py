@@ -13,9 +13,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from wsclient import Client, play_move, start_match
-
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

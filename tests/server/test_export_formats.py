@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from wsclient import Client, play_move, start_match
 
 from arbiter.cli import main
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.game_files import read_psq, read_sgf
 from arbiter.server.store.base import GameRecord
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

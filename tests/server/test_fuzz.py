@@ -12,7 +12,6 @@ import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from wsclient import play_move, start_match
 
 from arbiter.engine import create_game
 from arbiter.protocol import CLIENT_MESSAGES, check_server_message, encode
@@ -21,6 +20,7 @@ from arbiter.server import ServerConfig
 from arbiter.server.hub import Hub
 from arbiter.server.session import Session
 from arbiter.server.store.memory import MemoryStore
+from tests.support.wsclient import play_move, start_match
 
 MATCH, CHALLENGE, PLAYER = "$match", "$challenge", "$player"
 GOOD_MOVE = "$good_move"  # a step of the script: the player to move plays a legal move at the right ply

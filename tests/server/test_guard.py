@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from websockets.exceptions import InvalidStatus
-from wsclient import Client
 
 from arbiter.cli import main
 from arbiter.protocol import PROTOCOL_VERSION
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig
 from arbiter.server.store.memory import MemoryStore
+from tests.support.wsclient import Client
 
 
 def host(n: int) -> tuple[str, int]:

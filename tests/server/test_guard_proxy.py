@@ -9,13 +9,13 @@ import ipaddress
 from collections.abc import AsyncIterator
 
 import pytest
-from services import HAProxy
 from test_guard import client_of, host, refusal
-from wsclient import Client
 
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.store.memory import MemoryStore
+from arbiter.soak.services import HAProxy
+from tests.support.wsclient import Client
 
 pytestmark = pytest.mark.process  # HAProxy runs in its own process
 

@@ -8,11 +8,11 @@ import urllib.request
 
 import msgpack
 import pytest
-from wsclient import Client
 
 from arbiter.engine import describe_games
 from arbiter.protocol import PROTOCOL_VERSION, CloseCode
 from arbiter.server import ServerConfig
+from tests.support.wsclient import Client
 
 
 async def test_guest_gets_unique_name_games_and_limits(connect, server):

@@ -11,13 +11,13 @@ from urllib.parse import urlsplit
 
 from hypothesis import given
 from hypothesis import strategies as st
-from wsclient import Client, play_move, start_match
 
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.http import BadQuery, int_param
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 CLOCK = {"initial_ms": 60_000, "increment_ms": 1_000}  # the tictactoe/bullet pool
 POOL = "tictactoe/bullet"

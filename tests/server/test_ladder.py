@@ -14,8 +14,6 @@ from urllib.parse import urlencode
 
 import pytest
 from click.testing import CliRunner
-from store_check import assert_store_clean
-from wsclient import Client, play_move
 
 from arbiter.cli import main
 from arbiter.server import RunningServer, ServerConfig
@@ -23,6 +21,8 @@ from arbiter.server.clock import ClockSpec
 from arbiter.server.config import LadderConfig, parse_ladder_clock
 from arbiter.server.records import parse_records
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.store_check import assert_store_clean
+from tests.support.wsclient import Client, play_move
 
 BOTS = ("alpha", "beta", "gamma")
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]  # tic-tac-toe: the first player's column

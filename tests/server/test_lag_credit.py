@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
-from wsclient import Client, start_match
 
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.clock import ClockSpec, FischerClock
+from tests.support.wsclient import Client, start_match
 
 
 @asynccontextmanager

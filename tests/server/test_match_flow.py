@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wsclient import play_move, start_match
+from tests.support.wsclient import play_move, start_match
 
 
 async def test_resign(connect, store):

@@ -4,11 +4,11 @@ else it shares with every store is in tests/store/test_store_contract.py."""
 from __future__ import annotations
 
 import pytest
-from wsclient import Client, play_move
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.config import LadderConfig
 from arbiter.server.store.memory import MemoryStore, token_digest
+from tests.support.wsclient import Client, play_move
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

@@ -6,9 +6,9 @@ import asyncio
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
-from wsclient import play_move, start_match
 
 from arbiter.server.metrics import CONTENT_TYPE
+from tests.support.wsclient import play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

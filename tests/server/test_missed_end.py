@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from wsclient import Client, play_move, start_match
 
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1]]  # then [0, 2]: the first column
 WINNING = [0, 2]

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wsclient import Client, play_move
 
 from arbiter.engine import create_game
 from arbiter.server import RunningServer, ServerConfig
@@ -22,6 +21,7 @@ from arbiter.server.match import Match
 from arbiter.server.openings import BAND, BOOKS, balanced_opening, book, playout_score, wins_at_once
 from arbiter.server.records import format_record, parse_records
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move
 
 CLOCK = {"initial_ms": 10_000, "increment_ms": 200, "move_limit_ms": None}
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from wsclient import play_out, start_match
 
 from arbiter.engine import describe_games
+from tests.support.wsclient import play_out, start_match
 
 GAMES = [g["name"] for g in describe_games()]
 SMALL = {"mnk": {"m": 5, "n": 5, "k": 4}}  # the bare family's defaults are a 15x15 board; keep it quick

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from wsclient import Client, play_move, start_match
 
 from arbiter.cli import main
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 
 def http_get(url: str) -> tuple[int, dict[str, str], bytes]:

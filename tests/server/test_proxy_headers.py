@@ -9,12 +9,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_accounts import Browser, basic
 from test_guard import client_of, eventually, refusal
-from wsclient import Client
 
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.accounts import Browser, basic
+from tests.support.wsclient import Client
 
 PROXY = (ipaddress.ip_network("127.0.0.1/32"),)
 LOCAL = ("127.0.0.1", 0)  # the "proxy": every request comes from 127.0.0.1

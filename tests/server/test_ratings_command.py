@@ -7,11 +7,11 @@ import urllib.request
 from pathlib import Path
 
 from click.testing import CliRunner
-from wsclient import Client, play_move, start_match
 
 from arbiter.cli import main
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

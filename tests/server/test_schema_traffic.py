@@ -14,12 +14,12 @@ from typing import Any
 
 import jsonschema
 import pytest
-from wsclient import Client, play_move, play_out, start_match
 
 from arbiter.engine import create_game
 from arbiter.protocol.schema import SCHEMA_FILE
 from arbiter.server import ServerConfig
 from arbiter.server.config import LadderConfig, parse_ladder_clock
+from tests.support.wsclient import Client, play_move, play_out, start_match
 
 SHAPE_CODES = {"missing_field", "unknown_field", "bad_field", "unknown_type"}
 Log = list[tuple[Client, str, dict[str, Any]]]

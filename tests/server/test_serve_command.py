@@ -7,7 +7,8 @@ import signal
 import sys
 
 import pytest
-from wsclient import Client
+
+from tests.support.wsclient import Client
 
 SERVE = [sys.executable, "-m", "arbiter.cli", "serve", "--port", "0", "--db", ":memory:"]
 

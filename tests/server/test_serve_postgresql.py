@@ -8,7 +8,7 @@ import asyncio
 import subprocess
 import sys
 
-from wsclient import Client, play_out, start_match
+from tests.support.wsclient import Client, play_out, start_match
 
 ARBITER = [sys.executable, "-m", "arbiter.cli"]
 

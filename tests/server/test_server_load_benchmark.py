@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from benchmark_scripts import BENCHMARKS
+from tests.support.benchmark_scripts import BENCHMARKS
 
 
 def test_the_server_load_benchmark_plays_every_move_on_each_server() -> None:

@@ -6,7 +6,8 @@ import logging
 from collections.abc import Iterator
 
 import pytest
-from wsclient import play_move, start_match
+
+from tests.support.wsclient import play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from wsclient import Client, play_move, start_match
-
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 
 async def test_a_stalled_read_neither_blocks_moves_nor_loses_its_place(tmp_path: Path) -> None:

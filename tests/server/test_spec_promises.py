@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wsclient import Client, play_move, play_out, start_match
 
 from arbiter.engine import create_game
 from arbiter.server import ServerConfig
 from arbiter.server.config import LadderConfig, parse_ladder_clock
+from tests.support.wsclient import Client, play_move, play_out, start_match
 
 SPEC = (Path(__file__).parents[2] / "protocol" / "arbiter" / "protocol" / "SPEC.md").read_text()
 

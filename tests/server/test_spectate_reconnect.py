@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from wsclient import Client, play_move, start_match
 
 from arbiter.server import ServerConfig
+from tests.support.wsclient import Client, play_move, start_match
 
 
 def with_config(**overrides):

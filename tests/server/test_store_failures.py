@@ -9,11 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from wsclient import Client, play_move, start_match
 
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.recovery import resolve_interrupted
 from arbiter.server.store.sqlite import SqliteStore
+from tests.support.wsclient import Client, play_move, start_match
 
 PLAYERS = ("alpha", "beta", "gamma", "delta", "eps", "zeta", "gone")
 

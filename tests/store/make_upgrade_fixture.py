@@ -1,10 +1,10 @@
 """Make the upgrade fixtures: a small store as this release's ``arbiter serve`` leaves it, on both stores.
 
-    .venv/bin/python tests/store/make_upgrade_fixture.py
+    .venv/bin/python -m tests.store.make_upgrade_fixture
 
 writes ``tests/store/fixtures/schema-N.sqlite.sql`` (the SQLite file as SQL text, its ``user_version``
 first), ``schema-N.postgresql.sql`` (a plain ``pg_dump`` of the same games played on the tests' own
-PostgreSQL, tests/services.py) and ``schema-N.json`` (each
+PostgreSQL, arbiter.soak.services) and ``schema-N.json`` (each
 store's tokens and its finished games as the server reported them), N being this release's schema
 version. Run it on a release's code before the next release's migrations land, and commit the three
 files: tests/store/test_upgrade.py opens every fixture with the current code. An existing fixture
@@ -17,19 +17,14 @@ import asyncio
 import json
 import sqlite3
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-TESTS = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(TESTS), str(TESTS / "server")]
-
-import services  # noqa: E402  (tests/services.py)
-from serve_process import opened, serving  # noqa: E402
-from wsclient import Client, play_out, start_match  # noqa: E402
-
-from arbiter.server.store.migrations import SCHEMA_VERSION  # noqa: E402
+from arbiter.server.store.migrations import SCHEMA_VERSION
+from arbiter.soak import services
+from tests.support.serve_process import opened, serving
+from tests.support.wsclient import Client, play_out, start_match
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PLAYERS = (("alice", "bot", None), ("bob", "bot", None), ("carol", "human", None), ("dave", "bot", "carol"))

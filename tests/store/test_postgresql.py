@@ -8,13 +8,13 @@ import asyncio
 
 import psycopg
 import pytest
-import services
 from store_helpers import TTT, game_start
 
 from arbiter.server.rating_updates import rate_result
 from arbiter.server.store.base import MoveRecord, StoreError
 from arbiter.server.store.migrations import SCHEMA_VERSION
 from arbiter.server.store.postgresql import PostgresStore
+from arbiter.soak import services
 
 X_WINS = [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2]]
 

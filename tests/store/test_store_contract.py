@@ -3,7 +3,7 @@ ends, ratings, leaderboard, crosstable, interrupted games and the errors they sh
 
 A new store joins by adding one entry to STORES; a behaviour only one store has (SQLite's file,
 batching, schema) is tested in that store's own file. PostgreSQL runs on the session's own
-server (tests/services.py), one fresh database per test.
+server (arbiter.soak.services), one fresh database per test.
 """
 
 from __future__ import annotations

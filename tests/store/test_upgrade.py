@@ -5,7 +5,7 @@ Each ``tests/store/fixtures/schema-N.sqlite.sql`` (a SQLite file as SQL text, lo
 file) and ``schema-N.postgresql.sql`` (a plain ``pg_dump``, restored here with psql into a fresh
 database of the tests' PostgreSQL) was made by release N's code with
 
-    .venv/bin/python tests/store/make_upgrade_fixture.py
+    .venv/bin/python -m tests.store.make_upgrade_fixture
 
 and ``schema-N.json`` holds what that release reported: each store's tokens and its finished games
 (game, result, moves). Nothing here names a migration or a column: a later migration is applied to
@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_process import opened, serving
-from store_check import assert_store_clean
-from wsclient import Client
 
 from arbiter.server.store.migrations import SCHEMA_VERSION
+from tests.support.serve_process import opened, serving
+from tests.support.store_check import assert_store_clean
+from tests.support.wsclient import Client
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RELEASES = sorted(FIXTURES.glob("schema-*.json"), key=lambda path: int(path.stem.split("-")[1]))
@@ -65,7 +65,7 @@ async def upgrade_and_serve(db: str, expected: dict[str, Any], schema_version: A
 
 
 def test_there_is_a_fixture_of_the_current_schema_or_an_older_one() -> None:
-    assert RELEASES, "make one: .venv/bin/python tests/store/make_upgrade_fixture.py"
+    assert RELEASES, "make one: .venv/bin/python -m tests.store.make_upgrade_fixture"
     assert all(fixture_version(path) <= SCHEMA_VERSION for path in RELEASES)
     for path in RELEASES:
         assert path.with_suffix(".sqlite.sql").exists() and path.with_suffix(".postgresql.sql").exists()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arbiter.cli.errors import fail, parse_options
-from arbiter.cli.logs import log_format_option
+from arbiter.cli.logs import log_options
 
 if TYPE_CHECKING:
     from arbiter.bots.perfect import LineSolver
@@ -166,14 +166,7 @@ def winning_move() -> None:
     type=click.Path(dir_okay=False),
     help="Touch this file every 10 s while connected (for container health checks).",
 )
-@click.option(
-    "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"]),
-    default="info",
-    show_default=True,
-    help="Least severe log record written to stderr.",
-)
-@log_format_option
+@log_options()
 def bot(
     name: str | None,
     list_bots: bool,

@@ -42,19 +42,16 @@ import itertools
 import logging
 import multiprocessing
 import os
-import signal
 import tempfile
-import threading
 import time
-import traceback
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
 from .brain import Brain, ThinkRequest, ThinkResult
+from .pool_worker import worker_main
 
 log = logging.getLogger("arbiter.bots")
 
@@ -523,7 +520,7 @@ class BrainPool:
         worker.ready = self._loop.create_future()
         worker.ready.add_done_callback(_consume_exception)
         process = self._context.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(child_end, self.brain_class, self.level, self.options, self.start_method == "fork"),
             name=f"{self.brain_class.name}-worker-{worker.index}",
             daemon=True,
@@ -555,97 +552,11 @@ def _consume_exception(future: asyncio.Future[None]) -> None:
         future.exception()
 
 
-# --- inside a worker process ------------------------------------------------------------------
-def _worker_main(
-    conn: Connection, brain_class: type[Brain], level: int | None, options: dict[str, Any], forked: bool
-) -> None:
-    if forked:
-        _close_inherited_descriptors(keep=conn.fileno())
-    signal.set_wakeup_fd(-1)  # the parent's event loop listens on that descriptor, not us
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it stops us
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    try:
-        began = time.perf_counter()
-        brain = brain_class(level, **options)
-        brain.warm_up()
-        warm_seconds = time.perf_counter() - began
-    except BaseException:
-        conn.send(("fatal", traceback.format_exc()))
-        return
-    conn.send(("ready", os.getpid(), warm_seconds))
-    ponder = _Ponder(brain, conn)
-    handlers: dict[str, Callable[..., None]] = {
-        "think": lambda job_id, request: _think(conn, brain, job_id, request, ponder.stopped_in),
-        "forget": brain.forget,
-        "ponder": ponder.start,
-        "stop_ponder": lambda: None,  # stopped below, like before any message
-    }
-    while True:
-        try:
-            kind, *args = conn.recv()
-        except (EOFError, OSError):
-            ponder.stop()
-            return  # the parent is gone
-        ponder.stop()
-        if kind == "stop":
-            return
-        handlers[kind](*args)
-
-
-class _Ponder:
-    """A worker's ponder thread: ``start`` runs ``brain.ponder`` in it, ``stop`` ends it and waits."""
-
-    def __init__(self, brain: Brain, conn: Connection) -> None:
-        self.brain = brain
-        self.conn = conn
-        self.thread: threading.Thread | None = None
-        self.event = threading.Event()
-        self.stopped_in: float | None = None  # seconds the last stop took, None if no ponder ran
-
-    def start(self, request: ThinkRequest) -> None:
-        self.event = threading.Event()
-        self.thread = threading.Thread(target=self._run, args=(request, self.event), name="ponder", daemon=True)
-        self.thread.start()
-
-    def _run(self, request: ThinkRequest, stop: threading.Event) -> None:
-        try:
-            self.brain.ponder(request, stop)
-        except Exception:
-            self.conn.send(("ponder_error", traceback.format_exc()))  # the main thread sends nothing meanwhile
-
-    def stop(self) -> None:
-        """End the ponder, if one runs, and wait for its thread (``stopped_in`` says how long it took)."""
-        if self.thread is None:
-            self.stopped_in = None
-            return
-        began = time.perf_counter()
-        self.event.set()
-        self.brain.stop_ponder()
-        self.thread.join()
-        self.thread = None
-        self.stopped_in = time.perf_counter() - began
-
-
-def _think(conn: Connection, brain: Brain, job_id: int, request: ThinkRequest, stopped_in: float | None) -> None:
-    """Answer ``request``; after a ponder, its budget loses the time the stop took, and the answer
-    says how long that was (``info["ponder_stop_ms"]``)."""
-    if stopped_in is not None:
-        request = dataclasses.replace(request, budget=max(request.budget - stopped_in, 0.0))
-    try:
-        result = brain.think(request)
-    except Exception:
-        conn.send(("error", job_id, traceback.format_exc()))
-        return
-    if stopped_in is not None:
-        result.info["ponder_stop_ms"] = round(stopped_in * 1000, 3)
-    conn.send(("result", job_id, result))
-
-
 async def wait_for_exit(process: BaseProcess, timeout: float | None = None) -> bool:
     """Wait until ``process`` has ended, without polling; False if ``timeout`` came first.
 
     Its ``sentinel`` cannot tell: a forked worker closes the inherited end that would signal its
-    exit (``_close_inherited_descriptors``). A pidfd (Linux 5.3+) becomes readable when the process
+    exit (``pool_worker.close_inherited_descriptors``). A pidfd (Linux 5.3+) becomes readable when the process
     ends, whatever it closed; reading ``exitcode`` afterwards reaps it.
     """
     if process.exitcode is not None:
@@ -673,9 +584,3 @@ async def wait_for_exit(process: BaseProcess, timeout: float | None = None) -> b
         loop.remove_reader(pidfd)
         os.close(pidfd)
     return process.exitcode is not None
-
-
-def _close_inherited_descriptors(*, keep: int) -> None:
-    """Close every descriptor a forked child inherited except stdio and ``keep`` (its pipe)."""
-    os.closerange(3, keep)
-    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))

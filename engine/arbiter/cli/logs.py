@@ -15,7 +15,8 @@ import logging
 import os
 import sys
 import time
-from typing import IO, Any
+from collections.abc import Callable
+from typing import IO, Any, TypeVar
 
 import click
 
@@ -24,10 +25,12 @@ FORMATS = ("auto", "json", "console")
 _STANDARD_FIELDS = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 # SGR colours: level names in their own colour, the logger and the field names dimmed.
+F = TypeVar("F", bound=Callable[..., Any])
+
 _LEVEL_COLOURS = {"debug": "2", "info": "32", "warning": "33", "error": "1;31", "critical": "1;31"}
 _DIM = "2"
 
-log_format_option = click.option(
+_log_format_option = click.option(
     "--log-format",
     type=click.Choice(FORMATS),
     default="auto",
@@ -35,6 +38,12 @@ log_format_option = click.option(
     help="Log lines on stderr: console (readable, coloured unless NO_COLOR or TERM=dumb) or json "
     "(one object per line); auto is console on a terminal, json otherwise.",
 )
+
+
+def log_options(default: str = "info", help: str = "Least severe log record written to stderr.") -> Callable[[F], F]:
+    """Every command's ``--log-level`` (``default`` and ``help`` its own) and ``--log-format``, in that order."""
+    level = click.option("--log-level", type=click.Choice(LEVELS), default=default, show_default=True, help=help)
+    return lambda command: level(_log_format_option(command))
 
 
 def record_fields(record: logging.LogRecord) -> dict[str, Any]:

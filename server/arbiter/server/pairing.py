@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-INITIAL_DEVIATION = 350.0  # a newcomer's Glicko deviation: the most uncertain a rating is
+from arbiter.server.ratings import INITIAL_DEVIATION  # a newcomer's: the most uncertain a rating is
 
 
 @dataclass

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arbiter.server.store.sqlite import SqliteStore
+from arbiter.soak.services import free_port
 
 BOTS = 3
 FALLBACK = re.compile(r'^arbiter_fallback_moves_total\{cause="(\w+)",player="([^"]+)"\} ([0-9.e+]+)$', re.M)
@@ -46,12 +46,6 @@ class SoakReport:
     @property
     def fallback_share(self) -> float:
         return sum(self.fallbacks.values()) / max(1, self.moves)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def get(url: str) -> str:

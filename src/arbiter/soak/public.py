@@ -35,7 +35,6 @@ import logging
 import os
 import random
 import signal
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -58,6 +57,7 @@ from arbiter.bots.client.settings import BotSettings
 from arbiter.bots.registry import brain_class
 from arbiter.engine import State, create_game
 from arbiter.server.store.sqlite import SqliteStore
+from arbiter.soak.services import free_port
 
 GAMES: tuple[tuple[str, dict[str, Any]], ...] = (("tictactoe4", {}), ("gomoku10", {}))
 CLOCK = {"initial_ms": 120_000, "increment_ms": 2_000}
@@ -68,12 +68,6 @@ DROP_EVERY_S = 120.0  # each player's connection drops about this often
 KILL_EVERY_S = (45.0, 75.0)  # a real bot process is killed after this long
 MEMORY_GROWTH_LIMIT = 0.10
 ARBITER = str(Path(sys.executable).with_name("arbiter"))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def rss_bytes(pid: int) -> int:

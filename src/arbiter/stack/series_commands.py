@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arbiter.cli.errors import fail, parse_options, parse_params
-from arbiter.cli.logs import log_format_option
+from arbiter.cli.logs import log_options
 
 if TYPE_CHECKING:
     from arbiter.bots.brain import Brain
@@ -102,14 +102,7 @@ def bot_spec(text: str, level: int | None, flag: str) -> tuple[type[Brain], int 
     "--game-log", type=click.Path(dir_okay=False), help="Append A's record of each game to this JSON lines file."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON on stdout instead of the summary.")
-@click.option(
-    "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"]),
-    default="error",
-    show_default=True,
-    help="Log records on stderr (the summary already counts timeouts and moves sent without the brain).",
-)
-@log_format_option
+@log_options("error", "Log records on stderr (the summary already counts timeouts and moves sent without the brain).")
 def series(
     bot_a: str,
     bot_b: str,

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import log_format_option
+from arbiter.cli.logs import log_options
 
 
 @click.command()
@@ -27,14 +27,7 @@ from arbiter.cli.logs import log_format_option
     help="Search processes per bot (default: the machine's cores shared among the bots, at least 1 each).",
 )
 @click.option("--no-bots", is_flag=True, help="Start the server alone.")
-@click.option(
-    "--log-level",
-    type=click.Choice(["debug", "info", "warning", "error"]),
-    default="info",
-    show_default=True,
-    help="Least severe log record written to stderr, by every process.",
-)
-@log_format_option
+@log_options(help="Least severe log record written to stderr, by every process.")
 @click.option(
     "--drain-timeout",
     type=click.FloatRange(0, 3600),

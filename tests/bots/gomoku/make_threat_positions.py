@@ -25,9 +25,6 @@ from __future__ import annotations
 import json
 import random
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 from gomoku_solver import Position, forced_win, shortest_forced_win
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
+from arbiter.cli.logs import configure_logging, log_options
 
 if TYPE_CHECKING:
     from arbiter.bots.bridge.engines import EnginePool
@@ -49,9 +49,7 @@ def bot_options(default_games: str | None, games_help: str) -> Callable[[Callabl
                      help="Append each finished game to this JSON-lines file."),
         click.option("--drain-timeout", type=click.FloatRange(0), default=30.0, metavar="SECONDS",
                      help="On SIGTERM or Ctrl-C, how long live matches may go on before they are resigned."),
-        click.option("--log-level", type=click.Choice(LEVELS), default="info", show_default=True,
-                     help="Least severe log record written to stderr."),
-        log_format_option,
+        log_options(),
     ]  # fmt: skip
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:

@@ -8,7 +8,7 @@ import sys
 import click
 
 from arbiter.cli.errors import fail, parse_options
-from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
+from arbiter.cli.logs import configure_logging, log_options
 
 log = logging.getLogger("arbiter.bots")
 
@@ -18,9 +18,7 @@ log = logging.getLogger("arbiter.bots")
 @click.option("--level", type=click.IntRange(1, 100), help="The brain's strength level (default: its strongest).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A brain option, e.g. depth=6 or time=0.5 (repeatable).")  # fmt: skip
-@click.option("--log-level", type=click.Choice(LEVELS), default="warning", show_default=True,
-              help="Log records on stderr (stdout is the protocol's).")  # fmt: skip
-@log_format_option
+@log_options("warning", "Log records on stderr (stdout is the protocol's).")
 def pbrain(bot_name: str, level: int | None, options: tuple[str, ...], log_level: str, log_format: str) -> None:
     """Run the bot BOT as a Gomocup (pbrain) engine: commands on stdin, answers on stdout.
 

@@ -8,7 +8,7 @@ import signal
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.cli.logs import LEVELS, configure_logging, log_format_option
+from arbiter.cli.logs import configure_logging, log_options
 from arbiter.server.app import serve_until
 from arbiter.server.client_address import PROXY_HEADERS, IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
@@ -40,9 +40,11 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (0.0.0.0: every interface).")
 @click.option(
-    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="Port; 0 picks a free one."
+    "--host", default=DEFAULTS.host, show_default=True, help="Address to listen on (0.0.0.0: every interface)."
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=DEFAULTS.port, show_default=True, help="Port; 0 picks a free one."
 )
 @click.option(
     "--db",
@@ -55,35 +57,35 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
 @click.option(
     "--grace",
     type=click.FloatRange(0, 3600),
-    default=30.0,
+    default=DEFAULTS.reconnect_grace_s,
     show_default=True,
     help="Seconds a disconnected player may take to come back before its matches are adjudicated.",
 )
 @click.option(
     "--challenge-ttl",
     type=click.FloatRange(1, 86400),
-    default=60.0,
+    default=DEFAULTS.challenge_ttl_s,
     show_default=True,
     help="Seconds before an unanswered direct challenge expires.",
 )
 @click.option(
     "--seek-ttl",
     type=click.FloatRange(1, 86400),
-    default=600.0,
+    default=DEFAULTS.seek_ttl_s,
     show_default=True,
     help="Seconds before an open seek nobody took expires.",
 )
 @click.option(
     "--max-matches",
     type=click.IntRange(1, 100_000),
-    default=100,
+    default=DEFAULTS.max_matches,
     show_default=True,
     help="Live matches one player may play at once.",
 )
 @click.option(
     "--rate",
     type=click.FloatRange(1, 1e6),
-    default=200.0,
+    default=DEFAULTS.rate_per_s,
     show_default=True,
     help="Messages per second one connection may send (burst: twice that).",
 )
@@ -305,14 +307,9 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
     help="The event loop: uvloop (the optional dependency arbiter-server[uvloop]) or asyncio's own.",
 )
 @click.option("--no-warm", is_flag=True, help="Skip compiling the engine before listening (first moves will be slow).")
-@click.option(
-    "--log-level",
-    type=click.Choice(LEVELS),
-    default="info",
-    show_default=True,
-    help="Least severe log record on stderr: info has connections and match starts and ends; debug adds every move.",
+@log_options(
+    help="Least severe log record on stderr: info has connections and match starts and ends; debug adds every move."
 )
-@log_format_option
 def serve(
     host: str,
     port: int,

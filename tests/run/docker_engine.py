@@ -2,7 +2,7 @@
 
 The engine already running (``DOCKER_HOST`` or the default socket) is used as it is. Where none
 runs, the tests start Debian's ``dockerd`` (``make test`` installs docker.io) as root, the way
-tests/services.py starts PostgreSQL: its own socket and run folder in a temporary folder, and a
+arbiter.soak.services starts PostgreSQL: its own socket and run folder in a temporary folder, and a
 data folder under ~/.cache/arbiter/docker that is kept, so the base images built from Debian's
 packages (scripts/compose-local-base) are made once per machine. One run at a time uses that
 folder (a lock); the engine is stopped after.
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arbiter" / "docker"
 START_TIMEOUT = 120.0
 PEM = re.compile(r"-----BEGIN CERTIFICATE-----.*?-----END CERTIFICATE-----", re.S)

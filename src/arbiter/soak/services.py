@@ -1,4 +1,4 @@
-"""Real PostgreSQL and Redis servers (and an HAProxy) for the tests, started from Debian's packages
+"""Real PostgreSQL and Redis servers (and an HAProxy) for the tests and the benchmarks, started from Debian's packages
 on free loopback ports in temporary folders, and stopped after.
 
 PostgreSQL refuses to run as root, so when the tests run as root (CI containers) its programs
@@ -129,7 +129,7 @@ class PostgresServer:
         import psycopg
 
         with psycopg.connect(self.url(database), autocommit=True) as conn:
-            conn.execute(statement)  # type: ignore[arg-type]
+            conn.execute(statement)
 
     def remove(self) -> None:
         self.stop()
@@ -187,7 +187,7 @@ class RedisServer:
 class HAProxy:
     """HAProxy running the project's own deploy/haproxy.cfg in front of two nodes, on a free port."""
 
-    CONFIG = Path(__file__).resolve().parents[1] / "deploy" / "haproxy.cfg"
+    CONFIG = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg"
 
     def __init__(self, node1: str, node2: str) -> None:
         self.port = free_port()
