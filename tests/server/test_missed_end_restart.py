@@ -17,8 +17,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from serve_process import opened, serving, start_server
-from wsclient import Client, play_move, start_match
+
+from tests.support.serve_process import opened, serving, start_server
+from tests.support.wsclient import Client, play_move, start_match
 
 FIRST_WINS = [[0, 0], [1, 0], [0, 1], [1, 1]]  # then [0, 2]: the first column
 WINNING = [0, 2]
