@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from arbiter.engine import create_game
-from arbiter.server.consistency import check_store
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.consistency import check_store
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.sqlite import SqliteStore
 from arbiter.server.warmup import warm_games

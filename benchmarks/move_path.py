@@ -36,7 +36,7 @@ from arbiter.protocol.codec import encode
 from arbiter.server.app import GC_YOUNG_THRESHOLD
 from arbiter.server.config import ServerConfig
 from arbiter.server.hub import Hub
-from arbiter.server.session import Session
+from arbiter.server.play.session import Session
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.warmup import warm_games
 

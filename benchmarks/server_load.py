@@ -36,9 +36,9 @@ import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
-from arbiter.server.connection import SessionConnection
 from arbiter.server.event_loop import LOOPS, default_loop
 from arbiter.server.event_loop import run as event_loop_run
+from arbiter.server.net.connection import SessionConnection
 
 SIDE = 26
 GAME = {"game": "mnk", "params": {"m": SIDE, "n": SIDE, "k": SIDE}, "clock": {"initial_ms": 3_600_000}}
@@ -61,7 +61,7 @@ async def serve_relay(direct: bool = False) -> None:
     """Hello, challenge, accept and move, routed without any check; each move fanned out to both players.
 
     With ``direct``, messages reach the relay by call from the connection, as they reach the arbiter's
-    sessions (arbiter/server/connection.py), instead of through websockets' reader, and go out as the
+    sessions (arbiter/server/net/connection.py), instead of through websockets' reader, and go out as the
     arbiter's do, one frame straight to the transport: the relay with the server's ways in and out, to
     show what the server's own work costs beside it.
     """

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from arbiter.server.bayeselo import Game, fit, rated_games
+from arbiter.server.ranking.bayeselo import Game, fit, rated_games
 from arbiter.server.store.base import GameRecord, GameStart
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.engine import create_game
-from arbiter.server.game_files import FORMATS, GameFileError, read_psq, read_sgf, write_psq, write_sgf
+from arbiter.server.results.game_files import FORMATS, GameFileError, read_psq, read_sgf, write_psq, write_sgf
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 GAMES = [("tictactoe", {}), ("tictactoe4", {}), ("gomoku10", {}), ("gomoku", {"exact": True}), ("gomoku", {}),

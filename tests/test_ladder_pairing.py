@@ -9,7 +9,7 @@ from itertools import pairwise
 
 import pytest
 
-from arbiter.server.pairing import LadderQueue
+from arbiter.server.ranking.pairing import LadderQueue
 
 
 def queue(seed: int = 1, **options: float) -> LadderQueue:

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from arbiter.lab.ladder_simulation import simulate
-from arbiter.server.pairing import LadderQueue
+from arbiter.server.ranking.pairing import LadderQueue
 
 
 @pytest.mark.parametrize("seed", range(5))

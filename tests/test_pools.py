@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arbiter.server.pools import category, game_of, label, pool_key
+from arbiter.server.basics.pools import category, game_of, label, pool_key
 
 
 @pytest.mark.parametrize(

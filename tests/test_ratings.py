@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.server.ratings import INITIAL_DEVIATION, Glicko2Rating, rate_game, update
+from arbiter.server.basics.ratings import INITIAL_DEVIATION, Glicko2Rating, rate_game, update
 
 ratings = st.floats(min_value=800, max_value=2600)
 deviations = st.floats(min_value=30, max_value=350)

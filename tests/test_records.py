@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.server.records import RecordError, format_map, format_record, format_records, parse_map, parse_records
+from arbiter.server.results.records import (
+    RecordError,
+    format_map,
+    format_record,
+    format_records,
+    parse_map,
+    parse_records,
+)
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 GAMES = {  # name → (params, board size)

@@ -267,7 +267,7 @@ async def test_random_openings_vary_the_games_and_each_pair_shares_one(tmp_path:
 
 
 async def test_book_openings_open_each_pair_of_games_from_the_game_s_book(tmp_path: Path) -> None:
-    from arbiter.server.openings import book
+    from arbiter.server.ranking.openings import book
 
     log = tmp_path / "games.jsonl"
     player = SeriesPlayer(GomokuBrain, 1)  # the source's G+Q player: quick games

@@ -31,7 +31,7 @@ from arbiter.engine import Game, create_game
 from arbiter.protocol.errors import CloseCode
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.config import LadderConfig
-from arbiter.server.consistency import check_store
+from arbiter.server.results.consistency import check_store
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.store_check import assert_store_clean

@@ -18,7 +18,7 @@ from bridge_helpers import bridge_process, finished_records, logged
 
 from arbiter.engine import game_names
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.server.clock import ClockSpec
+from arbiter.server.basics.clock import ClockSpec
 from arbiter.server.config import LadderConfig
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]

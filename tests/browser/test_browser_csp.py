@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from browser_arena import Arena, Site, csp_violations
 
-from arbiter.server.http import SECURITY_HEADERS
+from arbiter.server.net.http import SECURITY_HEADERS
 from tests.support.guest import play_mnk_to_end, start_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

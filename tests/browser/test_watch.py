@@ -18,7 +18,7 @@ from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.protocol.errors import CloseCode
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 from tests.support.guest import cells, moves_shown, play_mnk_move, start_game, wait_turn
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.server.http import SECURITY_HEADERS
+from arbiter.server.net.http import SECURITY_HEADERS
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.web_routes import WEB_ROOT, WebClient

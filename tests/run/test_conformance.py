@@ -14,7 +14,7 @@ import pytest
 from arbiter.engine import create_game
 from arbiter.protocol import ErrorCode
 from arbiter.server import ServerConfig, run_server
-from arbiter.server.clock import ClockSpec
+from arbiter.server.basics.clock import ClockSpec
 from arbiter.server.config import LadderConfig
 from arbiter.server.store.memory import MemoryStore
 from arbiter.stack.conformance.bot_suite import FORCED_STUCK, RULE_ENDS, SMALL_FIELD, BotSuite

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import ServerConfig, run_server
-from arbiter.server.game_files import read_sgf, write_sgf
-from arbiter.server.records import format_record, parse_records
+from arbiter.server.results.game_files import read_sgf, write_sgf
+from arbiter.server.results.records import format_record, parse_records
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.wsclient import Client, play_move, start_match
 

@@ -6,8 +6,8 @@ import ipaddress
 
 import pytest
 
-from arbiter.server.attempts import AttemptLimiter
-from arbiter.server.client_address import ClientAddress
+from arbiter.server.access.attempts import AttemptLimiter
+from arbiter.server.net.client_address import ClientAddress
 
 
 class FakeClock:

@@ -24,7 +24,7 @@ from arbiter.cli import main
 from arbiter.engine import create_game
 from arbiter.server import ServerConfig, run_server
 from arbiter.server.config import LadderConfig
-from arbiter.server.consistency import check_game
+from arbiter.server.results.consistency import check_game
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord, Store
 from arbiter.server.store.postgresql import PostgresStore
 from arbiter.server.store.sqlite import SqliteStore

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arbiter.server.client_address import (
+from arbiter.server.net.client_address import (
     IPAddress,
     TrustedProxies,
     address_key,

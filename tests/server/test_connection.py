@@ -19,10 +19,10 @@ from websockets.client import ClientProtocol
 from websockets.frames import BINARY, CLOSE, Close, Frame
 from websockets.uri import parse_uri
 
-import arbiter.server.connection as connection_module
+import arbiter.server.net.connection as connection_module
 from arbiter.protocol import PROTOCOL_VERSION, CloseCode
-from arbiter.server.connection import SessionConnection, binary_frame
-from arbiter.server.session import Session
+from arbiter.server.net.connection import SessionConnection, binary_frame
+from arbiter.server.play.session import Session
 from tests.support.wsclient import Client
 
 

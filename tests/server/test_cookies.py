@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arbiter.server import RunningServer
-from arbiter.server.cookies import COOKIE_OCTETS, MAX_HEADER_CHARS, MAX_HEADERS, read_cookies
+from arbiter.server.net.cookies import COOKIE_OCTETS, MAX_HEADER_CHARS, MAX_HEADERS, read_cookies
 
 NAMES = ("arbiter_session", "arbiter_csrf")
 names = st.sampled_from([*NAMES, "other", "Arbiter_session", "_ga"])

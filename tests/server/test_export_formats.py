@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from arbiter.cli import main
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.server.game_files import read_psq, read_sgf
+from arbiter.server.results.game_files import read_psq, read_sgf
 from arbiter.server.store.base import GameRecord
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.wsclient import Client, play_move, start_match

@@ -18,7 +18,7 @@ from arbiter.protocol import CLIENT_MESSAGES, check_server_message, encode
 from arbiter.protocol.messages import describe_client_messages
 from arbiter.server import ServerConfig
 from arbiter.server.hub import Hub
-from arbiter.server.session import Session
+from arbiter.server.play.session import Session
 from arbiter.server.store.memory import MemoryStore
 from tests.support.wsclient import play_move, start_match
 

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.server.http import BadQuery, int_param
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.net.http import BadQuery, int_param
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.wsclient import Client, play_move, start_match

@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 from arbiter.cli import main
 from arbiter.server import RunningServer, ServerConfig
-from arbiter.server.clock import ClockSpec
+from arbiter.server.basics.clock import ClockSpec
 from arbiter.server.config import LadderConfig, parse_ladder_clock
-from arbiter.server.records import parse_records
+from arbiter.server.results.records import parse_records
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.store_check import assert_store_clean
 from tests.support.wsclient import Client, play_move

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 import pytest
 
 from arbiter.server import RunningServer, ServerConfig, run_server
-from arbiter.server.clock import ClockSpec, FischerClock
+from arbiter.server.basics.clock import ClockSpec, FischerClock
 from tests.support.wsclient import Client, start_match
 
 

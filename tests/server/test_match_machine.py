@@ -9,9 +9,9 @@ import pytest
 from arbiter.engine import create_game
 from arbiter.engine.mnk import MnkGame
 from arbiter.protocol import ErrorCode
-from arbiter.server.clock import Alarm, ClockSpec, FischerClock
-from arbiter.server.match import Match, MatchError
-from arbiter.server.ratelimit import TokenBucket, Verdict
+from arbiter.server.basics.clock import Alarm, ClockSpec, FischerClock
+from arbiter.server.play.match import Match, MatchError
+from arbiter.server.play.ratelimit import TokenBucket, Verdict
 
 T0 = 1000.0
 

@@ -15,11 +15,11 @@ import pytest
 
 from arbiter.engine import create_game
 from arbiter.server import RunningServer, ServerConfig
-from arbiter.server.clock import ClockSpec
+from arbiter.server.basics.clock import ClockSpec
 from arbiter.server.config import DEFAULT_LADDER_OPENINGS, LadderConfig, parse_ladder_opening
-from arbiter.server.match import Match
-from arbiter.server.openings import BAND, BOOKS, balanced_opening, book, playout_score, wins_at_once
-from arbiter.server.records import format_record, parse_records
+from arbiter.server.play.match import Match
+from arbiter.server.ranking.openings import BAND, BOOKS, balanced_opening, book, playout_score, wins_at_once
+from arbiter.server.results.records import format_record, parse_records
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.wsclient import Client, play_move
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arbiter.server.recovery import VOIDED_REASON, adjudicate, resolve_interrupted
+from arbiter.server.results.recovery import VOIDED_REASON, adjudicate, resolve_interrupted
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 from arbiter.server.store.sqlite import SqliteStore
 

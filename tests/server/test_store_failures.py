@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import ServerConfig, run_server
-from arbiter.server.recovery import resolve_interrupted
+from arbiter.server.results.recovery import resolve_interrupted
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.wsclient import Client, play_move, start_match
 

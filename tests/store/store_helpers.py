@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord, Store
 
 CLOCK = {"initial_ms": 60_000, "increment_ms": 1_000}  # 100 s estimated: bullet

@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from store_helpers import play
 
 from arbiter.cli import main
-from arbiter.server.records import parse_records
+from arbiter.server.results.records import parse_records
 from arbiter.server.store.sqlite import SqliteStore
 
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from store_helpers import TTT
 
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.factory import store_for
 from arbiter.server.store.sqlite import SqliteStore
 
 WRITER = """
 import asyncio, sys
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
 from arbiter.server.store.factory import store_for
 
@@ -85,7 +85,7 @@ async def test_sigkill_mid_game_loses_nothing_that_was_flushed(
 
 ANNOUNCER = """
 import asyncio, sys
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, StoreError
 from arbiter.server.store.sqlite import SqliteStore
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from store_helpers import TTT, game_start, play
 
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import MoveRecord, StoreError
 from arbiter.server.store.sqlite import SqliteStore
 

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from store_helpers import TTT, game_start
 
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import MoveRecord, StoreError
 from arbiter.server.store.migrations import SCHEMA_VERSION
 from arbiter.server.store.postgresql import PostgresStore

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from store_helpers import TTT, game_start, play
 
-from arbiter.server.rating_updates import rebuild_outdated_ratings
+from arbiter.server.results.rating_updates import rebuild_outdated_ratings
 from arbiter.server.store.base import MoveRecord, StoreError
 from arbiter.server.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from arbiter.server.store.sqlite import SqliteStore

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from store_helpers import GOMOKU, TTT, game_start, play
 
-from arbiter.server.rating_updates import rate_result
-from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+from arbiter.server.basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import (
     MAX_REFUSALS_KEPT,
     MAX_REFUSED_MOVE_CHARS,

@@ -31,19 +31,19 @@ from arbiter.server.metrics import CONTENT_TYPE
 from arbiter.server.store.base import Store
 from arbiter.server.store.memory import MemoryStore
 
-from .account_routes import AccountRoutes
-from .attempts import AttemptLimiter
-from .bans import BanWatch
+from .access.account_routes import AccountRoutes
+from .access.attempts import AttemptLimiter
+from .access.bans import BanWatch
+from .access.heavy_reads import limit_heavy_reads
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
-from .connection import SessionConnection
-from .heavy_reads import limit_heavy_reads
-from .http import HttpRoutes, add_security_headers, json_response, text_response
 from .hub import Hub
-from .rating_updates import rebuild_outdated_ratings
-from .recovery import resolve_interrupted
-from .session import serve_connection
-from .standings import CLUSTER_FIT_AGE_S, StandingsPages
+from .net.connection import SessionConnection
+from .net.http import HttpRoutes, add_security_headers, json_response, text_response
+from .play.session import serve_connection
+from .ranking.standings import CLUSTER_FIT_AGE_S, StandingsPages
+from .results.rating_updates import rebuild_outdated_ratings
+from .results.recovery import resolve_interrupted
 from .warmup import warm_games
 from .web_routes import WebClient
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from arbiter.engine import game_names
 from arbiter.protocol.codec import MAX_FRAME_BYTES
-from arbiter.server.client_address import IPNetwork
-from arbiter.server.pools import pool_key
+from arbiter.server.basics.pools import pool_key
+from arbiter.server.net.client_address import IPNetwork
 
-from .clock import ClockSpec
+from .basics.clock import ClockSpec
 
 # Ladder time controls: short enough that bots play many games, long enough to think.
 DEFAULT_LADDER_CLOCKS: dict[str, ClockSpec] = {

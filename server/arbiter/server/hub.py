@@ -27,18 +27,18 @@ from arbiter.protocol.messages import PROTOCOL_VERSION, Accept, Challenge, Hello
 from arbiter.server.metrics import ServerMetrics
 from arbiter.server.store.base import Player, Store, StoreError
 
-from .accounts import Accounts, SignInLimits
-from .bans import BanList
-from .challenges import Challenges
-from .clock import Alarm
+from .access.accounts import Accounts, SignInLimits
+from .access.bans import BanList
+from .basics.clock import Alarm
 from .config import ServerConfig
-from .guard import Guard
-from .ladder import Ladder
-from .lobby import Lobby
-from .match import MatchError
-from .matches import Matches
-from .players import Identity, OnlinePlayer, Roster
-from .session import Handler, Session
+from .play.challenges import Challenges
+from .play.guard import Guard
+from .play.lobby import Lobby
+from .play.match import MatchError
+from .play.matches import Matches
+from .play.players import Identity, OnlinePlayer, Roster
+from .play.session import Handler, Session
+from .ranking.ladder import Ladder
 from .unread_ends import UnreadEnds
 
 log = logging.getLogger("arbiter.server")

@@ -34,8 +34,8 @@ from websockets.http11 import Request, Response
 
 from arbiter.server.store.base import GameRecord, Store, StoreError, UnknownPlayer
 
-from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
-from .player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report, unix_ms
+from .net.http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
+from .results.player_report import MAX_RECENT_GAMES, RECENT_GAMES, failure_request, player_report, unix_ms
 
 log = logging.getLogger("arbiter.server")
 

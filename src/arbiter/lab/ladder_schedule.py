@@ -1,6 +1,6 @@
 """The ladder's scheduler: how evenly 500 pairings of 8 bots of known strengths spread over the 28
 pairs, and whether Glicko-2 then ranks the bots in their true order, for the rule that learns
-(novelty and uncertainty preferences, arbiter/server/pairing.py) against drawing by rating alone,
+(novelty and uncertainty preferences, arbiter/server/ranking/pairing.py) against drawing by rating alone,
 both over the same seeds in the same run (src/arbiter/lab/ladder_simulation.py is the simulation).
 
     python -m arbiter.lab.ladder_schedule [--seeds 10]

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
-from arbiter.server.pairing import LadderQueue
-from arbiter.server.ratings import Glicko2Rating, rate_game
+from arbiter.server.basics.ratings import Glicko2Rating, rate_game
+from arbiter.server.ranking.pairing import LadderQueue
 
 STRENGTHS = {f"bot{i}": 1300.0 + 150 * i for i in range(8)}  # 8 bots, 100 Elo apart
 DRAW_SHARE = 0.1

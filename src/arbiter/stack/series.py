@@ -372,7 +372,7 @@ class SeriesError(RuntimeError):
 
 def opening(game: str, params: Mapping[str, Any], seed: int, pair: int, plies: int, book: bool = False) -> list[Any]:
     """The opening of games ``2·pair`` and ``2·pair + 1``: ``plies`` random wire moves, the game still on,
-    or with ``book`` one of the game's book of judged openings (the ladder's: arbiter.server.openings).
+    or with ``book`` one of the game's book of judged openings (the ladder's: arbiter.server.ranking.openings).
 
     Bots that never vary their play (fixed-depth searches) would otherwise repeat one game per
     colour all series long; starting each pair of games from its own position, once with each
@@ -383,7 +383,7 @@ def opening(game: str, params: Mapping[str, Any], seed: int, pair: int, plies: i
     rules = create_game(game, params)
     rng = np.random.default_rng([seed, pair])
     if book:
-        from arbiter.server.openings import book_of  # the server's package: imported when needed
+        from arbiter.server.ranking.openings import book_of  # the server's package: imported when needed
 
         shelf = book_of(rules)
         return [list(move) for move in shelf[int(rng.integers(len(shelf)))]]

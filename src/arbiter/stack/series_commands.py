@@ -176,7 +176,7 @@ def series(
         brain_options.append(options)
 
     if book:
-        from arbiter.server.openings import book_of
+        from arbiter.server.ranking.openings import book_of
 
         if opening_plies:
             fail("--book and --opening-plies both choose the opening: give one of them")

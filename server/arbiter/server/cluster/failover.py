@@ -22,9 +22,9 @@ import msgpack
 
 from arbiter.protocol.codec import encode
 
-from ..matches import Matches
-from ..players import Identity, OnlinePlayer, Roster
-from ..session import Session
+from ..play.matches import Matches
+from ..play.players import Identity, OnlinePlayer, Roster
+from ..play.session import Session
 from ..store.base import GameRecord, MoveRecord, Store
 from . import keys
 from .keys import BEATS, DELETE_IF_OURS, EVERY_NODE, MATCHES, node_channel

@@ -21,8 +21,8 @@ from arbiter.protocol.codec import encode
 from arbiter.protocol.ladder import LadderJoin
 from arbiter.protocol.messages import Request
 
-from ..players import Roster
-from ..session import Handler, Session
+from ..play.players import Roster
+from ..play.session import Handler, Session
 from .keys import DELETE_IF_HOLDER, EVERY_NODE, LADDER_AUTHORITY, LEASE
 from .link import Link
 

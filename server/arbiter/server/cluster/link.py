@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ..players import Connection
+from ..play.players import Connection
 
 
 class Link(Protocol):

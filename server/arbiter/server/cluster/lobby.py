@@ -25,9 +25,9 @@ from redis.exceptions import RedisError
 
 from arbiter.protocol.codec import encode
 
-from ..ladder import LiveMatchesOf
-from ..lobby import Lobby
-from ..players import OnlinePlayer, Roster
+from ..play.lobby import Lobby
+from ..play.players import OnlinePlayer, Roster
+from ..ranking.ladder import LiveMatchesOf
 from .keys import DELETE_AND_ANNOUNCE, EVERY_NODE, NODES, REAP, lobby_keys
 from .link import Link
 

@@ -52,8 +52,8 @@ from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, MatchR
 from arbiter.protocol.move_frames import MoveFrame
 
 from ..hub import Hub
-from ..players import Connection, Identity, OnlinePlayer
-from ..session import Handler, Session
+from ..play.players import Connection, Identity, OnlinePlayer
+from ..play.session import Handler, Session
 from ..store.base import MoveRecord
 from . import keys
 from .failover import Failover

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from arbiter.protocol.errors import CloseCode
 
-from ..players import Connection
+from ..play.players import Connection
 from .keys import node_channel
 from .link import Link
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 
 from arbiter.cli.errors import fail
-from arbiter.server.rating_updates import rate_result, rebuild_outdated_ratings
+from arbiter.server.results.rating_updates import rate_result, rebuild_outdated_ratings
 from arbiter.server.store.base import GameRecord, Player, Rating, Store, StoreError, UnknownPlayer
 from arbiter.server.store.factory import describe, is_url, store_for
 
@@ -180,7 +180,7 @@ def export(
     from tqdm import tqdm
 
     from arbiter.engine import game_names
-    from arbiter.server.game_files import GameFileError, format_named
+    from arbiter.server.results.game_files import GameFileError, format_named
 
     if game_name is not None and game_name not in game_names():
         fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
@@ -244,7 +244,7 @@ POOL_OPTION = click.option(
 def _pools_of(game_name: str, pool: str | None, db: str) -> list[str]:
     """The pools to show: ``pool``, or every pool of the game that holds ratings."""
     from arbiter.engine import game_names
-    from arbiter.server.pools import game_of
+    from arbiter.server.basics.pools import game_of
 
     if game_name not in game_names():
         fail(f"unknown game {game_name!r}; known games: {', '.join(game_names())}")
@@ -306,7 +306,7 @@ def ratings(game_name: str, pool: str | None, prior: float, db: str) -> None:
     What CGOS and Gomocup publish, beside the ladder's Glicko-2 (`arbiter leaderboard`): ratings
     relative to the average player, the first move's advantage and the draw margin.
     """
-    from arbiter.server.bayeselo import fit, rated_games
+    from arbiter.server.ranking.bayeselo import fit, rated_games
 
     pools = _pools_of(game_name, pool, db)
     if not pools:
@@ -345,7 +345,7 @@ def report(name: str, games: int, match: str | None, db: str) -> None:
     report (games lost, on time, abandoned, each refused move with its position) with the replay's
     URL path at that ply, and thinking times against the clock. Exit 1 if there is no such player.
     """
-    from arbiter.server.player_report import format_report, player_report
+    from arbiter.server.results.player_report import format_report, player_report
 
     async def build(store: Store) -> dict[str, Any] | str:
         try:
@@ -379,7 +379,7 @@ def import_games(files: tuple[Path, ...], format_name: str, db: str) -> None:
     refused whole, naming the line. A game whose match id is stored already is skipped, so the
     same files may be imported again. Imported games are never rated: their players need no account.
     """
-    from arbiter.server.game_files import FORMATS, GameFileError, format_named
+    from arbiter.server.results.game_files import FORMATS, GameFileError, format_named
 
     suffixes = {f.suffix: f for f in FORMATS.values()}
     batches = []
@@ -428,7 +428,7 @@ def check(repair: bool, db: str) -> None:
     --repair the ratings are rebuilt from the games (rated, finished, in the order they ended);
     a game whose moves contradict its stored end is reported, never rewritten.
     """
-    from arbiter.server.consistency import Difference, Summary, check_store
+    from arbiter.server.results.consistency import Difference, Summary, check_store
     from arbiter.server.warmup import warm_games
 
     def report(difference: Difference) -> None:

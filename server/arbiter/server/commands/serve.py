@@ -10,7 +10,6 @@ import click
 from arbiter.cli.errors import fail
 from arbiter.cli.logs import configure_logging, log_options
 from arbiter.server.app import serve_until
-from arbiter.server.client_address import PROXY_HEADERS, IPNetwork, parse_network
 from arbiter.server.cluster import ClusterError
 from arbiter.server.config import (
     DEFAULT_LADDER_CLOCKS,
@@ -23,6 +22,7 @@ from arbiter.server.config import (
 )
 from arbiter.server.event_loop import LOOPS, LoopUnavailable, default_loop
 from arbiter.server.event_loop import run as run_on_loop
+from arbiter.server.net.client_address import PROXY_HEADERS, IPNetwork, parse_network
 from arbiter.server.store.base import StoreError
 from arbiter.server.store.factory import MEMORY, is_url, store_for
 

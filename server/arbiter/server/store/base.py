@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from arbiter.server.client_address import parse_network
-from arbiter.server.pools import label, pool_key
-from arbiter.server.ratings import PROVISIONAL_DEVIATION
+from arbiter.server.basics.pools import label, pool_key
+from arbiter.server.basics.ratings import PROVISIONAL_DEVIATION
+from arbiter.server.net.client_address import parse_network
 
 PlayerKind = Literal["bot", "human"]
 BanKind = Literal["player", "network"]
@@ -241,7 +241,7 @@ def check_result(result: str | None) -> None:
 
 
 # Given both players' ratings at commit time (first mover first) and the result, their new ratings.
-# The server passes ``arbiter.server.rating_updates.rate_result``; a store only saves what it returns.
+# The server passes ``arbiter.server.results.rating_updates.rate_result``; a store only saves what it returns.
 Rater = Callable[[Rating, Rating, str], tuple[Rating, Rating]]
 
 

@@ -14,8 +14,8 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 
-from arbiter.server.pools import game_of
-from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+from arbiter.server.basics.pools import game_of
+from arbiter.server.basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
     MAX_REFUSALS_KEPT,

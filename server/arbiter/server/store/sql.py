@@ -33,8 +33,8 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
-from arbiter.server.pools import game_of, pool_key
-from arbiter.server.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+from arbiter.server.basics.pools import game_of, pool_key
+from arbiter.server.basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 
 from .base import (
     STREAM_BATCH,

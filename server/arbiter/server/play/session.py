@@ -30,11 +30,11 @@ from arbiter.protocol.errors import CloseCode, ErrorCode, ProtocolError
 from arbiter.protocol.messages import Hello, MakeMove, MatchRequest, Request, parse
 from arbiter.protocol.move_frames import MoveFrame, decode_move_frame
 
-from .account_routes import same_origin, session_cookie
-from .client_address import ClientAddress
-from .config import ServerConfig
-from .connection import SessionConnection
-from .metrics import ServerMetrics
+from ..access.account_routes import same_origin, session_cookie
+from ..config import ServerConfig
+from ..metrics import ServerMetrics
+from ..net.client_address import ClientAddress
+from ..net.connection import SessionConnection
 from .players import OnlinePlayer
 from .ratelimit import TokenBucket, Verdict
 

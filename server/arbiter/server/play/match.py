@@ -15,8 +15,8 @@ from typing import Any
 from arbiter.engine import Game, IllegalMove, MoveFormatError
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 
-from .clock import ClockSpec, FischerClock
-from .recovery import VOIDED_REASON
+from ..basics.clock import ClockSpec, FischerClock
+from ..results.recovery import VOIDED_REASON
 
 RESULT_STRINGS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
 

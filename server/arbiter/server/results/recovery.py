@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from arbiter.engine import EngineError, create_game
-from arbiter.server.rating_updates import rate_result
+from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameRecord, Store, StoreError
 
 log = logging.getLogger("arbiter.server")

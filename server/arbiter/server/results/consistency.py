@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from arbiter.engine import EngineError, Game, State, create_game
 from arbiter.engine.base import REASON_NAMES
 
-from .pools import label
+from ..basics.pools import label
+from ..basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
+from ..store.base import GameRecord, Rating, Store
 from .rating_updates import rate_result
-from .ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
 from .recovery import VOIDED_REASON
-from .store.base import GameRecord, Rating, Store
 
 WINS = ("1-0", "0-1")
 # Every end the server (or `arbiter import`) writes that the board does not give, and the results

@@ -17,8 +17,8 @@ from arbiter.protocol.codec import encode
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, Request
 
-from .clock import Alarm, ClockSpec
-from .config import ServerConfig
+from ..basics.clock import Alarm, ClockSpec
+from ..config import ServerConfig
 from .lobby import Lobby
 from .matches import Matches
 from .players import OnlinePlayer, Roster, same_owner

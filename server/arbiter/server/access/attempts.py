@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from arbiter.server.client_address import ClientAddress
+from arbiter.server.net.client_address import ClientAddress
 
 
 class AttemptLimiter:

@@ -14,7 +14,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 
-from arbiter.server.client_address import IPAddress, IPNetwork, parse_network
+from arbiter.server.net.client_address import IPAddress, IPNetwork, parse_network
 from arbiter.server.store.base import Ban, Store, StoreError
 
 log = logging.getLogger("arbiter.server")

@@ -15,9 +15,9 @@ from http import HTTPStatus
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from ..net.client_address import ClientAddress
+from ..net.http import HttpRoutes, RouteHandler, json_response
 from .attempts import AttemptLimiter
-from .client_address import ClientAddress
-from .http import HttpRoutes, RouteHandler, json_response
 
 HEAVY_ROUTES = ("/export", "/leaderboard", "/leaderboard.json", "/crosstable.json", "/games.json", "/game.json",
                 "/player.json", "/request.json")  # fmt: skip

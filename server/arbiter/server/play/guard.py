@@ -18,11 +18,11 @@ from websockets.http11 import Request, Response
 
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 
-from .bans import BanList
-from .client_address import ClientAddress, TrustedProxies
-from .config import ServerConfig
-from .connection_caps import ConnectionCaps
-from .metrics import ServerMetrics
+from ..access.bans import BanList
+from ..access.connection_caps import ConnectionCaps
+from ..config import ServerConfig
+from ..metrics import ServerMetrics
+from ..net.client_address import ClientAddress, TrustedProxies
 from .players import Identity
 from .session import Session
 

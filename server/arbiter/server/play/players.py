@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from arbiter.server.store.base import GUEST_PREFIX
 
-from .clock import Alarm
+from ..basics.clock import Alarm
 
 MISSED_KEPT = 64  # end messages kept for a player while it is away, or until its client confirms reading them
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from arbiter.server.ratings import Glicko2Rating, rate_game
+from arbiter.server.basics.ratings import Glicko2Rating, rate_game
 from arbiter.server.store.base import Rating, Store
 
 log = logging.getLogger("arbiter.server")

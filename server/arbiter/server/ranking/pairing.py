@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from arbiter.server.ratings import INITIAL_DEVIATION  # a newcomer's: the most uncertain a rating is
+from arbiter.server.basics.ratings import INITIAL_DEVIATION  # a newcomer's: the most uncertain a rating is
 
 
 @dataclass

@@ -30,15 +30,15 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from arbiter.engine import EngineError, create_game, game_names
-from arbiter.server.bayeselo import SCORES, Game, PoolFit, fit
-from arbiter.server.game_files import FORMATS, Format, GameFileError
-from arbiter.server.pools import game_of, pool_key
+from arbiter.server.basics.pools import game_of, pool_key
+from arbiter.server.ranking.bayeselo import SCORES, Game, PoolFit, fit
+from arbiter.server.results.game_files import FORMATS, Format, GameFileError
 from arbiter.server.store.base import GameRecord, Rating, Store, StoreError
 from arbiter.server.store.rows import crosstable_of
 
-from .http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
-from .match import Result
-from .matches import LiveMatch
+from ..net.http import BadQuery, HttpRoutes, int_param, json_response, query_params, text_response
+from ..play.match import Result
+from ..play.matches import LiveMatch
 
 log = logging.getLogger("arbiter.server")
 

@@ -39,7 +39,7 @@ from typing import Any
 
 from arbiter.engine import EngineError, Game, create_game
 from arbiter.engine.registry import PRESETS
-from arbiter.server.records import (
+from arbiter.server.results.records import (
     RecordError,
     format_map,
     format_records,

@@ -44,15 +44,15 @@ from arbiter.server.store.base import (
     resignation_code,
 )
 
-from .clock import Alarm, ClockSpec
-from .config import ServerConfig
+from ..basics.clock import Alarm, ClockSpec
+from ..config import ServerConfig
+from ..metrics import ServerMetrics
+from ..results.rating_updates import rate_result
+from ..unread_ends import UnreadEnds
 from .lobby import Lobby
 from .match import Match, MatchError, Result
-from .metrics import ServerMetrics
 from .players import OnlinePlayer
-from .rating_updates import rate_result
 from .session import Handler, Session
-from .unread_ends import UnreadEnds
 
 log = logging.getLogger("arbiter.server")
 GUEST_LABEL = "guest"  # registered names cannot take it: check_player_name refuses guest-like names

@@ -29,9 +29,9 @@ from websockets.http11 import Request, Response
 
 from arbiter.server.store.base import NameTaken, Player, StoreError, UnknownPlayer
 
+from ..net.cookies import read_cookies
+from ..net.http import HttpRoutes, json_response, query_params
 from .accounts import SESSION_DAYS, AccountError, Accounts, SignedIn, csrf_of
-from .cookies import read_cookies
-from .http import HttpRoutes, json_response, query_params
 
 log = logging.getLogger("arbiter.server")
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from arbiter.engine import EngineError, create_game
 
-from .clock import ClockSpec
-from .store.base import RESIGNED, GameRecord, Rating, RefusedMove, Store, UnknownPlayer
+from ..basics.clock import ClockSpec
+from ..store.base import RESIGNED, GameRecord, Rating, RefusedMove, Store, UnknownPlayer
 
 RECENT_GAMES = 20  # games listed unless asked otherwise
 MAX_RECENT_GAMES = 500

@@ -24,16 +24,16 @@ from arbiter.engine import create_game, game_names
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 from arbiter.protocol.ladder import Crosstable, LadderJoin, LadderLeave, Leaderboard
 from arbiter.protocol.messages import Request
-from arbiter.server.openings import balanced_opening
-from arbiter.server.pairing import LadderQueue
-from arbiter.server.pools import game_of
+from arbiter.server.basics.pools import game_of
+from arbiter.server.ranking.openings import balanced_opening
+from arbiter.server.ranking.pairing import LadderQueue
 from arbiter.server.store.base import Store, StoreError, UnknownPlayer
 
-from .config import LadderConfig
-from .match import Result
-from .matches import LiveMatch, Matches
-from .players import Roster, owner_of
-from .session import Handler, Session
+from ..config import LadderConfig
+from ..play.match import Result
+from ..play.matches import LiveMatch, Matches
+from ..play.players import Roster, owner_of
+from ..play.session import Handler, Session
 from .standings import describe_rating
 
 log = logging.getLogger("arbiter.server")
