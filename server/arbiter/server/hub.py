@@ -39,7 +39,7 @@ from .play.matches import Matches
 from .play.players import Identity, OnlinePlayer, Roster
 from .play.session import Handler, Session
 from .ranking.ladder import Ladder
-from .unread_ends import UnreadEnds
+from .results.unread_ends import UnreadEnds
 
 log = logging.getLogger("arbiter.server")
 

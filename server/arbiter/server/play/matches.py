@@ -48,7 +48,7 @@ from ..basics.clock import Alarm, ClockSpec
 from ..config import ServerConfig
 from ..metrics import ServerMetrics
 from ..results.rating_updates import rate_result
-from ..unread_ends import UnreadEnds
+from ..results.unread_ends import UnreadEnds
 from .lobby import Lobby
 from .match import Match, MatchError, Result
 from .players import OnlinePlayer
