@@ -3,7 +3,7 @@
 Over a real SQLite file that another process has locked, the store's one thread waits to write a move,
 so a ``leaderboard`` read waits behind it; the same connection's moves in its live match are answered
 meanwhile, its later lobby request waits its turn, and once the lock goes both are answered in order.
-(server/session.py: the session's lane.)
+(server/arbiter/server/play/session.py: the session's lane.)
 """
 
 from __future__ import annotations

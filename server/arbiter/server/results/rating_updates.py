@@ -1,6 +1,6 @@
 """The rating updates a finished game brings, computed by the server rather than by each store.
 
-Every store (SQLite, memory, a future PostgreSQL) then saves the same numbers: a store only
+Every store (SQLite, PostgreSQL, memory) then saves the same numbers: a store only
 reads the players' current ratings and writes what ``rate_result`` returns, in the transaction
 that records the end. The store calls it with the ratings as they are at commit time, so an end
 whose write is retried is rated from the ratings it finally lands on, and never twice.
