@@ -160,9 +160,12 @@ async def browser_game(stack: Project) -> None:
 async def down(stack: Project, services: set[str]) -> None:
     """`compose down`: every service stops by itself within its grace (exit 0, not killed)."""
     since = time.time()
+    await asyncio.to_thread(stack.compose, "stop")
+    exits = {name: code for name, code in stack.exits_since(since).items() if name in services}
+    failed = sorted(name for name in services if exits.get(name) != 0)
+    logs = {name: stack.compose("logs", "--no-color", "--tail", "30", name) for name in failed}
     await asyncio.to_thread(stack.compose, "down", "--volumes")
-    exits = stack.exits_since(since)
-    assert {name: code for name, code in exits.items() if name in services} == dict.fromkeys(services, 0), exits
+    assert exits == dict.fromkeys(services, 0), (exits, logs)
 
 
 async def test_the_single_profile_serves_plays_restarts_and_stops(docker_host: str, image: list[str]) -> None:
