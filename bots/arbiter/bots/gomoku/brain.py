@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arbiter.engine import Game, State
+from arbiter.engine import Game, State, create_game
 from arbiter.engine.five import FiveState
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
@@ -338,9 +338,10 @@ class GomokuBrain(Brain):
         self._pondered.pop(match_id, None)
 
     def warm_up(self) -> None:
-        """The engine's rules (Brain.warm_up), then every kernel of ours (one board shape compiles them for all)
-        with a short search."""
+        """The engine's rules (Brain.warm_up) and renju's forbidden points, then every kernel of ours (one board
+        shape compiles them for all) with a short search."""
         super().warm_up()
+        forbidden_cells(create_game("renju").new_state())
         board = Board.from_moves(9, 9, 5, True, [40, 41, 31, 32])
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)
