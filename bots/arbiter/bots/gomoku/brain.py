@@ -1,4 +1,10 @@
-"""``gomoku``: the alpha-beta bot for five in a row on any m,n,k board with k >= 4.
+"""``gomoku``: the alpha-beta bot for five in a row on any m,n,k board with k >= 4, and renju and caro.
+
+Renju and caro (the ``five`` family) are searched as five-or-more gomoku: the bot never plays one
+of black's forbidden points (the engine's list of them is kept off the root: immediate wins and
+blocks, threat-search lines and the searched moves), but below the root its search and threat
+search still take them for moves and threats, and it takes a caro five blocked at both ends for a
+win. So its renju and caro are legal at every level, not yet strong.
 
 Levels (``level``, 1 = weakest):
 
