@@ -1,10 +1,12 @@
 """Renju and caro played by our bots: the random bot, MCTS and the alpha-beta gomoku bot meet on a
 real server's ladder and play whole games that end by the rules, the server refusing none of their
-moves; and the gomoku bot, at every level, never takes black's forbidden point that it would play
-in gomoku (a double-four and a double-three), asked through its Brain interface."""
+moves; the gomoku bot plays black in renju at every level to the end against random moves; and at
+every level it never takes black's forbidden point that it would play in gomoku (a double-four and
+a double-three), asked through its Brain interface."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import AsyncIterator
 
 import pytest
@@ -19,7 +21,7 @@ from arbiter.engine import create_game
 from arbiter.server import RunningServer, ServerConfig, run_server
 from arbiter.server.basics.clock import ClockSpec
 from arbiter.server.config import LadderConfig
-from tests.support.wsclient import Client
+from tests.support.wsclient import Client, play_move, random_move
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -72,6 +74,33 @@ async def test_two_bots_play_a_whole_game_the_server_refuses_no_move_of(
         state.play(state.game.decode_move(move.move))  # every stored move replays by the rules
     assert state.outcome is not None and state.outcome.reason == record.reason
     await watcher.close()
+
+
+@pytest.mark.parametrize("level", range(1, GomokuBrain.levels + 1))
+async def test_the_gomoku_bot_plays_black_in_renju_to_the_end_at_every_level(server: RunningServer, level: int) -> None:
+    token = await server.hub.store.add_player("gomoku", "bot")
+    human = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"))
+    clock = {"initial_ms": 20_000, "increment_ms": 100}
+    async with (
+        BrainPool(GomokuBrain, workers=1) as pool,
+        BotClient(server.url, token=token, pool=pool, settings=BotSettings(games=("renju",), ponder=False)).running(),
+    ):
+        created = await human.request("challenge", to="gomoku", game="renju", clock=clock, color="second", level=level)
+        assert created["type"] == "challenge_created", created
+        match = (await human.expect("match_start"))["match"]
+        state, rng = create_game("renju").new_state(), random.Random(level)
+        while (message := await human.expect(None, match=match, timeout=30))["type"] != "end":
+            if message["type"] != "moved":
+                continue
+            state.play(state.game.decode_move(message["move"]))
+            if not state.is_terminal and state.to_move == 1:
+                move = random_move(state, rng)
+                assert (await play_move(human, match, len(state.moves()), move))["type"] == "moved"
+                state.play(state.game.decode_move(move))
+    record = await server.hub.store.get_game(match)
+    assert record is not None and record.reason in RULE_ENDS and record.refused == 0, (record, state.moves())
+    assert record.start.players[0] == "gomoku" and record.start.levels == (level, None)
+    await human.close()
 
 
 @pytest.mark.parametrize("level", range(1, GomokuBrain.levels + 1))
