@@ -1,5 +1,5 @@
 // A complete Arbiter bot in one C++17 file, for `arbiter bridge stdio` (docs/STDIO.md).
-// It plays every game: m,n,k (tic-tac-toe, gomoku), vanishing tic-tac-toe and 3-D tic-tac-toe
+// It plays every game: m,n,k (tic-tac-toe, gomoku), renju and caro, vanishing tic-tac-toe and 3-D tic-tac-toe
 // by "win, else block, else next to the stones near the centre"; paper soccer by walking the ball
 // step by step towards the goal it attacks, bouncing on while that helps, never into its own goal
 // and never where it would be stuck. No library: a small JSON reader is below.
@@ -169,9 +169,10 @@ std::vector<long> cells_move(const Json& turn) {
     } else if (family == "vanishing") {
         game.size = {3, 3};
         game.vanishing = true;
-    } else {
+    } else {  // m,n,k and its presets; renju and caro (family "five": five in a row, the legal list
+              // leaving out black's forbidden points; a blocked caro five is taken for a win here)
         game.size = {params["m"].integer(), params["n"].integer()};
-        game.k = params["k"].integer();
+        game.k = family == "five" ? 5 : params["k"].integer();
         game.exact = params["exact"].boolean;
     }
     const auto& moves = turn["moves"].items;

@@ -1,4 +1,5 @@
-// A starter bot for Arbiter in one file: every game the server hosts, over the bare protocol.
+// A starter bot for Arbiter in one file: every game the server hosts but renju and caro, over the
+// bare protocol.
 //
 //     node bot.js ws://127.0.0.1:8765/ TOKEN [--ladder] [--games g1,g2]
 //
@@ -6,7 +7,9 @@
 // game it knows, reconnects after a drop (resyncing its matches from `match_state`), and moves
 // within its clock. The rules follow SPEC.md section 13: m,n,k games (tic-tac-toe, gomoku…),
 // vanishing tic-tac-toe, 3-D tic-tac-toe, and paper soccer, whose turns bounce on touched points,
-// may end in a goal mouth, or end stuck. Replace `choose` with your own.
+// may end in a goal mouth, or end stuck. Replace `choose` with your own. Renju and caro (the "five"
+// family) it declines: renju's forbidden points for black need a rule longer than this whole bot; a
+// bot through `arbiter bridge stdio` gets the legal moves listed.
 
 import { decode, encode } from "@msgpack/msgpack";
 import WebSocket from "ws";

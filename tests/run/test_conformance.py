@@ -1,6 +1,6 @@
 """``arbiter conformance``: our server passes every check a client makes; our bots, the example and
 the starter kits pass every check of a bot; a broken bot fails the rows of what it breaks; and each
-starter kit plays every game against ``arbiter bot random`` on a real server's ladder."""
+starter kit plays every game it knows against ``arbiter bot random`` on a real server's ladder."""
 
 from __future__ import annotations
 
@@ -132,7 +132,9 @@ async def test_each_starter_kit_plays_every_game_against_the_random_bot(kit: str
     store = MemoryStore()
     quick = ClockSpec(initial_ms=5000, increment_ms=100)
     async with run_server(ServerConfig(port=0, warm_engine=False), store) as server:
-        games = [game["name"] for game in (await Client.connect(server.url)).welcome["games"]]
+        offered = (await Client.connect(server.url)).welcome["games"]
+    # The protocol kits decline renju and caro (their READMEs say why): every other game is theirs.
+    games = [game["name"] for game in offered if game["family"] != "five"]
     # Each game's queue pairs the two once (no rematch within the hour), so the ladder goes through them all.
     ladder = LadderConfig(
         clocks=dict.fromkeys(games, quick), window=1000.0, rematch_after_s=3600.0, retry_s=0.05, seed=7

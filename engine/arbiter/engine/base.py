@@ -151,7 +151,6 @@ class Game(ABC):
     gid: ClassVar[int]
     PARAMS: ClassVar[tuple[Param, ...]]
     allows_draw_offer: ClassVar[bool] = True
-    offered: ClassVar[bool] = True  # False: the engine plays it, the server does not offer it yet
 
     def __init__(self, params: Mapping[str, Any] | None = None, *, name: str | None = None) -> None:
         given = dict(params or {})

@@ -52,13 +52,9 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def game_names(*, every: bool = False) -> list[str]:
-    """The games the server offers: the presets, then the families. ``every`` adds those whose family
-    is not ``offered`` yet, which create_game accepts all the same."""
-    names = [*PRESETS, *FAMILIES]
-    if every:
-        return names
-    return [name for name in names if FAMILIES[PRESETS[name].family if name in PRESETS else name].offered]
+def game_names() -> list[str]:
+    """The games the server offers: the presets, then the families."""
+    return [*PRESETS, *FAMILIES]
 
 
 def create_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
@@ -77,7 +73,7 @@ def create_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
         return FAMILIES[preset.family]({**params, **preset.fixed}, name=name)
     family = FAMILIES.get(name)
     if family is None:
-        raise ParamError(f"unknown game {name!r}; known games: {', '.join(game_names(every=True))}")
+        raise ParamError(f"unknown game {name!r}; known games: {', '.join(game_names())}")
     return family(params)
 
 

@@ -14,7 +14,7 @@ from .registry import create_game, game_names
 def warm_engine() -> list[str]:
     """Exercise each game's kernels so every later process loads them from the cache."""
     warmed = []
-    for name in game_names(every=True):
+    for name in game_names():
         game = create_game(name)
         state = game.new_state()
         state.play_action(int(state.legal_actions()[0]))

@@ -1,6 +1,6 @@
 //! A complete Arbiter bot in Rust with the standard library only, for `arbiter bridge stdio`
-//! (docs/STDIO.md). It plays every game: m,n,k (tic-tac-toe, gomoku), vanishing tic-tac-toe and 3-D
-//! tic-tac-toe by "win, else block, else next to the stones near the centre"; paper soccer by
+//! (docs/STDIO.md). It plays every game: m,n,k (tic-tac-toe, gomoku), renju and caro, vanishing
+//! tic-tac-toe and 3-D tic-tac-toe by "win, else block, else next to the stones near the centre"; paper soccer by
 //! walking the ball step by step towards the goal it attacks, bouncing on while that helps, never
 //! into its own goal and never where it would be stuck. A small JSON reader is below.
 //!
@@ -232,6 +232,9 @@ fn cells_move(turn: &Json) -> Vec<i64> {
             (vec![n, n, n], n, false)
         }
         "vanishing" => (vec![3, 3], 3, false),
+        // Renju and caro: five in a row, the legal list leaving out black's forbidden points (a
+        // blocked caro five is taken for a win here).
+        "five" => (vec![params.get("m").int(), params.get("n").int()], 5, params.get("exact").truth()),
         _ => (vec![params.get("m").int(), params.get("n").int()], params.get("k").int(), params.get("exact").truth()),
     };
     let mut game = Cells { size, k, exact, stones: BTreeMap::new() };

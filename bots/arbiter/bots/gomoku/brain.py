@@ -1,4 +1,10 @@
-"""``gomoku``: the alpha-beta bot for five in a row on any m,n,k board with k >= 4.
+"""``gomoku``: the alpha-beta bot for five in a row on any m,n,k board with k >= 4, and renju and caro.
+
+Renju and caro (the ``five`` family) are searched as five-or-more gomoku: the bot never plays one
+of black's forbidden points (the engine's list of them is kept off the root: immediate wins and
+blocks, threat-search lines and the searched moves), but below the root its search and threat
+search still take them for moves and threats, and it takes a caro five blocked at both ends for a
+win. So its renju and caro are legal at every level, not yet strong.
 
 Levels (``level``, 1 = weakest):
 
@@ -43,7 +49,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arbiter.engine import Game
+from arbiter.engine import Game, State, create_game
+from arbiter.engine.five import FiveState
 
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
@@ -188,6 +195,29 @@ class Pondered:
         }
 
 
+def board_shape(game: Game) -> tuple[int, int, int, bool]:
+    """The board's rule for a game: (m, n, k, exact). Renju and caro are searched as five-or-more
+    (renju's black overline is a forbidden point, kept off the root; caro's blocked five counts as
+    a win, which only misjudges, never makes an illegal move)."""
+    k = 5 if game.family == "five" else game.params["k"]
+    return game.params["m"], game.params["n"], k, game.params["exact"]
+
+
+def forbidden_cells(state: State) -> frozenset[int]:
+    """The cells the side to move may not play though empty: black's forbidden points in renju."""
+    if not isinstance(state, FiveState):
+        return frozenset()
+    m = state.game.params["m"]
+    return frozenset(y * m + x for x, y in state.forbidden_points())
+
+
+def nearest_legal(state: State, m: int) -> int:
+    """The legal cell nearest the last stone (the centre of the action), for a search left with none."""
+    lx, ly = state.moves()[-1]
+    x, y = min(state.legal_moves(), key=lambda move: max(abs(move[0] - lx), abs(move[1] - ly)))
+    return y * m + x
+
+
 class GomokuBrain(Brain):
     name = "gomoku"
     score_unit = "cp"  # for spectators: Brain.analysis
@@ -203,7 +233,7 @@ class GomokuBrain(Brain):
 
     @classmethod
     def plays(cls, game: Game) -> bool:
-        return game.family == "mnk" and game.params["k"] >= 4
+        return game.family == "five" or (game.family == "mnk" and game.params["k"] >= 4)
 
     def searcher(self, m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND) -> Searcher:
         """The searcher of a board shape and evaluation, created on first use and kept (with its tables)."""
@@ -230,11 +260,12 @@ class GomokuBrain(Brain):
             raise ValueError(f"gomoku does not play {game.name}")
         if state.is_terminal:
             raise ValueError("the game is over: there is no move to choose")
-        m, n, k, exact = (game.params[name] for name in ("m", "n", "k", "exact"))
+        m, n, k, exact = board_shape(game)
         cells = [y * m + x for x, y in state.moves()]
         seed = request.seed * 1_000_003 + len(cells)
+        forbidden = forbidden_cells(state)
         if settings.intuitive:
-            cell = intuitive_move(Board.from_moves(m, n, k, exact, cells), seed)
+            cell = intuitive_move(Board.from_moves(m, n, k, exact, cells), seed, forbidden)
             info: dict[str, Any] = {"level": level, "reason": "intuitive"}
         else:
             searcher = self.searcher(m, n, k, exact, settings.evaluation)  # the first: tables allocated
@@ -242,7 +273,7 @@ class GomokuBrain(Brain):
             searcher.set_position(cells)
             # What the preparation took (a new searcher's tables: tens of ms) comes off the search's time.
             seconds = settings.search_seconds(request.budget, time.perf_counter() - started)
-            result = searcher.think(settings.config(seconds), seed)
+            result = searcher.think(settings.config(seconds), seed, forbidden)
             cell = result.cell
             info = {
                 "level": level,
@@ -262,6 +293,8 @@ class GomokuBrain(Brain):
         report = pondered.report(cells) if pondered is not None else None
         if report is not None:
             info["ponder"] = report
+        if cell < 0 or cell in forbidden:  # every cell the search weighed is forbidden: a legal one near the action
+            cell = nearest_legal(state, m)
         info["seconds"] = round(time.perf_counter() - started, 4)
         return ThinkResult([cell % m, cell // m], info)
 
@@ -273,7 +306,7 @@ class GomokuBrain(Brain):
         if not settings.clock_bound or not self.plays(game) or state.is_terminal:
             return
         started = time.perf_counter()
-        m, n, k, exact = (game.params[name] for name in ("m", "n", "k", "exact"))
+        m, n, k, exact = board_shape(game)
         cells = [y * m + x for x, y in state.moves()]
         searcher = self.searcher(m, n, k, exact, settings.evaluation)
         self._pondering = searcher
@@ -283,9 +316,12 @@ class GomokuBrain(Brain):
                 return
             searcher.set_position(cells)
             reply, predicted_by = searcher.expected_reply(), "table"
-            if reply is None:
+            if reply is None or reply in forbidden_cells(state):
                 seed = request.seed * 1_000_003 + len(cells)
-                reply, predicted_by = searcher.think(settings.config(PREDICT_SECONDS), seed).cell, "search"
+                config = settings.config(PREDICT_SECONDS)
+                reply, predicted_by = searcher.think(config, seed, forbidden_cells(state)).cell, "search"
+            if reply < 0:
+                return
             state.play(game.decode_move([reply % m, reply // m]))
             if state.is_terminal or stop.is_set():
                 return
@@ -308,9 +344,10 @@ class GomokuBrain(Brain):
         self._pondered.pop(match_id, None)
 
     def warm_up(self) -> None:
-        """The engine's rules (Brain.warm_up), then every kernel of ours (one board shape compiles them for all)
-        with a short search."""
+        """The engine's rules (Brain.warm_up) and renju's forbidden points, then every kernel of ours (one board
+        shape compiles them for all) with a short search."""
         super().warm_up()
+        forbidden_cells(create_game("renju").new_state())
         board = Board.from_moves(9, 9, 5, True, [40, 41, 31, 32])
         intuitive_move(board, 0)
         searcher = self.searcher(9, 9, 5, True)

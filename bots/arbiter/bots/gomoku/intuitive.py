@@ -109,10 +109,11 @@ def _compare(a, b):
 
 
 @njit(cache=True)
-def best_moves(g, s, p, out):
+def best_moves(g, s, p, out, banned):
     """Every candidate cell with the top G+Q score for ``p``, into ``out``; returns how many.
 
-    Candidates are the empty cells near stones; on an empty board, the centre.
+    Candidates are the empty cells near stones that ``banned`` (one flag a cell: renju's forbidden
+    points for black) leaves; on an empty board, the centre.
     """
     m = g[G_M]
     n = g[G_N]
@@ -125,6 +126,8 @@ def best_moves(g, s, p, out):
     count = 0
     for i in range(candidates):
         c = s[s[S_CAND] + i]
+        if banned[c]:
+            continue
         score_digits(g, s, c, p, digits)
         order = 1 if count == 0 else _compare(digits, best)
         if order > 0:
@@ -137,8 +140,11 @@ def best_moves(g, s, p, out):
     return count
 
 
-def intuitive_move(board: Board, seed: int) -> int:
-    """The source's one-ply choice for the side to move: a top G+Q cell, ties broken by ``seed``."""
+def intuitive_move(board: Board, seed: int, forbidden: frozenset[int] = frozenset()) -> int:
+    """The source's one-ply choice for the side to move: a top G+Q cell not ``forbidden``, ties broken
+    by ``seed``; -1 when every candidate is forbidden."""
     buffer = np.zeros(board.cells, dtype=np.int64)
-    count = int(best_moves(board.g, board.s, board.to_move, buffer))
-    return random.Random(seed).choice(sorted(int(c) for c in buffer[:count]))
+    banned = np.zeros(board.cells, dtype=np.int64)
+    banned[list(forbidden)] = 1
+    count = int(best_moves(board.g, board.s, board.to_move, buffer, banned))
+    return random.Random(seed).choice(sorted(int(c) for c in buffer[:count])) if count else -1

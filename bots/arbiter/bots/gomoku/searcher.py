@@ -157,48 +157,56 @@ class Searcher:
         move = tt_move(self.work, int(self.board.s[S_HASH]))
         return move if move >= 0 and self.board.stone(move) == 0 else None
 
-    def think(self, config: SearchConfig, seed: int = 0) -> SearchResult:
-        """The move for the side to move in the current position."""
+    def think(self, config: SearchConfig, seed: int = 0, forbidden: frozenset[int] = frozenset()) -> SearchResult:
+        """The move for the side to move in the current position, never one of the ``forbidden`` cells
+        (renju's forbidden points for black, from the engine: the board's own rules do not know them,
+        so below the root the search still takes them for moves). Cell -1 when every move the
+        search weighs is forbidden."""
         start = time.perf_counter_ns()
         deadline = start + int(config.time_limit * 1e9) if config.time_limit else 0
         # Node budgets bound the threat searches on an idle machine, this deadline on a loaded one.
         threat_deadline = start + int(THREAT_TIME_SHARE * (deadline - start)) if deadline else 0
         p = self.board.to_move
-        result = self._immediate(p)
+        result = self._immediate(p, forbidden)
         g, s = self.board.g, self.board.s
         threat_nodes = 0  # of the searches for our own win, whether or not they find one
         if result is None and config.root_vcf:
             line = find_vcf(g, s, self.vcf_work, p, config.vcf_fours, config.root_vcf, threat_deadline)
             threat_nodes += int(self.vcf_work[V_NODES])
-            if line is not None:
+            if line is not None and line[0] not in forbidden:
                 result = SearchResult(line[0], WIN - len(line), reason="vcf", pv=line)
         if result is None and config.root_vct:
             line = find_vct(g, s, self.vct_work, p, config.vct_depth, config.root_vct, threat_deadline)
             threat_nodes += int(self.vct_work[T_NODES])
-            if line is not None:
+            if line is not None and line[0] not in forbidden:
                 # The line is one branch of the proof, so its length is the plies to the win along it.
                 result = SearchResult(line[0], WIN - len(line), reason="vct", pv=line)
         if result is None:
-            result = self._search(config, seed, p, start, deadline, threat_deadline)
+            result = self._search(config, seed, p, start, deadline, threat_deadline, forbidden)
         result.vcf_nodes += threat_nodes
         result.elapsed = (time.perf_counter_ns() - start) / 1e9
         return result
 
-    def _immediate(self, p: int) -> SearchResult | None:
+    def _immediate(self, p: int, forbidden: frozenset[int]) -> SearchResult | None:
         g, s, cells = self.board.g, self.board.s, self._buffer
         if self.board.stones == 0:
             m, n = self.board.m, self.board.n
             return SearchResult((n // 2) * m + m // 2, 0, reason="centre")
         if s[S_SET_LEN + FOURS + p] > 0:
-            winning_cells(g, s, p, cells, 0)
-            return SearchResult(int(cells[0]), WIN - 1, depth=1, reason="five", pv=[int(cells[0])])
+            wins = [int(c) for c in cells[: winning_cells(g, s, p, cells, 0)] if c not in forbidden]
+            if wins:
+                return SearchResult(wins[0], WIN - 1, depth=1, reason="five", pv=wins[:1])
         if s[S_SET_LEN + FOURS + 1 - p] > 0:
             blocks = winning_cells(g, s, 1 - p, cells, 0)
-            score = -(WIN - 2) if blocks >= 2 else 0
-            return SearchResult(int(cells[0]), score, reason="block", pv=[int(cells[0])])
+            allowed = [int(c) for c in cells[:blocks] if c not in forbidden]
+            if allowed:
+                score = -(WIN - 2) if blocks >= 2 else 0
+                return SearchResult(allowed[0], score, reason="block", pv=allowed[:1])
         return None
 
-    def root_candidates(self, config: SearchConfig, seed: int = 0, deadline: int = 0) -> tuple[list[int], int]:
+    def root_candidates(
+        self, config: SearchConfig, seed: int = 0, deadline: int = 0, forbidden: frozenset[int] = frozenset()
+    ) -> tuple[list[int], int]:
         """The moves the search weighs at the root, in order (seeded among equals): only refutations of the
         opponent's VCF if it has one. ``deadline`` (perf_counter_ns, 0: none) bounds the checks.
 
@@ -216,8 +224,9 @@ class Searcher:
         g, s, w, v = self.board.g, self.board.s, self.work, self.vcf_work
         p = self.board.to_move
         count = int(root_moves(g, s, w, p, self._buffer))
-        moves = [int(c) for c in self._buffer[:count]]
-        scores = [int(x) for x in region(w, W_SCORES, count)]
+        scored = [(int(c), int(x)) for c, x in zip(self._buffer[:count], region(w, W_SCORES, count), strict=True)]
+        moves = [c for c, _ in scored if c not in forbidden]
+        scores = [x for c, x in scored if c not in forbidden]
         moves = _shuffle_ties(moves, scores, seed)
         if not config.root_vcf:
             return moves, 0
@@ -246,10 +255,19 @@ class Searcher:
         return (safe or moves), nodes
 
     def _search(
-        self, config: SearchConfig, seed: int, p: int, start: int, deadline: int, threat_deadline: int
+        self,
+        config: SearchConfig,
+        seed: int,
+        p: int,
+        start: int,
+        deadline: int,
+        threat_deadline: int,
+        forbidden: frozenset[int],
     ) -> SearchResult:
         g, s, w, v, t = self.board.g, self.board.s, self.work, self.leaf_vcf_work, self.vct_work
-        moves, vcf_nodes = self.root_candidates(config, seed, threat_deadline)
+        moves, vcf_nodes = self.root_candidates(config, seed, threat_deadline, forbidden)
+        if not moves:
+            return SearchResult(-1, 0, reason="forbidden", vcf_nodes=vcf_nodes)
         if len(moves) == 1:
             return SearchResult(moves[0], 0, reason="only", pv=moves[:1], vcf_nodes=vcf_nodes)
         self._generation = (self._generation + 1) & 0x1F
