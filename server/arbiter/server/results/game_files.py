@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.engine import EngineError, Game, create_game
+from arbiter.engine.gomocup import rule_name, rule_named, rule_params
 from arbiter.engine.registry import PRESETS
 from arbiter.server.results.records import (
     RecordError,
@@ -51,6 +52,7 @@ from arbiter.server.results.records import (
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 FREESTYLE_K = 5  # what a psq or SGF file from another tool means: five in a row
+BOARD_FAMILIES = ("mnk", "five")  # the games on a board of stones that these formats describe
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _PSQ_HEADER = re.compile(r"^\s*Piskvorky\s+(\d+)\s*x\s*(\d+)\b")
 _PSQ_MOVE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
@@ -75,12 +77,13 @@ class Format:
 
 # --- what both formats share ----------------------------------------------------------------------
 def board_of(record: GameRecord) -> Game:
-    """The record's game, if it is an m,n,k game (the only boards psq and SGF describe)."""
+    """The record's game, if it is an m,n,k game or five in a row under a rule (the only boards psq
+    and SGF describe)."""
     try:
         game = create_game(record.start.game, record.start.params)
     except EngineError as error:
         raise GameFileError(str(error)) from None
-    if game.family != "mnk":
+    if game.family not in BOARD_FAMILIES:
         raise GameFileError(f"{game.name} is not an m,n,k game; use the text format")
     return game
 
@@ -107,13 +110,17 @@ def _metadata(record: GameRecord) -> str:
     return format_map(values)
 
 
-def _board_game(m: int, n: int) -> tuple[str, dict[str, Any]]:
-    """The game a foreign file's board means: five in a row, named by its preset when one fits."""
-    params = {"m": m, "n": n, "k": min(FREESTYLE_K, max(m, n))}
+def _board_game(m: int, n: int, rule: int = 0) -> tuple[str, dict[str, Any]]:
+    """The game a foreign file's board means: five in a row under ``INFO rule`` ``rule`` (free style
+    by default), named by its preset when one fits."""
+    family, params = rule_params(m, n, rule)
+    if family == "mnk":
+        params["k"] = min(FREESTYLE_K, max(m, n))
+    full = create_game(family, params).params
     for name, preset in PRESETS.items():
-        if preset.family == "mnk" and dict(preset.fixed) == params:
-            return name, {}
-    return "mnk", params
+        if preset.family == family and all(full[key] == value for key, value in preset.fixed.items()):
+            return name, {key: value for key, value in params.items() if key not in preset.fixed}
+    return family, params
 
 
 def _assemble(
@@ -122,20 +129,21 @@ def _assemble(
     meta: Mapping[str, Any] | None,
     board: tuple[int, int],
     *,
+    rule: int = 0,
     where: Callable[[int], str],
     match_id: str,
     started: float,
 ) -> GameRecord:
     """A record from a file's moves ``(x, y, elapsed_ms, info)``: replayed by the engine, tagged by ``meta``."""
-    if meta is not None:
-        name, params = str(meta.get("game", "")), parse_map(str(meta.get("params", "")))
-    else:
-        name, params = _board_game(*board)
     try:
+        if meta is not None:
+            name, params = str(meta.get("game", "")), parse_map(str(meta.get("params", "")))
+        else:
+            name, params = _board_game(*board, rule)
         game = create_game(name, params)
     except EngineError as error:
         raise GameFileError(f"{where(-1)}: {error}") from None
-    if game.family != "mnk" or (game.params["m"], game.params["n"]) != board:
+    if game.family not in BOARD_FAMILIES or (game.params["m"], game.params["n"]) != board:
         raise GameFileError(f"{where(-1)}: the board is {board[0]}x{board[1]}, but the game is {game}")
     state = game.new_state()
     moves = []
@@ -236,6 +244,7 @@ def _sgf_tree(record: GameRecord) -> str:
         "CA": "UTF-8",
         "AP": "Arbiter",
         "SZ": str(m) if m == n else f"{m}:{n}",
+        **({"RU": rule} if (rule := rule_name(game)) else {}),
         "PB": start.players[0],
         "PW": start.players[1],
         "RE": _sgf_result(record),
@@ -292,6 +301,10 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
             meta = parse_map(comment.removeprefix("Arbiter "))
         except RecordError as error:
             raise GameFileError(f"game {number}: GC: {error}") from None
+    try:
+        rule = rule_named(root["RU"][0]) if "RU" in root and meta is None else 0
+    except EngineError as error:
+        raise GameFileError(f"game {number}: RU: {error}") from None
     players = (root.get("PB", ["black"])[0], root.get("PW", ["white"])[0])
     cells: list[tuple[int, int, int, dict[str, Any] | None]] = []
     for index, node in enumerate(nodes[1:]):
@@ -308,7 +321,7 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
         elapsed = info.pop("elapsed_ms", 0)
         elapsed = elapsed if isinstance(elapsed, int) else 0
         cells.append((SGF_LETTERS.index(point[0]), SGF_LETTERS.index(point[1]), elapsed, info or None))
-    record = _assemble(players, cells, meta, board, where=where, match_id=match_id, started=started)
+    record = _assemble(players, cells, meta, board, rule=rule, where=where, match_id=match_id, started=started)
     if meta is None:
         record = _with_sgf_result(record, root.get("RE", [""])[0])
     return record
