@@ -197,8 +197,9 @@ def write_psq(records: Iterable[GameRecord]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_psq(text: str, *, match_id: str = "", started: float = 0.0) -> list[GameRecord]:
-    """The game of a ``.psq`` file (a list of one), Arbiter's or another tool's."""
+def read_psq(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:
+    """The game of a ``.psq`` file (a list of one), Arbiter's or another tool's: Piskvork writes no
+    rule in a psq file, so another tool's game is five in a row under ``rule`` (``INFO rule``)."""
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     header = _PSQ_HEADER.match(lines[0]) if lines else None
     if header is None:
@@ -225,7 +226,7 @@ def read_psq(text: str, *, match_id: str = "", started: float = 0.0) -> list[Gam
     def where(index: int) -> str:
         return f"line {at[index] + 1}" if 0 <= index < len(at) else "line 1"
 
-    return [_assemble(players, cells, meta, board, where=where, match_id=match_id, started=started)]
+    return [_assemble(players, cells, meta, board, rule=rule, where=where, match_id=match_id, started=started)]
 
 
 # --- SGF ------------------------------------------------------------------------------------------
@@ -274,13 +275,14 @@ def _sgf_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def read_sgf(text: str, *, match_id: str = "", started: float = 0.0) -> list[GameRecord]:
-    """Every game of an SGF collection (its main line: variations are skipped)."""
+def read_sgf(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:
+    """Every game of an SGF collection (its main line: variations are skipped); a game of another
+    tool without ``RU`` is five in a row under ``rule`` (``INFO rule``)."""
     trees = _SgfReader(text).collection()
-    return [_sgf_game(tree, number, match_id, started) for number, tree in enumerate(trees, 1)]
+    return [_sgf_game(tree, number, match_id, started, rule) for number, tree in enumerate(trees, 1)]
 
 
-def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, started: float) -> GameRecord:
+def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, started: float, rule: int) -> GameRecord:
     root = nodes[0]
 
     def where(index: int) -> str:
@@ -302,7 +304,7 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
         except RecordError as error:
             raise GameFileError(f"game {number}: GC: {error}") from None
     try:
-        rule = rule_named(root["RU"][0]) if "RU" in root and meta is None else 0
+        rule = rule_named(root["RU"][0]) if "RU" in root and meta is None else rule
     except EngineError as error:
         raise GameFileError(f"game {number}: RU: {error}") from None
     players = (root.get("PB", ["black"])[0], root.get("PW", ["white"])[0])
@@ -444,8 +446,8 @@ def write_text(records: Iterable[GameRecord]) -> str:
     return "".join(format_records(records))
 
 
-def read_text(text: str, *, match_id: str = "", started: float = 0.0) -> list[GameRecord]:
-    """Arbiter's text records (``match_id`` and ``started`` are in every record already)."""
+def read_text(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:
+    """Arbiter's text records (``match_id``, ``started`` and the game are in every record already)."""
     try:
         return parse_records(text)
     except RecordError as error:
