@@ -1,16 +1,22 @@
-"""Standard game files for the m,n,k games: Gomocup's ``.psq`` (Piskvork) and SGF (FF[4], GM[4]).
+"""Standard game files for the m,n,k games and five in a row under a rule (renju, caro): Gomocup's
+``.psq`` (Piskvork) and SGF (FF[4], GM[4]).
 
 Beside Arbiter's own text record (``records.py``), these are what the gomoku world's tools read:
 Piskvork and the Gomocup managers write ``.psq``, and SGF editors and databases read SGF with
-``GM[4]`` (gomoku). Only m,n,k games have a board these formats can describe; other games are
-refused with ``GameFileError``.
+``GM[4]`` (gomoku). Only m,n,k games and the ``five`` family have a board these formats can
+describe; other games are refused with ``GameFileError``. SGF names the rule of five in a row in
+``RU`` by Gomocup's names (engine/arbiter/engine/gomocup.py; FF[4] registers no values for
+gomoku); Piskvork's psq has no rule (its ``savePsq`` writes the board, the players' levels, who
+began, the moves, the names and an error code), so another tool's psq is read under the
+``rule`` it is given.
 
 Both writers add what the format has no field for in a way its readers skip, so a stored game
 round-trips exactly: in ``.psq`` one ``Arbiter key=value …`` line after the ``-1`` that ends the
 file's own part; in SGF the root's game comment ``GC``. A file without it (written by another tool)
-is read all the same: a psq board of W×H becomes five in a row on that board (free style), SGF's
-``SZ`` likewise, and the result is what the moves give (the engine replays every move; an illegal
-one is a ``GameFileError`` naming its line or node).
+is read all the same: a psq board of W×H becomes five in a row on that board (under ``rule``,
+free style by default), SGF's ``SZ`` likewise (under its ``RU``), and the result is what the
+moves give (the engine replays every move; an illegal one is a ``GameFileError`` naming its line
+or node).
 
 psq, one game per file::
 
@@ -23,7 +29,7 @@ psq, one game per file::
 
 SGF, any number of games per file (a collection)::
 
-    (;FF[4]GM[4]CA[UTF-8]SZ[15]PB[alice]PW[bob]RE[B+R];B[hh]C[elapsed_ms=1200];W[ii]C[elapsed_ms=900])
+    (;FF[4]GM[4]CA[UTF-8]SZ[15]RU[Renju]PB[alice]PW[bob]RE[B+R];B[hh]C[elapsed_ms=1200];W[ii]C[elapsed_ms=900])
 
 SGF coordinates are two letters, column then row, ``a`` for the first. No SGF library is used:
 the maintained ones on PyPI (sgfmill) read Go only (GM[1]); the subset here is small.
