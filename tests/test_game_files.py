@@ -1,8 +1,10 @@
-"""Standard game files: psq and SGF round-trip every m,n,k game exactly, and read other tools' files."""
+"""Standard game files: psq and SGF round-trip every m,n,k game and every rule of five in a row
+(renju, caro) exactly, and read other tools' files."""
 
 from __future__ import annotations
 
 import random
+import re
 import string
 
 import pytest
@@ -14,7 +16,8 @@ from arbiter.server.results.game_files import FORMATS, GameFileError, read_psq, 
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 GAMES = [("tictactoe", {}), ("tictactoe4", {}), ("gomoku10", {}), ("gomoku", {"exact": True}), ("gomoku", {}),
-         ("mnk", {"m": 7, "n": 5, "k": 4, "exact": False})]  # fmt: skip
+         ("mnk", {"m": 7, "n": 5, "k": 4, "exact": False}), ("renju", {}), ("caro", {}), ("caro", {"exact": True}),
+         ("five", {"m": 9, "n": 7, "rule": "renju"})]  # fmt: skip
 names = st.text(string.ascii_letters + string.digits + "_-.", min_size=1, max_size=16).filter(lambda n: n[0].isalnum())
 texts = st.text(string.printable + "é中]\\", max_size=16)
 millis = st.integers(0, 4_102_444_800_000).map(lambda ms: ms / 1000)
@@ -165,3 +168,40 @@ def test_games_without_a_board_are_refused() -> None:
     for write in (write_psq, write_sgf):
         with pytest.raises(GameFileError, match="not an m,n,k game; use the text format"):
             write([record])
+
+
+# Piskvork reads a psq header with fscanf("Piskvorky %dx%d, %d:%d, %d") and takes the file only if
+# the last number (who began) is 0 or 1 (plastovicka/Piskvork, openPsq).
+PISKVORK_HEADER = re.compile(r"Piskvorky (\d+)x(\d+), (\d+):(\d+), ([01])")
+
+
+@pytest.mark.parametrize(
+    ("game", "params", "rule"),
+    [("gomoku", {}, "Freestyle"), ("gomoku", {"exact": True}, "Standard"), ("renju", {}, "Renju"),
+     ("caro", {}, "Caro"), ("caro", {"exact": True}, "Standard Caro"), ("tictactoe", {}, None)],
+)  # fmt: skip
+def test_the_files_headers_say_the_board_and_sgf_the_rule(game: str, params: dict, rule: str | None) -> None:
+    moves = played(game, params, 5, 9)
+    start = GameStart("r1", game, params, ("alice", "bob"), {}, False, 0.0)
+    record = GameRecord(start, [MoveRecord(i, move, 10, None) for i, move in enumerate(moves)], None, None, None)
+    header = PISKVORK_HEADER.fullmatch(write_psq([record]).splitlines()[0])
+    size = create_game(game, params).params["m"]
+    assert header is not None and header[1] == header[2] == str(size)
+    sgf = write_sgf([record])
+    assert (re.search(r"RU\[([^]]*)\]", sgf) or [None, None])[1] == rule
+    assert read_sgf(sgf) == read_psq(write_psq([record])) == [record]
+
+
+def test_a_foreign_sgf_s_rule_picks_the_game_and_its_forbidden_points_are_illegal() -> None:
+    (record,) = read_sgf("(;FF[4]GM[4]SZ[15]RU[renju];B[hh];W[ih])")
+    assert (record.start.game, record.start.params) == ("renju", {})
+    (record,) = read_sgf("(;FF[4]GM[4]SZ[15]RU[Standard Caro];B[hh])")
+    assert (record.start.game, record.start.params) == ("caro", {"exact": True})
+    (record,) = read_sgf("(;FF[4]GM[4]SZ[19]RU[Standard];B[hh])")
+    assert (record.start.game, record.start.params) == ("mnk", {"m": 19, "n": 19, "k": 5, "exact": True})
+    # black's fifth stone h8 makes two threes at once (g8-h8-i8 and h7-h8-h9): a double-three
+    double_three = "(;GM[4]SZ[15]RU[Renju];B[gh];W[aa];B[ih];W[ao];B[hg];W[oa];B[hi];W[oo];B[hh])"
+    with pytest.raises(GameFileError, match=r"node 10: move 9: .* forbidden for black \(double-three\)"):
+        read_sgf(double_three)
+    with pytest.raises(GameFileError, match="RU: 'Japanese' is not a rule of five in a row"):
+        read_sgf("(;GM[4]SZ[15]RU[Japanese];B[hh])")

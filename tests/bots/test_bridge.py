@@ -1,9 +1,10 @@
 """``arbiter bridge pbrain``: a Gomocup engine as an ordinary bot. The position commands and the probe
 against a small engine written for the tests (tests/bots/pbrain_engines/threat_engine.py, with the
 quirks of a real one), then whole games through a real ``arbiter bridge pbrain`` process on a real
-server: a sound engine plays to the end with its analysis on the wire, and an engine that crashes,
-hangs, answers an occupied cell or prints garbage has its match resigned with that cause, in the
-bridge's game log and the server's /metrics."""
+server: a sound engine plays to the end with its analysis on the wire (in renju and caro too, the
+rule passed as INFO rule), and an engine that crashes, hangs, answers an occupied cell or prints
+garbage has its match resigned with that cause, in the bridge's game log and the server's /metrics;
+an engine that refuses a rule is not offered its games, and a forbidden point is an illegal move."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bridge_helpers import bridge_process, finished_records, logged, metric, pla
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
 from arbiter.bots.client.deciding import GiveUp
+from arbiter.engine.five import FiveGame
 from arbiter.server import RunningServer
 
 pytestmark = pytest.mark.timeout(180)
@@ -58,6 +60,39 @@ async def test_the_probe_offers_only_the_boards_start_took_and_moves_come_with_a
         await pool.close()
 
 
+async def test_the_probe_offers_only_the_rules_info_rule_took() -> None:
+    strict = EnginePool([*ENGINE, "--rules", "0,1"], slots=1)  # an engine of free style and exact five only
+    anything = EnginePool(ENGINE, slots=1)
+    try:
+        await strict.probe([15], {1, 4, 8, 9})
+        assert strict.rules == {0, 1} and strict.squares == {15}
+        assert strict.refusal("gomoku", {"exact": True}) is None
+        assert strict.refusal("renju", {}) == "the engine does not play Renju (INFO rule 4)"
+        assert strict.refusal("caro", {"exact": True}) == "the engine does not play Standard Caro (INFO rule 9)"
+        await anything.probe([15], {4, 8})
+        assert anything.rules == {0, 4, 8} and anything.refusal("renju", {}) is None
+        assert "Standard Caro (INFO rule 9)" in (anything.refusal("caro", {"exact": True}) or "")  # not asked
+    finally:
+        await strict.close()
+        await anything.close()
+
+
+async def test_a_forbidden_point_the_engine_plays_gives_up_as_an_illegal_move() -> None:
+    pool = EnginePool(ENGINE, slots=1)  # it plays renju's black as free style: h8 is its longest line
+    try:
+        await pool.warm(15)
+        black = [[6, 7], [8, 7], [7, 6], [7, 8]]  # g8, i8, h7, h9: h8 would make two threes
+        white = [[0, 0], [0, 14], [14, 0], [14, 14]]
+        moves = [move for pair in zip(black, white, strict=True) for move in pair]
+        loop = asyncio.get_running_loop()
+        with pytest.raises(GiveUp) as gave_up:
+            await pool.think(ThinkRequest("m1", "renju", {}, moves, 0.2, deadline=loop.time() + 2))
+        assert gave_up.value.cause == "illegal_move"
+        assert "played 7,7: h8 is forbidden for black (double-three)" in str(gave_up.value)
+    finally:
+        await pool.close()
+
+
 async def test_an_engine_that_hangs_is_killed_and_its_request_gives_up_as_timeout() -> None:
     pool = EnginePool([*ENGINE, "--hang-at", "2"], slots=1)  # the second move of each game (the warm-up's is one)
     try:
@@ -85,6 +120,17 @@ async def finished_record(tmp_path: Path, process: asyncio.subprocess.Process) -
 async def test_a_sound_engine_plays_whole_games_with_its_analysis(server: RunningServer, tmp_path: Path) -> None:
     record = await sound_game(server, tmp_path, await engine_bridge(server, tmp_path), GAME)
     assert all(d["info"]["depth"] == 1 and "score" in d["info"] for d in record["decisions"])  # from MESSAGE
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("game", ["renju", "caro"])
+async def test_a_sound_engine_plays_renju_and_caro_with_the_rule_passed(
+    server: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game: str
+) -> None:
+    monkeypatch.setattr(FiveGame, "offered", True)  # the server hosts them (not by default yet)
+    process = await bridge_process(server, tmp_path, "pbrain", ENGINE, games=f"{game},gomoku10")
+    record = await sound_game(server, tmp_path, process, game)  # the engine plays white: no forbidden point
+    assert record["game"] == game
 
 
 @pytest.mark.process

@@ -14,6 +14,7 @@ from arbiter.bots.pbrain.engine import PbrainEngine
 from arbiter.bots.perfect import PerfectBrain
 from arbiter.bots.random_bot import RandomBrain
 from arbiter.engine import State, create_game
+from arbiter.engine.gomocup import info_rule
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -35,8 +36,8 @@ def test_the_conversation_and_its_errors() -> None:
     reply = answers(engine, "TURN 0,0")
     assert reply[-1].count(",") == 1 and "ERROR" not in reply[-1]
     assert answers(engine, "FOO 1") == ["UNKNOWN FOO is not a command of this engine"]
-    assert answers(engine, "INFO rule 4") == [
-        "ERROR renju is not supported: this engine plays free style (or exact five)"
+    assert answers(engine, "INFO rule 12") == [  # renju and caro at once: no rule
+        "ERROR INFO rule 12 is none of 0, 1, 4, 8, 9 (with 2 for a continuous game); the rule stays 0"
     ]
     assert answers(engine, "RECTSTART 3,4")[0].startswith("ERROR unsupported board 3x4")
     assert answers(engine, "RESTART") == ["OK"]
@@ -52,6 +53,25 @@ def test_exact_five_follows_info_rule_even_after_start() -> None:
     assert answers(engine, "START 10", "INFO rule 1") == ["OK"]
     answers(engine, "BEGIN")
     assert engine.game is not None and engine.game.params == {"m": 10, "n": 10, "k": 5, "exact": True}
+
+
+@pytest.mark.parametrize(
+    ("rule", "params"),
+    [(4, {"rule": "renju", "exact": False}), (8, {"rule": "caro", "exact": False}),
+     (9, {"rule": "caro", "exact": True}), (6, {"rule": "renju", "exact": False})],  # 2: a continuous game, ignored
+)  # fmt: skip
+def test_renju_and_caro_follow_info_rule(rule: int, params: dict) -> None:
+    engine = PbrainEngine(RandomBrain(), name="r")
+    assert answers(engine, "START 15", f"INFO rule {rule}") == ["OK"]
+    answers(engine, "BEGIN")
+    assert engine.game is not None and engine.game.family == "five"
+    assert engine.game.params == {"m": 15, "n": 15, **params}
+
+
+def test_a_brain_that_does_not_play_a_rule_refuses_it_and_keeps_its_rule() -> None:
+    engine = PbrainEngine(PerfectBrain(), name="arbiter-perfect")  # tic-tac-toe only
+    assert answers(engine, "INFO rule 4") == ["ERROR perfect does not play Renju; the rule stays 0"]
+    assert answers(engine, "START 3", "INFO rule 4") == ["OK"]  # no rule of five on a tic-tac-toe board
 
 
 class Engine:
@@ -104,7 +124,8 @@ async def play(engines: list[Engine | None], game_name: str, size: int, rng: ran
     state = game.new_state()
     for engine in engines:
         if engine is not None:
-            await engine.send(f"START {size}", "INFO timeout_turn 300", "INFO timeout_match 0", "INFO rule 0")
+            await engine.send(f"START {size}", "INFO timeout_turn 300", "INFO timeout_match 0",
+                              f"INFO rule {info_rule(game) or 0}")  # fmt: skip
             assert await engine.answer() == "OK"
     last: list[int] | None = None
     while not state.is_terminal:
@@ -153,13 +174,14 @@ async def test_arbiter_pbrain_gomoku_plays_a_whole_game_and_a_board_resume_for_a
 
 @pytest.mark.parametrize(
     ("bots", "game", "size", "expected"),
-    [(("gomoku", "random"), "gomoku", 15, 0), (("perfect", "perfect"), "tictactoe", 3, None)],
-)
+    [(("gomoku", "random"), "gomoku", 15, 0), (("perfect", "perfect"), "tictactoe", 3, None),
+     (("random", "random"), "renju", 15, None), (("random", "random"), "caro", 15, None)],
+)  # fmt: skip
 async def test_two_brains_play_each_other_through_two_pbrain_processes(bots, game, size, expected) -> None:  # fmt: skip
     engines = [await Engine.start(bot) for bot in bots]
     try:
-        state = await play(list(engines), game, size, random.Random(5))
-        assert state.outcome is not None and state.outcome.winner == expected
+        state = await play(list(engines), game, size, random.Random(5))  # every answer legal: no forbidden point
+        assert state.outcome is not None and (expected is None or state.outcome.winner == expected)
         assert [await engine.end() for engine in engines] == [0, 0]
     finally:
         for engine in engines:

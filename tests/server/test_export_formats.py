@@ -145,3 +145,64 @@ def test_exported_files_import_into_another_database_and_again_changes_nothing(s
     broken.write_text("Piskvorky 15x15, 8:8, 0\n8,8,0\n8,8,0\n")
     refused = arbiter("import", str(broken), "--db", str(other))
     assert refused.exit_code == 2 and "broken.psq: line 3: move 2" in refused.stderr
+
+
+@pytest.fixture
+def five_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server hosts renju and caro (not offered by default until every client knows their rules)."""
+    from arbiter.engine.five import FiveGame
+
+    monkeypatch.setattr(FiveGame, "offered", True)
+
+
+@pytest.fixture
+async def five_stored(five_offered: None, tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, GameRecord]]:
+    """A renju and an exact-five caro game, each resigned by the second player after three moves."""
+    db = tmp_path / "a.db"
+    async with run_server(ServerConfig(port=0), SqliteStore(db)) as server:
+        alice, bob = await Client.connect(server.url), await Client.connect(server.url)
+        ids = {}
+        for game, params in (("renju", None), ("caro", {"exact": True})):
+            ids[game] = await start_match(alice, bob, game, params=params)
+            for ply, move in enumerate([[7, 7], [8, 8], [7, 8]]):
+                assert (await play_move(alice if ply % 2 == 0 else bob, ids[game], ply, move))["type"] == "moved"
+            assert (await bob.request("resign", match=ids[game]))["type"] == "ok"
+            await alice.expect("end", match=ids[game])
+        await alice.close()
+        await bob.close()
+        await server.hub.store.flush()
+        records = {game: to_ms(await server.hub.store.get_game(match)) for game, match in ids.items()}
+    return db, ids, records
+
+
+def test_renju_and_caro_export_with_their_rule_and_import_as_the_same_games(five_stored, tmp_path: Path) -> None:
+    db, ids, records = five_stored
+    sgf = arbiter("export", "--format", "sgf", "-o", str(tmp_path / "all.sgf"), "--db", str(db))
+    text = (tmp_path / "all.sgf").read_text()
+    assert sgf.exit_code == 0 and "RU[Renju]" in text and "RU[Standard Caro]" in text
+    psq = arbiter("export", "--format", "psq", "--match", ids["renju"], "-o", str(tmp_path / "r.psq"), "--db", str(db))
+    assert psq.exit_code == 0 and read_psq((tmp_path / "r.psq").read_text()) == [records["renju"]]
+    other = tmp_path / "other.db"
+    assert arbiter("import", str(tmp_path / "all.sgf"), "--db", str(other)).exit_code == 0
+
+    async def read() -> list[GameRecord | None]:
+        store = SqliteStore(other)
+        await store.open()
+        try:
+            return [await store.get_game(match) for match in ids.values()]
+        finally:
+            await store.close()
+
+    for record, stored in zip(records.values(), asyncio.run(read()), strict=True):
+        assert stored == dataclasses.replace(record, start=dataclasses.replace(record.start, rated=False))
+
+    # A Gomocup renju file names no rule (Piskvork writes none): --rule says it, and black's
+    # double-three (h8 after g8, i8, h7, h9) is refused as the illegal move it is there.
+    cup = tmp_path / "cup-renju.psq"
+    cup.write_text("Piskvorky 15x15, 11:11, 0\n7,8,0\n1,1,0\n9,8,0\n1,15,0\n8,7,0\n15,1,0\n8,9,0\n15,15,0\n8,8,0\n"
+                   "pbrain-a\npbrain-b\n-1\n")  # fmt: skip
+    assert arbiter("import", str(cup), "--db", str(tmp_path / "free.db")).exit_code == 0  # free style: a legal move
+    refused = arbiter("import", str(cup), "--rule", "renju", "--db", str(other))
+    assert refused.exit_code == 2 and "line 10: move 9: h8 is forbidden for black (double-three)" in refused.stderr
+    bogus = arbiter("import", str(cup), "--rule", "go", "--db", str(other))
+    assert bogus.exit_code == 2 and "--rule: 'go' is not a rule of five in a row" in bogus.stderr

@@ -60,11 +60,12 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.bots.brain import ThinkRequest
-from arbiter.bots.bridge.engines import MAX_MATCH_MS, position_commands, rule_of
+from arbiter.bots.bridge.engines import MAX_MATCH_MS, position_commands
 from arbiter.bots.bridge.process import EngineProcess
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.bots.gomoku.arena import Contender
 from arbiter.engine import Game, IllegalMove, Move, create_game
+from arbiter.engine.gomocup import info_rule
 from arbiter.lab.gomoku_strength import add_opening_options, check_opening_options, chosen_openings, make_player
 from arbiter.lab.strength_report import score_interval, score_text
 
@@ -125,7 +126,7 @@ class Engine:
         if (await process.answer(deadline, expect="ok")).upper() != "OK":
             raise SystemExit(f"{self.argv[0]} refuses a {m}x{n} board")
         # One short search before any game: hash tables allocated, code paged in.
-        await process.send(*self.setup, "INFO timeout_turn 200", f"INFO rule {rule_of(self.game.params)}", "BEGIN")
+        await process.send(*self.setup, "INFO timeout_turn 200", f"INFO rule {info_rule(self.game)}", "BEGIN")
         await process.answer(time.monotonic() + SETUP_SECONDS, expect="move")
         await process.send("RESTART")
         await process.answer(time.monotonic() + SETUP_SECONDS, expect="ok")
@@ -139,7 +140,7 @@ class Engine:
         info = [
             f"INFO timeout_turn {max(1, min(round(limits.engine_seconds * 1000), MAX_MATCH_MS))}",
             "INFO timeout_match 0",
-            f"INFO rule {rule_of(self.game.params)}",
+            f"INFO rule {info_rule(self.game)}",
         ]
         if limits.engine_nodes:
             info.append(f"INFO MAX_NODE {limits.engine_nodes}")

@@ -1,14 +1,16 @@
 """A small Gomocup (pbrain) engine for the bridge's tests: a one-ply threat heuristic, with faults
 and the quirks of real engines on demand.
 
-    python threat_engine.py [--crash-at N | --hang-at N | --occupied-at N | --garbage-at N]
+    python threat_engine.py [--crash-at N | --hang-at N | --occupied-at N | --garbage-at N] [--rules 0,1]
 
 It plays five in a row: win if it can, else block the opponent's win, else extend its longest
 line next to its stones (the centre to begin). Like a strong real engine it takes only square
 boards from 5 to 20 (RECTSTART is an ERROR), and it drops a command that arrives within 3 ms after
 it printed a move, reporting the command as UNKNOWN. It prints a MESSAGE with depth and eval
 before each move. The faults count its own moves from 1 in each game: at the Nth it exits, hangs,
-answers an occupied cell, or prints something that is not a move.
+answers an occupied cell, or prints something that is not a move. ``INFO rule`` is taken for the
+values of ``--rules`` (default: any) and answered with an ERROR otherwise; it plays the same
+moves whatever the rule, so in renju as black it may play a forbidden point.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     for fault in ("crash", "hang", "occupied", "garbage"):
         parser.add_argument(f"--{fault}-at", type=int, default=0)
+    parser.add_argument("--rules", type=lambda text: {int(rule) for rule in text.split(",")})
     faults = parser.parse_args()
     board: Board | None = None
     moves = 0
@@ -124,7 +127,9 @@ def main() -> None:
         elif word == "BOARD":
             stones = []
         elif word == "INFO":
-            pass
+            key, _, value = rest.partition(" ")
+            if key == "rule" and faults.rules is not None and int(value) not in faults.rules:
+                say(f"ERROR rule {value} is not supported")
         elif word == "ABOUT":
             say('name="threat-engine", version="1.0"')
         elif word == "END":

@@ -123,7 +123,11 @@ def bot_settings(
 
 @bridge.command(context_settings={"ignore_unknown_options": True})
 @click.argument("engine", nargs=-1, required=True, type=click.UNPROCESSED)
-@bot_options(DEFAULT_GAMES, "Five-in-a-row games to offer (those whose board the engine takes at START).")
+@bot_options(
+    DEFAULT_GAMES,
+    "Five-in-a-row games to offer, renju and caro among them (those whose board the engine"
+    " takes at START, under a rule it takes at INFO rule).",
+)
 @click.option("--max-memory", type=click.IntRange(0), default=0, show_default=True, metavar="BYTES",
               help="INFO max_memory for each engine (0: no limit).")  # fmt: skip
 def pbrain(
@@ -135,20 +139,21 @@ def pbrain(
 
     Write the engine's command after `--`, e.g. `arbiter bridge pbrain --server ws://host:8765/
     --token-file bot.token -- ./pbrain-engine`. The bridge asks the engine which boards it takes
-    (START, RECTSTART), offers only those games, starts CAPACITY engine processes and warms each
-    with a short search before any clock runs, then gives each live match its own engine: INFO
-    carries the server's clock and the rule (exact five: 1), TURN or BOARD the position. An engine
+    (START, RECTSTART) and which rules (INFO rule, refused with an ERROR), offers only those games,
+    starts CAPACITY engine processes and warms each with a short search before any clock runs, then
+    gives each live match its own engine: INFO carries the server's clock and the rule (0 free
+    style, 1 exact five, 4 renju, 8 caro, 9 exact-five caro), TURN or BOARD the position. An engine
     that crashes, hangs past the move deadline, answers an illegal move or breaks the protocol
     resigns its match with that cause (in the game log and the server's /metrics) and is replaced.
     """
     from arbiter.bots.bridge.engines import EnginePool
     from arbiter.engine import create_game
+    from arbiter.engine.gomocup import info_rule
 
     where = connection(server, token, token_file)
     chosen = game_list(games)
     for game in chosen:
-        rules = create_game(game)
-        if rules.family != "mnk" or rules.params["k"] != 5:
+        if info_rule(create_game(game)) is None:
             fail(f"--games: {game} is not five in a row; a Gomocup engine plays only that")
     configure_logging(log_level, log_format)
     engines = EnginePool(engine, slots=capacity, max_memory=max_memory)
@@ -160,15 +165,16 @@ def pbrain(
 
 def _start_engines(engines: EnginePool) -> Callable[[list[str]], Awaitable[list[str]]]:
     async def start(games: list[str]) -> list[str]:
-        """Probe the engine's boards, then warm every slot's engine and the rules before any clock runs."""
+        """Probe the engine's boards and rules, then warm every slot's engine and the rules before any clock runs."""
         from arbiter.bots.bridge.base import warm_rules
+        from arbiter.bots.bridge.engines import rules_of
         from arbiter.engine import create_game
 
-        await engines.probe(PROBED_SIZES)
+        await engines.probe(PROBED_SIZES, set().union(*(rules_of(game) for game in games)))
         offered = [game for game in games if engines.refusal(game, {}) is None]
         if not offered:
             fail(f"the engine takes none of {', '.join(games)} (boards it took: "
-                 f"{sorted(engines.squares) or 'none'})", code=1)  # fmt: skip
+                 f"{sorted(engines.squares) or 'none'}, INFO rules: {sorted(engines.rules)})", code=1)  # fmt: skip
         await engines.warm(create_game(offered[0]).params["m"])
         warm_rules(offered)
         return offered

@@ -5,9 +5,13 @@ size (START already taken, hash already allocated by a warm-up search before any
 gives it back with RESTART when it ends. Every failure is a ``GiveUp`` with its class, so the
 match is resigned with that cause rather than played on by anyone else.
 
-Which games: five in a row on the boards the engine took at START (``probe``): a Gomocup engine
-plays five in a row only, and some take only square boards in a size range and refuse RECTSTART,
-so only what START (or RECTSTART) accepted is offered.
+Which games: five in a row on the boards the engine took at START, under the rules it took
+(``probe``): a Gomocup engine plays five in a row only, some take only square boards in a size
+range and refuse RECTSTART, and many play free style and exact five only. ``INFO rule`` carries the
+rule (engine/arbiter/engine/gomocup.py: 0 free style, 1 exact five, 4 renju, 8 caro, 9 exact-five
+caro); an engine that does not play one answers it with an ``ERROR`` line, as Gomocup engines do
+(there is no other way for one to say so), so only what START (or RECTSTART) and INFO rule
+accepted is offered. A forbidden point the engine plays in renju is an illegal move like any other.
 """
 
 from __future__ import annotations
@@ -15,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from arbiter.engine import EngineError, Game, create_game
+from arbiter.engine import EngineError, Game, ParamError, create_game
+from arbiter.engine.gomocup import info_rule, rule_name
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
@@ -40,15 +45,23 @@ class EngineBrain(Brain):
 
     @classmethod
     def plays(cls, game: Game) -> bool:
-        return game.family == "mnk" and game.params["k"] == 5
+        return info_rule(game) is not None
 
     def think(self, request: ThinkRequest) -> ThinkResult:
         raise NotImplementedError("a bridged engine thinks in its own process (EnginePool.think)")
 
 
-def rule_of(params: Mapping[str, Any]) -> int:
-    """INFO rule: 1 for exact five, 0 for free style."""
-    return 1 if params.get("exact") else 0
+def rules_of(game: str) -> set[int]:
+    """The ``INFO rule`` values a challenge of ``game`` may need: with exact five and without."""
+    rules = set()
+    for exact in (False, True):
+        try:
+            rule = info_rule(create_game(game, {"exact": exact}))
+        except ParamError:  # exact fixed by the preset, or no exact for the rule
+            continue
+        if rule is not None:
+            rules.add(rule)
+    return rules
 
 
 class EnginePool(ProcessPool[EngineProcess]):
@@ -61,12 +74,14 @@ class EnginePool(ProcessPool[EngineProcess]):
         self.max_memory = max_memory
         self.squares: set[int] = set()  # board sizes START took
         self.rectangles = False  # whether RECTSTART was taken
+        self.rules = {0}  # the INFO rule values taken (free style always)
         self.about = ""  # the engine's ABOUT line: name="…", version="…"
         self._spawned = 0
 
     # --- what it plays ------------------------------------------------------------------------
-    async def probe(self, sizes: Sequence[int]) -> None:
-        """Ask one engine which boards it takes: START for each of ``sizes``, RECTSTART once."""
+    async def probe(self, sizes: Sequence[int], rules: Iterable[int] = ()) -> None:
+        """Ask one engine which boards it takes (START for each of ``sizes``, RECTSTART once) and
+        which of ``rules`` (INFO rule, then a START it took: an ERROR before the OK refuses the rule)."""
         engine = await EngineProcess.spawn(self.argv)
         try:
             await engine.send("ABOUT")
@@ -75,10 +90,17 @@ class EnginePool(ProcessPool[EngineProcess]):
                 if await self._start(engine, size, size):
                     self.squares.add(size)
             self.rectangles = await self._start(engine, *RECT_PROBE)
+            size = 15 if 15 in self.squares else min(self.squares, default=0)
+            for rule in sorted(set(rules) - {0}) if size else ():
+                await engine.send(f"INFO rule {rule}")
+                if await self._start(engine, size, size):
+                    self.rules.add(rule)
+                else:  # the ERROR was the rule's; START's OK follows
+                    await engine.answer(time.monotonic() + SETUP_TIMEOUT, expect="ok")
         finally:
             await engine.close()
-        log.info("engine probed", extra={"engine": self.argv[0], "about": self.about,
-                                         "squares": sorted(self.squares), "rectangles": self.rectangles})  # fmt: skip
+        log.info("engine probed", extra={"engine": self.argv[0], "about": self.about, "squares": sorted(self.squares),
+                                         "rectangles": self.rectangles, "rules": sorted(self.rules)})  # fmt: skip
 
     def refusal(self, game: str, params: Mapping[str, Any]) -> str | None:
         """Why a challenge's game is not one the engine plays, or None."""
@@ -86,8 +108,11 @@ class EnginePool(ProcessPool[EngineProcess]):
             rules = create_game(game, params)
         except EngineError as error:
             return str(error)
-        if not EngineBrain.plays(rules):
+        rule = info_rule(rules)
+        if rule is None:
             return f"{game} is not five in a row"
+        if rule not in self.rules:
+            return f"the engine does not play {rule_name(rules)} (INFO rule {rule})"
         m, n = rules.params["m"], rules.params["n"]
         if m == n and m not in self.squares:
             return f"the engine does not take a {m}x{n} board"
@@ -117,7 +142,7 @@ class EnginePool(ProcessPool[EngineProcess]):
             f"INFO timeout_match {min(clock.get('initial_ms', 0), MAX_MATCH_MS)}",
             f"INFO time_left {max(1, min(clock.get('remaining_ms', turn_ms), MAX_MATCH_MS))}",
             f"INFO max_memory {self.max_memory}",
-            f"INFO rule {rule_of(rules.params)}",
+            f"INFO rule {info_rule(rules)}",
         ]
         commands = [*info, *position_commands(engine.known, request.moves)]
         await engine.send(*commands)

@@ -23,7 +23,8 @@ def pbrain(bot_name: str, level: int | None, options: tuple[str, ...], log_level
     """Run the bot BOT as a Gomocup (pbrain) engine: commands on stdin, answers on stdout.
 
     Piskvork and the Gomocup managers can then play it against any other engine: m,n,k boards from
-    3x3 (tic-tac-toe) up, five in a row from 5x5, exact five with INFO rule 1. Time follows INFO
+    3x3 (tic-tac-toe) up, five in a row from 5x5 under INFO rule (1 exact five, 4 renju, 8 caro, 9
+    exact-five caro: refused with ERROR by a brain that does not play it). Time follows INFO
     timeout_turn, timeout_match and time_left. The brain is warmed before the first answer.
     """
     from arbiter.bots.brain import BrainOptionError

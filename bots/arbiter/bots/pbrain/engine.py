@@ -11,8 +11,11 @@ An engine may also print ``MESSAGE``/``DEBUG``/``ERROR``/``UNKNOWN`` lines at an
 ``PbrainEngine`` knows no input or output of its own: ``handle(line)`` returns the lines to print,
 and it thinks through the ``Brain`` it is given, so tests drive it line by line. The board maps to
 an Arbiter game: 3×3 is tic-tac-toe, 4×4 its 4×4 form (four in a row), anything from 5 up five in a
-row on that board (exact five when ``INFO rule`` has bit 1). Renju (bit 4) is refused with an
-``ERROR`` line and free style played instead; a size the brain cannot play is an ``ERROR`` at START.
+row on that board under ``INFO rule`` (engine/arbiter/engine/gomocup.py: 0 free style, 1 exact
+five, 4 renju, 8 caro, 9 exact-five caro), with the engine's rules, so a forbidden point is never
+played. A rule the brain does not play (the alpha-beta bot plays no renju yet) or no rule at all
+is refused with an ``ERROR`` line, which is how a Gomocup engine says so, and the rule before it
+stays; a size the brain cannot play is an ``ERROR`` at START.
 """
 
 from __future__ import annotations
@@ -24,12 +27,11 @@ from importlib.metadata import version
 from typing import Any
 
 from arbiter.engine import EngineError, Game, ParamError, State, create_game
+from arbiter.engine.gomocup import rule_name, rule_params
 
 from ..brain import Brain, ThinkRequest
 from ..timeman import TimeManager, moves_left
 
-RULE_EXACT = 1
-RULE_RENJU = 4
 FASTEST_MS = 100  # timeout_turn 0 means "as fast as possible"
 TURN_SHARE = 0.8  # of timeout_turn, what one search may take (the rest: start-up, output, the manager)
 TURN_SAFETY = 0.03  # seconds
@@ -50,12 +52,13 @@ class Limits:
 
 
 def board_game(width: int, height: int, rule: int) -> Game:
-    """The Arbiter game of a Gomocup board: tic-tac-toe, its 4×4 form, or five in a row."""
+    """The Arbiter game of a Gomocup board: tic-tac-toe, its 4×4 form, or five in a row under ``rule``
+    (ParamError for a board or a rule there is no such game of)."""
     if width == height == 3:
         return create_game("tictactoe")
     if width == height == 4:
         return create_game("tictactoe4")
-    return create_game("mnk", {"m": width, "n": height, "k": 5, "exact": bool(rule & RULE_EXACT)})
+    return create_game(*rule_params(width, height, rule))
 
 
 class PbrainEngine:
@@ -139,9 +142,9 @@ class PbrainEngine:
                 number = int(value)
             except ValueError:
                 raise PbrainError(f"INFO {key} takes a whole number, not {value!r}") from None
+            if key == "rule":
+                return self._rule(number)
             setattr(self.limits, key, max(0, number))
-            if key == "rule" and number & RULE_RENJU:
-                return ["ERROR renju is not supported: this engine plays free style (or exact five)"]
         return []  # max_memory, game_type, folder, evaluate: nothing to do
 
     def _cmd_ABOUT(self, argument: str) -> list[str]:
@@ -149,6 +152,19 @@ class PbrainEngine:
 
     def _cmd_END(self, argument: str) -> list[str]:
         self.finished = True
+        return []
+
+    def _rule(self, rule: int) -> list[str]:
+        """Take ``INFO rule`` if the brain plays five in a row under it (on the board of START, or
+        15×15 before one), else an ERROR and the rule stays as it was."""
+        try:
+            rule_params(15, 15, rule)  # a rule at all, whatever the board
+            game = board_game(*(self.size or (15, 15)), rule)
+        except ParamError as error:
+            raise PbrainError(f"{error}; the rule stays {self.limits.rule}") from None
+        if not self.brain.plays(game):
+            raise PbrainError(f"{self.brain.name} does not play {rule_name(game)}; the rule stays {self.limits.rule}")
+        self.limits.rule = rule
         return []
 
     # --- positions ------------------------------------------------------------------------------------

@@ -371,15 +371,30 @@ def report(name: str, games: int, match: str | None, db: str) -> None:
     default="auto",
     help="auto: by each file's suffix (.psq, .sgf; anything else is Arbiter's text records).",
 )
+@click.option(
+    "--rule",
+    "rule_name",
+    default="freestyle",
+    show_default=True,
+    help="The rule of another tool's .psq (Piskvork writes none) or SGF without RU[]: freestyle, standard"
+    " (exact five), renju, caro or 'standard caro'. Arbiter's own files name their game.",
+)
 @DB_OPTION
-def import_games(files: tuple[Path, ...], format_name: str, db: str) -> None:
+def import_games(files: tuple[Path, ...], format_name: str, rule_name: str, db: str) -> None:
     """Store the games of FILES (text records, Gomocup .psq, SGF) as finished, unrated games.
 
     Every move is replayed by the engine first; a file with an illegal move or a malformed line is
     refused whole, naming the line. A game whose match id is stored already is skipped, so the
     same files may be imported again. Imported games are never rated: their players need no account.
     """
+    from arbiter.engine import ParamError
+    from arbiter.engine.gomocup import rule_named
     from arbiter.server.results.game_files import FORMATS, GameFileError, format_named
+
+    try:
+        rule = rule_named(rule_name)
+    except ParamError as error:
+        fail(f"--rule: {error}")
 
     suffixes = {f.suffix: f for f in FORMATS.values()}
     batches = []
@@ -387,7 +402,7 @@ def import_games(files: tuple[Path, ...], format_name: str, db: str) -> None:
         fmt = format_named(format_name) if format_name != "auto" else suffixes.get(path.suffix.lower(), FORMATS["text"])
         try:
             text = path.read_text(encoding="utf-8")
-            batches.append(fmt.read(text, match_id=path.stem, started=path.stat().st_mtime))
+            batches.append(fmt.read(text, match_id=path.stem, started=path.stat().st_mtime, rule=rule))
         except (OSError, UnicodeDecodeError) as error:
             fail(f"cannot read {path}: {error}")
         except GameFileError as error:

@@ -1,16 +1,22 @@
-"""Standard game files for the m,n,k games: Gomocup's ``.psq`` (Piskvork) and SGF (FF[4], GM[4]).
+"""Standard game files for the m,n,k games and five in a row under a rule (renju, caro): Gomocup's
+``.psq`` (Piskvork) and SGF (FF[4], GM[4]).
 
 Beside Arbiter's own text record (``records.py``), these are what the gomoku world's tools read:
 Piskvork and the Gomocup managers write ``.psq``, and SGF editors and databases read SGF with
-``GM[4]`` (gomoku). Only m,n,k games have a board these formats can describe; other games are
-refused with ``GameFileError``.
+``GM[4]`` (gomoku). Only m,n,k games and the ``five`` family have a board these formats can
+describe; other games are refused with ``GameFileError``. SGF names the rule of five in a row in
+``RU`` by Gomocup's names (engine/arbiter/engine/gomocup.py; FF[4] registers no values for
+gomoku); Piskvork's psq has no rule (its ``savePsq`` writes the board, the players' levels, who
+began, the moves, the names and an error code), so another tool's psq is read under the
+``rule`` it is given.
 
 Both writers add what the format has no field for in a way its readers skip, so a stored game
 round-trips exactly: in ``.psq`` one ``Arbiter key=value …`` line after the ``-1`` that ends the
 file's own part; in SGF the root's game comment ``GC``. A file without it (written by another tool)
-is read all the same: a psq board of W×H becomes five in a row on that board (free style), SGF's
-``SZ`` likewise, and the result is what the moves give (the engine replays every move; an illegal
-one is a ``GameFileError`` naming its line or node).
+is read all the same: a psq board of W×H becomes five in a row on that board (under ``rule``,
+free style by default), SGF's ``SZ`` likewise (under its ``RU``), and the result is what the
+moves give (the engine replays every move; an illegal one is a ``GameFileError`` naming its line
+or node).
 
 psq, one game per file::
 
@@ -23,7 +29,7 @@ psq, one game per file::
 
 SGF, any number of games per file (a collection)::
 
-    (;FF[4]GM[4]CA[UTF-8]SZ[15]PB[alice]PW[bob]RE[B+R];B[hh]C[elapsed_ms=1200];W[ii]C[elapsed_ms=900])
+    (;FF[4]GM[4]CA[UTF-8]SZ[15]RU[Renju]PB[alice]PW[bob]RE[B+R];B[hh]C[elapsed_ms=1200];W[ii]C[elapsed_ms=900])
 
 SGF coordinates are two letters, column then row, ``a`` for the first. No SGF library is used:
 the maintained ones on PyPI (sgfmill) read Go only (GM[1]); the subset here is small.
@@ -38,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.engine import EngineError, Game, create_game
+from arbiter.engine.gomocup import rule_name, rule_named, rule_params
 from arbiter.engine.registry import PRESETS
 from arbiter.server.results.records import (
     RecordError,
@@ -51,6 +58,7 @@ from arbiter.server.results.records import (
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 FREESTYLE_K = 5  # what a psq or SGF file from another tool means: five in a row
+BOARD_FAMILIES = ("mnk", "five")  # the games on a board of stones that these formats describe
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _PSQ_HEADER = re.compile(r"^\s*Piskvorky\s+(\d+)\s*x\s*(\d+)\b")
 _PSQ_MOVE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
@@ -75,12 +83,13 @@ class Format:
 
 # --- what both formats share ----------------------------------------------------------------------
 def board_of(record: GameRecord) -> Game:
-    """The record's game, if it is an m,n,k game (the only boards psq and SGF describe)."""
+    """The record's game, if it is an m,n,k game or five in a row under a rule (the only boards psq
+    and SGF describe)."""
     try:
         game = create_game(record.start.game, record.start.params)
     except EngineError as error:
         raise GameFileError(str(error)) from None
-    if game.family != "mnk":
+    if game.family not in BOARD_FAMILIES:
         raise GameFileError(f"{game.name} is not an m,n,k game; use the text format")
     return game
 
@@ -107,13 +116,17 @@ def _metadata(record: GameRecord) -> str:
     return format_map(values)
 
 
-def _board_game(m: int, n: int) -> tuple[str, dict[str, Any]]:
-    """The game a foreign file's board means: five in a row, named by its preset when one fits."""
-    params = {"m": m, "n": n, "k": min(FREESTYLE_K, max(m, n))}
+def _board_game(m: int, n: int, rule: int = 0) -> tuple[str, dict[str, Any]]:
+    """The game a foreign file's board means: five in a row under ``INFO rule`` ``rule`` (free style
+    by default), named by its preset when one fits."""
+    family, params = rule_params(m, n, rule)
+    if family == "mnk":
+        params["k"] = min(FREESTYLE_K, max(m, n))
+    full = create_game(family, params).params
     for name, preset in PRESETS.items():
-        if preset.family == "mnk" and dict(preset.fixed) == params:
-            return name, {}
-    return "mnk", params
+        if preset.family == family and all(full[key] == value for key, value in preset.fixed.items()):
+            return name, {key: value for key, value in params.items() if key not in preset.fixed}
+    return family, params
 
 
 def _assemble(
@@ -122,20 +135,21 @@ def _assemble(
     meta: Mapping[str, Any] | None,
     board: tuple[int, int],
     *,
+    rule: int = 0,
     where: Callable[[int], str],
     match_id: str,
     started: float,
 ) -> GameRecord:
     """A record from a file's moves ``(x, y, elapsed_ms, info)``: replayed by the engine, tagged by ``meta``."""
-    if meta is not None:
-        name, params = str(meta.get("game", "")), parse_map(str(meta.get("params", "")))
-    else:
-        name, params = _board_game(*board)
     try:
+        if meta is not None:
+            name, params = str(meta.get("game", "")), parse_map(str(meta.get("params", "")))
+        else:
+            name, params = _board_game(*board, rule)
         game = create_game(name, params)
     except EngineError as error:
         raise GameFileError(f"{where(-1)}: {error}") from None
-    if game.family != "mnk" or (game.params["m"], game.params["n"]) != board:
+    if game.family not in BOARD_FAMILIES or (game.params["m"], game.params["n"]) != board:
         raise GameFileError(f"{where(-1)}: the board is {board[0]}x{board[1]}, but the game is {game}")
     state = game.new_state()
     moves = []
@@ -189,8 +203,9 @@ def write_psq(records: Iterable[GameRecord]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read_psq(text: str, *, match_id: str = "", started: float = 0.0) -> list[GameRecord]:
-    """The game of a ``.psq`` file (a list of one), Arbiter's or another tool's."""
+def read_psq(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:
+    """The game of a ``.psq`` file (a list of one), Arbiter's or another tool's: Piskvork writes no
+    rule in a psq file, so another tool's game is five in a row under ``rule`` (``INFO rule``)."""
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     header = _PSQ_HEADER.match(lines[0]) if lines else None
     if header is None:
@@ -217,7 +232,7 @@ def read_psq(text: str, *, match_id: str = "", started: float = 0.0) -> list[Gam
     def where(index: int) -> str:
         return f"line {at[index] + 1}" if 0 <= index < len(at) else "line 1"
 
-    return [_assemble(players, cells, meta, board, where=where, match_id=match_id, started=started)]
+    return [_assemble(players, cells, meta, board, rule=rule, where=where, match_id=match_id, started=started)]
 
 
 # --- SGF ------------------------------------------------------------------------------------------
@@ -236,6 +251,7 @@ def _sgf_tree(record: GameRecord) -> str:
         "CA": "UTF-8",
         "AP": "Arbiter",
         "SZ": str(m) if m == n else f"{m}:{n}",
+        **({"RU": rule} if (rule := rule_name(game)) else {}),
         "PB": start.players[0],
         "PW": start.players[1],
         "RE": _sgf_result(record),
@@ -265,13 +281,14 @@ def _sgf_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def read_sgf(text: str, *, match_id: str = "", started: float = 0.0) -> list[GameRecord]:
-    """Every game of an SGF collection (its main line: variations are skipped)."""
+def read_sgf(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:
+    """Every game of an SGF collection (its main line: variations are skipped); a game of another
+    tool without ``RU`` is five in a row under ``rule`` (``INFO rule``)."""
     trees = _SgfReader(text).collection()
-    return [_sgf_game(tree, number, match_id, started) for number, tree in enumerate(trees, 1)]
+    return [_sgf_game(tree, number, match_id, started, rule) for number, tree in enumerate(trees, 1)]
 
 
-def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, started: float) -> GameRecord:
+def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, started: float, rule: int) -> GameRecord:
     root = nodes[0]
 
     def where(index: int) -> str:
@@ -292,6 +309,10 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
             meta = parse_map(comment.removeprefix("Arbiter "))
         except RecordError as error:
             raise GameFileError(f"game {number}: GC: {error}") from None
+    try:
+        rule = rule_named(root["RU"][0]) if "RU" in root and meta is None else rule
+    except EngineError as error:
+        raise GameFileError(f"game {number}: RU: {error}") from None
     players = (root.get("PB", ["black"])[0], root.get("PW", ["white"])[0])
     cells: list[tuple[int, int, int, dict[str, Any] | None]] = []
     for index, node in enumerate(nodes[1:]):
@@ -308,7 +329,7 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
         elapsed = info.pop("elapsed_ms", 0)
         elapsed = elapsed if isinstance(elapsed, int) else 0
         cells.append((SGF_LETTERS.index(point[0]), SGF_LETTERS.index(point[1]), elapsed, info or None))
-    record = _assemble(players, cells, meta, board, where=where, match_id=match_id, started=started)
+    record = _assemble(players, cells, meta, board, rule=rule, where=where, match_id=match_id, started=started)
     if meta is None:
         record = _with_sgf_result(record, root.get("RE", [""])[0])
     return record
@@ -431,8 +452,8 @@ def write_text(records: Iterable[GameRecord]) -> str:
     return "".join(format_records(records))
 
 
-def read_text(text: str, *, match_id: str = "", started: float = 0.0) -> list[GameRecord]:
-    """Arbiter's text records (``match_id`` and ``started`` are in every record already)."""
+def read_text(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:
+    """Arbiter's text records (``match_id``, ``started`` and the game are in every record already)."""
     try:
         return parse_records(text)
     except RecordError as error:
