@@ -534,7 +534,7 @@ class FiveGame(MnkGame):
     gid = 4
     # Not in the server's list until the starter kits and the browser's board know these rules (the
     # kits are tested on every offered game); the engine, the references and the bench have them.
-    offered = False
+    offered = True
     PARAMS = (
         Param("m", int, 15, "columns", minimum=FIVE, maximum=MAX_SIDE),
         Param("n", int, 15, "rows", minimum=FIVE, maximum=MAX_SIDE),
