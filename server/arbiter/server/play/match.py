@@ -136,10 +136,10 @@ class Match:
         if not self.renju or self.result is not None or state.to_move != 0:
             return []
         assert isinstance(state, FiveState)
-        legal = set(state.legal_actions().tolist())
+        left_out = state.board().ravel() == 0
+        left_out[state.legal_actions()] = False
         m = self.game.params["m"]
-        board = state.board().ravel().tolist()
-        points = [(c % m, c // m) for c, stone in enumerate(board) if not stone and c not in legal]
+        points = [(c % m, c // m) for c in left_out.nonzero()[0].tolist()]
         return [{"move": [x, y], "kind": state.forbidden_kind((x, y))} for x, y in points]
 
     # --- moves ----------------------------------------------------------------------------------
