@@ -89,6 +89,8 @@ async def test_caro_exactly_five_is_named_in_the_header(new_page, site: Site) ->
 
 async def test_a_guest_plays_caro_against_the_bot_to_the_end(new_page, arena: Arena) -> None:
     page = await new_page()
+    offered = await page.eval_on_selector_all("#game option", "els => els.map((e) => e.textContent)")
+    assert {"renju", "caro"} <= {text.split(" — ")[0] for text in offered}, offered  # the lobby offers both
     await start_game(page, "caro", arena.bot, color="first")
     title = await page.inner_text(".match-title")
     assert title.startswith("caro") and "Caro" in title and "exactly" not in title
