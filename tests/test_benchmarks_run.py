@@ -19,6 +19,7 @@ from tests.support.benchmark_scripts import BENCHMARKS
 RUNS = [
     ("bridge_overhead.py", ["--moves", "4"], "server + client + bridge (loopback)"),
     ("consistency_check.py", ["--games", "200", "--repeat", "1"], "arbiter check"),
+    ("forbidden_points.py", ["--positions", "5", "--rounds", "1"], "every cell asked"),
     ("protocol_schema.py", ["--messages", "1000", "--repeat", "1"], "move: codec.decode + parse (baseline)"),
     ("store_writes.py", ["--games", "5", "--moves", "10", "--repeat", "1"], "PostgreSQL store"),
     ("heavy_reads.py", ["--games", "200", "--rounds", "1", "--seconds", "1"], "x the baseline"),

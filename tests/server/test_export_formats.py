@@ -148,15 +148,7 @@ def test_exported_files_import_into_another_database_and_again_changes_nothing(s
 
 
 @pytest.fixture
-def five_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The server hosts renju and caro (not offered by default until every client knows their rules)."""
-    from arbiter.engine.five import FiveGame
-
-    monkeypatch.setattr(FiveGame, "offered", True)
-
-
-@pytest.fixture
-async def five_stored(five_offered: None, tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, GameRecord]]:
+async def five_stored(tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, GameRecord]]:
     """A renju and an exact-five caro game, each resigned by the second player after three moves."""
     db = tmp_path / "a.db"
     async with run_server(ServerConfig(port=0), SqliteStore(db)) as server:

@@ -375,6 +375,7 @@ export interface MatchState {
   connected: boolean[];
   re?: number | string;
   infos?: unknown[];
+  forbidden?: ForbiddenPoint[];
 }
 
 /** The server message `moved` (SPEC.md, Server messages). */
@@ -388,6 +389,7 @@ export interface Moved {
   elapsed_ms: number;
   info?: Record<string, unknown>;
   analysis?: Record<string, unknown>;
+  forbidden?: ForbiddenPoint[];
 }
 
 /** The server message `draw_offered` (SPEC.md, Server messages). */
@@ -574,4 +576,10 @@ export interface RatingEntry {
   wins: number;
   draws: number;
   losses: number;
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): ForbiddenPoint. */
+export interface ForbiddenPoint {
+  move: number[];
+  kind: "double-four" | "double-three" | "overline";
 }

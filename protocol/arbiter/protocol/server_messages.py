@@ -141,10 +141,17 @@ class RatingEntry(_Shape, frozen=True):
     losses: int
 
 
+class ForbiddenPoint(_Shape, frozen=True):
+    """One of black's forbidden points in renju, and why (SPEC.md section 13)."""
+
+    move: list[int]
+    kind: Literal["overline", "double-four", "double-three"]
+
+
 SHAPES: dict[str, type[_Shape]] = {
     cls.__name__: cls
     for cls in (Player, PresenceEntry, Clock, ChallengeInfo, MatchSummary, GameParam, GameInfo, ClockLimits,
-                Limits, RatingEntry)
+                Limits, RatingEntry, ForbiddenPoint)
 }  # fmt: skip
 
 
@@ -171,6 +178,7 @@ GameList = Annotated[list[Any], _many(GameInfo)]
 LimitsMap = Annotated[dict[str, Any], _one(Limits)]
 RatingMap = Annotated[dict[str, Any], _one(RatingEntry)]
 RatingList = Annotated[list[Any], _many(RatingEntry)]
+ForbiddenList = Annotated[list[Any], _many(ForbiddenPoint)]
 
 # A move: a list of ints, or of lists of ints (SPEC.md section 13).
 Move = list[int | list[int]]
@@ -285,6 +293,7 @@ class MatchState(_MatchMessage, frozen=True, tag="match_state"):
     connected: list[bool]
     re: Re = UNSET
     infos: list[Any] | UnsetType = UNSET
+    forbidden: ForbiddenList | UnsetType = UNSET  # renju, black to move: its forbidden points
 
 
 class Moved(ServerMessage, frozen=True, tag="moved"):
@@ -296,6 +305,7 @@ class Moved(ServerMessage, frozen=True, tag="moved"):
     elapsed_ms: int
     info: dict[str, Any] | UnsetType = UNSET
     analysis: dict[str, Any] | UnsetType = UNSET  # a rated match's: {ply, info} of an earlier move
+    forbidden: ForbiddenList | UnsetType = UNSET  # renju, black to move next: its forbidden points
 
 
 class DrawOffered(ServerMessage, frozen=True, tag="draw_offered"):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.engine import Game, IllegalMove, MoveFormatError
+from arbiter.engine.five import FiveState
 from arbiter.protocol.errors import ErrorCode, ProtocolError
 
 from ..basics.clock import ClockSpec, FischerClock
@@ -75,6 +76,7 @@ class Match:
         self.started = False
         self.opening = 0  # plies played from a balanced opening before the clocks started (openings.py)
         self.lag = [0.0, 0.0]  # by colour: the network allowance its turns get (its connection's round trip)
+        self.renju = isinstance(self.state, FiveState) and game.params["rule"] == "renju"  # black has forbidden points
 
     # --- lifecycle ------------------------------------------------------------------------------
     def open_with(self, moves: list[Any]) -> None:
@@ -125,6 +127,20 @@ class Match:
 
     def clocks_ms(self, now: float) -> list[int]:
         return self.clock.remaining_ms(now)
+
+    def forbidden(self) -> list[dict[str, Any]]:
+        """Black's forbidden points as {move, kind} when black is to move in renju (else none), for
+        ``moved`` and ``match_state``: a board marks them so a click on one need not be refused. The
+        empty cells the legal-move list leaves out: a tenth of the time of asking each cell."""
+        state = self.state
+        if not self.renju or self.result is not None or state.to_move != 0:
+            return []
+        assert isinstance(state, FiveState)
+        left_out = state.board().ravel() == 0
+        left_out[state.legal_actions()] = False
+        m = self.game.params["m"]
+        points = [(c % m, c // m) for c in left_out.nonzero()[0].tolist()]
+        return [{"move": [x, y], "kind": state.forbidden_kind((x, y))} for x, y in points]
 
     # --- moves ----------------------------------------------------------------------------------
     def play(self, color: int, ply: int, wire: Any, now: float) -> MovePlayed:

@@ -136,6 +136,7 @@ class LiveMatch:
             "draw_offer": match.draw_offer,
             "connected": [p.connected for p in self.players],
             "levels": self.levels,
+            **({"forbidden": forbidden} if (forbidden := match.forbidden()) else {}),
             **({} if color is not None or not any(released := self.released_infos()) else {"infos": released}),
         }
 
@@ -370,6 +371,8 @@ class Matches:
             "clocks": played.clocks_ms,
             "elapsed_ms": played.elapsed_ms,
         }
+        if match.renju and (forbidden := match.forbidden()):  # black to move next: what its board marks
+            moved["forbidden"] = forbidden
         info = msg.info
         live.infos.append(info)
         if info is not None and "fallback" in info:

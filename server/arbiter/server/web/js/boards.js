@@ -1,12 +1,13 @@
 // @ts-check
 // The board of each game family, and the move notation each one uses in move lists.
 
+import * as five from "./five.js";
 import * as mnk from "./mnk.js";
 import * as soccer from "./soccer.js";
 import * as ttt3d from "./ttt3d.js";
 import * as vanishing from "./vanishing.js";
 
-const FAMILIES = { mnk, vanishing, ttt3d, paper_soccer: soccer };
+const FAMILIES = { mnk, five, vanishing, ttt3d, paper_soccer: soccer };
 
 /** A new board for `family` with the game's full parameters; options: {hint, perspective}. */
 export function createBoard(family, params, options) {

@@ -9,6 +9,7 @@
 import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
 import { Clocks } from "./clock.js";
+import { Board as FiveBoard } from "./five.js";
 import { ErrorCode } from "./protocol.js";
 import { describeClock, describeResult, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
@@ -77,6 +78,7 @@ export function mountMatch(root, ctx, matchId) {
     replaying = 0;
     if (fresh) build();
     board.reset(state.moves);
+    if (board instanceof FiveBoard) board.setForbidden(state.moves.length, message.forbidden);
     clocks.update(state.clocks, ended ? null : state.to_move);
     away = null;
     state.connected.forEach((connected, color) => {
@@ -148,6 +150,7 @@ export function mountMatch(root, ctx, matchId) {
     const animate = message.by !== myColor();
     replaying += 1; // my turn starts once the opponent's turn has been shown
     const generation = queueGeneration;
+    if (board instanceof FiveBoard) board.setForbidden(message.ply + 1, message.forbidden); // marked once pushed
     queue = queue
       .then(() => board.push(message.move, { animate }))
       .finally(() => {

@@ -25,23 +25,30 @@ export function moveText(params, move) {
   return cellText(move);
 }
 
-/** The cells of a winning line through `cell` on `occupied` (index → player), or null. */
-export function winningLine(occupied, width, height, cell, k, exact) {
+/**
+ * The cells of a winning line through `cell` on `occupied` (index → player), or null. `wins(length,
+ * player, ends)` judges each run through the cell: `ends` holds what stands just beyond either end
+ * (a player, undefined on an empty cell, null off the board).
+ */
+export function winningLine(occupied, width, height, cell, wins) {
   const player = occupied.get(cell);
   if (player === undefined) return null;
   const x = cell % width;
   const y = Math.floor(cell / width);
+  const inside = (px, py) => px >= 0 && px < width && py >= 0 && py < height;
   for (const [dx, dy] of DIRECTIONS) {
     const run = [[x, y]];
+    const ends = [];
     for (const sign of [1, -1]) {
       let [px, py] = [x + sign * dx, y + sign * dy];
-      while (px >= 0 && px < width && py >= 0 && py < height && occupied.get(py * width + px) === player) {
+      while (inside(px, py) && occupied.get(py * width + px) === player) {
         run.push([px, py]);
         px += sign * dx;
         py += sign * dy;
       }
+      ends.push(inside(px, py) ? occupied.get(py * width + px) : null);
     }
-    if (run.length === k || (run.length > k && !exact)) {
+    if (wins(run.length, player, ends)) {
       run.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
       return run;
     }
@@ -155,11 +162,16 @@ export class MnkBoard {
   }
 
   /**
-   * Why the player to move may not play on `stone`'s cell (a stone stands there), or null.
+   * Why the player to move may not play on cell `index`, where `stone` stands (if any), or null.
    * @returns {string | null}
    */
-  refusal(stone) {
+  refusal(stone, index) {
     return stone ? "That square is taken — pick an empty one." : null;
+  }
+
+  /** Whether a run of `length` of `player`'s stones wins (`ends`: see winningLine): k, or more unless exact. */
+  wins(length, player, ends) {
+    return length === this.k || (length > this.k && !this.exact);
   }
 
   /** Extra classes for a cell (the last move; subclasses add more). */
@@ -203,7 +215,8 @@ export class MnkBoard {
       this.hint(this.pending ? "Your move is on its way." : "It is not your turn.");
       return;
     }
-    const why = this.refusal(this.standing().get(y * this.width + x));
+    const index = y * this.width + x;
+    const why = this.refusal(this.standing().get(index), index);
     if (why) {
       this.hint(why);
       return;
@@ -233,9 +246,7 @@ export class MnkBoard {
         cell.content.replaceChildren();
         if (stone) cell.content.append(piece(stone.player, cell.x, cell.y, this.style));
         else if (pending) cell.content.append(piece(toMove, cell.x, cell.y, this.style));
-        if (classes.includes("last") && this.style === "stones") {
-          cell.content.append(s("circle", { class: "last-dot", cx: cell.x + 0.5, cy: cell.y + 0.5, r: 0.11 }));
-        }
+        this.adorn(cell, index, classes);
       }
       if (!stone && cell.ghostPlayer !== toMove) {
         cell.ghostPlayer = toMove;
@@ -245,12 +256,21 @@ export class MnkBoard {
     this.drawWin(stones);
   }
 
+  /** What a cell shows over its piece, drawn again whenever its classes change: the last move's dot. */
+  adorn(cell, index, classes) {
+    if (classes.includes("last") && this.style === "stones") {
+      cell.content.append(s("circle", { class: "last-dot", cx: cell.x + 0.5, cy: cell.y + 0.5, r: 0.11 }));
+    }
+  }
+
   drawWin(stones) {
     this.overlay.replaceChildren();
     const last = this.moves[this.moves.length - 1];
     if (!last) return;
     const occupied = new Map([...stones].map(([index, stone]) => [index, stone.player]));
-    const line = winningLine(occupied, this.width, this.height, last[1] * this.width + last[0], this.k, this.exact);
+    const cell = last[1] * this.width + last[0];
+    const wins = (length, player, ends) => this.wins(length, player, ends);
+    const line = winningLine(occupied, this.width, this.height, cell, wins);
     if (!line) return;
     const [a, b] = [line[0], line[line.length - 1]];
     this.overlay.append(

@@ -107,12 +107,26 @@ export function describeClock(clock) {
   return initial + increment + limit;
 }
 
-/** The rule parameters a game's name does not already say: a preset's extras that differ from the default. */
+/**
+ * The rules as people say them: the five family's rule by name, then the parameters the game's name
+ * does not already say (of a preset, the extras that differ from their defaults).
+ */
 export function describeRules(game, params) {
-  if (!game || !Object.keys(game.fixed).length) return describeParams(params);
-  const defaults = Object.fromEntries(game.params.map((p) => [p.name, p.default]));
-  const extra = Object.entries(params || {}).filter(([key, value]) => !(key in game.fixed) && defaults[key] !== value);
-  return describeParams(Object.fromEntries(extra));
+  const rule = ruleName(game, params);
+  const preset = game && Object.keys(game.fixed).length ? game : null;
+  const defaults = preset ? Object.fromEntries(preset.params.map((p) => [p.name, p.default])) : {};
+  const shown = Object.entries(params || {}).filter(
+    ([key, value]) =>
+      !(rule && (key === "rule" || key === "exact")) && !(preset && (key in preset.fixed || defaults[key] === value)),
+  );
+  return [rule, describeParams(Object.fromEntries(shown))].filter(Boolean).join(" · ");
+}
+
+/** The rule a five-in-a-row game is played under: "Renju (RIF)", "Caro", "Caro, exactly five"; "" for other games. */
+function ruleName(game, params) {
+  if (!game || game.family !== "five" || !params) return "";
+  if (params.rule === "renju") return "Renju (RIF)";
+  return params.exact ? "Caro, exactly five" : "Caro";
 }
 
 /** Parameters as "m=3 k=3". */
