@@ -41,7 +41,7 @@ from .base import (
     check_new_player,
     check_result,
 )
-from .rows import crosstable_of
+from .rows import TOKEN_PREFIX, crosstable_of
 
 
 def token_digest(token: str) -> bytes:
@@ -99,7 +99,7 @@ class MemoryStore(Store):
             raise NameTaken(f"a player named {name!r} exists")
         if owner is not None and (owner not in self._players or self._players[owner].kind != "human"):
             raise UnknownPlayer(f"no person named {owner!r} to own the bot")
-        token = secrets.token_urlsafe(32)
+        token = f"{TOKEN_PREFIX}{secrets.token_urlsafe(32)}"  # shaped like a stored one: never starts with "-"
         digest = token_digest(token)
         self._players[name] = Player(len(self._players) + 1, name, kind, time.time(), owner=owner)
         if password_hash is not None:
@@ -129,7 +129,7 @@ class MemoryStore(Store):
         if player is None:
             raise UnknownPlayer(f"no player named {name!r}")
         self._by_digest.pop(self._digests[name], None)
-        token = secrets.token_urlsafe(32)
+        token = f"{TOKEN_PREFIX}{secrets.token_urlsafe(32)}"
         self._digests[name] = token_digest(token)
         self._by_digest[self._digests[name]] = name
         self._owner_revoked.discard(name)
