@@ -19,7 +19,6 @@ from bridge_helpers import bridge_process, finished_records, logged, metric, pla
 from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
 from arbiter.bots.client.deciding import GiveUp
-from arbiter.engine.five import FiveGame
 from arbiter.server import RunningServer
 
 pytestmark = pytest.mark.timeout(180)
@@ -125,9 +124,8 @@ async def test_a_sound_engine_plays_whole_games_with_its_analysis(server: Runnin
 @pytest.mark.process
 @pytest.mark.parametrize("game", ["renju", "caro"])
 async def test_a_sound_engine_plays_renju_and_caro_with_the_rule_passed(
-    server: RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, game: str
+    server: RunningServer, tmp_path: Path, game: str
 ) -> None:
-    monkeypatch.setattr(FiveGame, "offered", True)  # the server hosts them (not by default yet)
     process = await bridge_process(server, tmp_path, "pbrain", ENGINE, games=f"{game},gomoku10")
     record = await sound_game(server, tmp_path, process, game)  # the engine plays white: no forbidden point
     assert record["game"] == game

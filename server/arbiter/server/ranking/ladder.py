@@ -227,6 +227,9 @@ class Ladder:
                     queue.leave(name)
             for first, second in queue.pair(self.now(), can_play=can_play(queue)):
                 await self._start(game, queue, first, second)
+                if counts is not None:  # the counts were read before this pass: its own matches count too
+                    for name in (first, second):
+                        counts[name] = counts.get(name, 0) + 1
 
     async def _start(self, game: str, queue: LadderQueue, first: str, second: str) -> None:
         one, other = self.roster.get(first), self.roster.get(second)
