@@ -39,20 +39,25 @@ async def next_message_unless(client: Client, event: asyncio.Event) -> dict | No
     return message.result() if message.done() and not message.cancelled() else None
 
 
-async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: asyncio.Event, goal: int = GAMES) -> None:
-    """Join the tic-tac-toe ladder and play random moves in every match it gives, one at a time,
-    until ``goal`` games ended (``enough``); then leave and finish the match under way."""
+async def play_the_ladder(
+    client: Client, seed: int, ended: set[str], enough: asyncio.Event, goal: int = GAMES,
+    games: tuple[str, ...] = ("tictactoe",),
+) -> None:  # fmt: skip
+    """Join the ladder of each of ``games`` and play random moves in every match it gives, one at a
+    time, until ``goal`` games ended (``enough``); then leave and finish the match under way."""
     rng = random.Random(seed)
-    joined = await client.request("ladder_join", game="tictactoe")
-    assert joined["type"] == "ladder_joined", joined
-    game = create_game("tictactoe")
+    for name in games:
+        joined = await client.request("ladder_join", game=name)
+        assert joined["type"] == "ladder_joined", joined
+    rules = {name: create_game(name) for name in games}
     states: dict[str, tuple] = {}
     left = False
     # Once the leave is answered no pairing can name this player, and every match_start made before
     # it is already here (both come from the pairing node, in order): play those out too.
     while not (left and not states and not any(m["type"] == "match_start" for m in client.backlog)):
         if enough.is_set() and not left:
-            assert (await client.request("ladder_leave", game="tictactoe"))["type"] == "ok"
+            for name in games:
+                assert (await client.request("ladder_leave", game=name))["type"] == "ok"
             left = True
             continue
         message = await client.expect(timeout=30) if left else await next_message_unless(client, enough)
@@ -62,13 +67,14 @@ async def play_the_ladder(client: Client, seed: int, ended: set[str], enough: as
         assert kind != "error", message
         if kind == "match_start":
             assert not states, f"{client.name} was paired into a second match at once"
-            states[message["match"]] = (game.new_state(), message["color"])
+            states[message["match"]] = (rules[message["game"]].new_state(), message["color"])
         elif kind == "moved" and message["match"] in states:
-            states[message["match"]][0].play(game.decode_move(message["move"]))
+            state = states[message["match"]][0]
+            state.play(state.game.decode_move(message["move"]))
         elif kind == "match_state" and message["color"] is not None:  # a resync: the match moved node
-            state = game.new_state()
+            state = rules[message["game"]].new_state()
             for move in message["moves"]:
-                state.play(game.decode_move(move))
+                state.play(state.game.decode_move(move))
             states[message["match"]] = (state, message["color"])
         elif kind == "end":
             states.pop(message["match"], None)
@@ -117,6 +123,27 @@ async def test_200_ladder_games_across_nodes_each_paired_once_and_rated_once(
         await asyncio.to_thread(assert_store_clean, postgres_url)  # every game replays, every rating recomputes
     finally:
         await store.close()
+
+
+async def test_a_bot_that_plays_one_match_at_a_time_gets_one_across_every_game_it_queues_for(
+    cluster, connect, postgres_url: str
+) -> None:
+    """The live counts are read once per pairing pass: the pass's own pairings count too, or a bot in
+    two games' queues is paired in both at once."""
+    nodes, tokens = cluster
+    order = list(nodes.values())
+    clients = [
+        await connect(order[0], token=tokens["alice"], capacity=1),
+        await connect(order[1], token=tokens["bob"], capacity=1),
+    ]
+    ended: set[str] = set()
+    enough = asyncio.Event()
+    async with asyncio.timeout(120):
+        await asyncio.gather(*(
+            play_the_ladder(c, seed, ended, enough, goal=6, games=("tictactoe", "tictactoe4"))
+            for seed, c in enumerate(clients)
+        ))  # fmt: skip
+    assert len(ended) >= 6
 
 
 async def test_the_ladder_goes_on_when_the_node_pairing_it_dies(cluster, connect, postgres_url: str) -> None:

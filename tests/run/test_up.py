@@ -213,8 +213,9 @@ def block(lines: list[str]) -> list[str]:
 @pytest.mark.slow
 def test_up_on_a_terminal_keeps_the_address_and_the_bots_in_view(tmp_path: Path) -> None:
     port = free_port()
-    terminal = Terminal(["--port", str(port), "--data", str(tmp_path / "data"), "--workers", "1",
-                         "--drain-timeout", "3"])  # fmt: skip
+    terminal = Terminal(
+        ["--port", str(port), "--data", str(tmp_path / "data"), "--workers", "1", "--drain-timeout", "3"], rows=100
+    )  # 100 rows: every bot's login stays above the block
     try:
         terminal.read_until(lambda: "starting" in " ".join(terminal.lines()), 60)
         shown = block(terminal.lines())
