@@ -72,7 +72,6 @@ CASES = [("sqlite", point, stopped) for point in ("with_move", "after_moved") fo
 CASES += [("postgresql", point, "kill") for point in ("with_move", "after_moved")]
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 @pytest.mark.parametrize(("backend", "point", "stopped"), CASES)
 async def test_an_end_lost_to_a_dying_socket_comes_after_a_restart_once(
     request: pytest.FixtureRequest, tmp_path: Path, backend: str, point: str, stopped: str
@@ -105,7 +104,6 @@ async def test_an_end_lost_to_a_dying_socket_comes_after_a_restart_once(
     assert all(abs(a - b) <= 5 for a, b in zip(end["clocks"], live["clocks"], strict=True))
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 async def test_a_match_a_crash_cut_short_ends_void_after_each_players_next_welcome(tmp_path: Path) -> None:
     db = str(tmp_path / "arbiter.db")
     async with opened(db) as setup:
