@@ -222,7 +222,10 @@ def test_up_on_a_terminal_keeps_the_address_and_the_bots_in_view(tmp_path: Path)
         assert shown[0] == f"Arbiter: open http://127.0.0.1:{port}/ in a browser (Ctrl-C stops it)"
 
         def all_online() -> bool:
-            rows = block(terminal.lines())[2:]
+            lines = terminal.lines()
+            if not any(line.startswith("Arbiter: open ") for line in lines):
+                return False  # read mid-redraw: a log line is written where the block was erased
+            rows = block(lines)[2:]
             return sorted(rows) == sorted(f"  {name:<10} online" for name in DEFAULT_ACCOUNTS)
 
         terminal.read_until(all_online, 120)  # each bot warms its pool before it logs in

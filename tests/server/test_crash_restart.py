@@ -29,7 +29,6 @@ async def moves_on_disk(db: Path, count: int) -> None:
         reader.close()
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 async def test_sigkill_mid_game_then_restart(tmp_path: Path) -> None:
     db = tmp_path / "arbiter.db"
     setup = SqliteStore(db)

@@ -119,10 +119,13 @@ async def test_both_gone_is_no_result(server, store, connect):
     watcher = await connect()
     match = await start_match(alice, bob)
     await watcher.request("spectate", match=match)
+    await watcher.request("subscribe")
     await alice.close()
     await bob.close()
     end = await watcher.expect("end", match=match, timeout=5)
     assert (end["result"], end["reason"]) == (None, "abandoned")
+    for name in sorted([alice.name, bob.name]):  # each leaves when its own grace expires, maybe after the end
+        await watcher.expect("player_offline", name=name, timeout=5)
     assert len(server.hub.roster) == 1
 
 

@@ -51,7 +51,6 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 async def test_sigkill_mid_game_loses_nothing_that_was_flushed(
     tmp_path: Path, backend: str, request: pytest.FixtureRequest
@@ -106,7 +105,6 @@ asyncio.run(main(sys.argv[1]))
 """
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 async def test_sigkill_after_an_end_that_could_not_be_written_keeps_the_end(tmp_path: Path) -> None:
     path = tmp_path / "a.db"
     store = SqliteStore(path)
