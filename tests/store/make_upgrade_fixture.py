@@ -28,13 +28,15 @@ from tests.support.wsclient import Client, play_out, start_match
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 PLAYERS = (("alice", "bot", None), ("bob", "bot", None), ("carol", "human", None), ("dave", "bot", "carol"))
-# (first, second, game, params, rated): bots and a human rated, a casual game, a guest's game.
+# (first, second, game, params, rated): bots and a human rated, casual games, a guest's game.
 GAMES = (
     ("alice", "bob", "tictactoe", None, True),
     ("bob", "alice", "gomoku", None, True),
     ("carol", "alice", "paper_soccer", None, False),
     ("guest", "bob", "tictactoe4", None, False),
-    ("dave", "carol", "mnk", {"m": 7, "n": 7, "k": 4}, True),
+    ("dave", "alice", "mnk", {"m": 7, "n": 7, "k": 4}, True),
+    ("carol", "dave", "tictactoe", None, False),  # a bot with the same owner: casual only
+    ("alice", "dave", "renju", None, True),
 )
 
 
