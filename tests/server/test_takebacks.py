@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from arbiter.bots.client import BotClient, BotSettings
 from arbiter.bots.perfect import PerfectBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.results.records import format_record, parse_records
 from arbiter.server.store.sqlite import SqliteStore
 from tests.support.wsclient import play_move, start_match
 
@@ -31,8 +33,9 @@ async def perfect_bot(server: RunningServer, **settings: object) -> AsyncIterato
     token = await server.hub.store.add_player("perfect", "bot")
     async with (
         BrainPool(PerfectBrain, workers=1) as pool,
-        BotClient(server.url, token=token, pool=pool, settings=BotSettings(games=("tictactoe",), **settings)).running()
-        as bot,
+        BotClient(
+            server.url, token=token, pool=pool, settings=BotSettings(games=("tictactoe",), **settings)
+        ).running() as bot,
     ):
         yield bot
 
@@ -124,6 +127,9 @@ async def test_our_bot_grants_a_takeback_and_gives_a_hint_in_a_casual_game(conne
     record = await server.hub.store.get_game(match)
     assert [a.kind for a in record.asides] == ["taken_back", "taken_back", "hint"]
     assert record.moves[0].move == hint["move"] and len(record.moves) == 2
+    text = format_record(record)  # the export shows them, and reads them back
+    assert '[TakenBack "0:0:a2 1:1:' in text and '[Hints "0:0:' in text
+    assert parse_records(text)[0].asides == [replace(a, elapsed_ms=0) for a in record.asides]
 
 
 async def test_rated_games_refuse_takebacks_and_hints(connect, server):
@@ -157,4 +163,3 @@ async def test_a_bot_that_never_grants_declines(connect, server):
         assert (await person.request("hint", match=match))["code"] == "hint_not_allowed"
         assert (await person.request("resign", match=match))["type"] == "ok"
         await person.expect("end", match=match)
-
