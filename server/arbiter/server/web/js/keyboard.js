@@ -28,6 +28,7 @@ export function keyboardPlay(board, names) {
   function label(target) {
     const [x, y, z] = coordinates(target);
     if (target.classList.contains("point")) return `point ${x},${y}`;
+    if (target.dataset.forbidden) return `forbidden for black: ${target.dataset.forbidden}`; // five.js's own words
     const where = `${LETTERS[x]}${y + 1}${z === undefined || Number.isNaN(z) ? "" : `:${z + 1}`}`;
     const stone = target.dataset.stone;
     const who = stone === "0" || stone === "1" ? names[Number(stone)] : "empty";

@@ -6,6 +6,7 @@
 // with its board and calls `refresh` whenever it redraws; a takeback resyncs the whole match.
 
 import { keyboardPlay } from "./keyboard.js";
+import { rememberBotGame } from "./levels.js";
 import { play } from "./sound.js";
 import { h } from "./ui.js";
 
@@ -43,7 +44,14 @@ export class Learner {
         if (message.by !== me() && me() !== null) play("move");
       }),
       conn.on("end", (message) => {
-        if (mine(message)) play("end");
+        if (!mine(message)) return;
+        play("end");
+        const { color, players, levels } = this.state();
+        const bot = color !== null && players[1 - color].kind === "bot";
+        if (bot && message.result !== null) {
+          const score = message.winner === color ? 1 : message.winner === null ? 0.5 : 0;
+          rememberBotGame(players[1 - color].name, (levels && levels[1 - color]) || 1, score); // the lobby's suggestion
+        }
       }),
       conn.on("takeback_offered", (message) => {
         if (!mine(message)) return;
