@@ -104,7 +104,9 @@ class BotClient:
         self._at = 0  # the address in use
         self.pool = pool
         self.settings = settings
-        self.core = ClientCore(settings, levels=pool.brain_class.levels, token=token)
+        # Hints come from the warm pool's search; a bridged engine is asked only for its own moves.
+        announced = dataclasses.replace(settings, hints=settings.hints and isinstance(pool, BrainPool))
+        self.core = ClientCore(announced, levels=pool.brain_class.levels, token=token)
         self.connected = asyncio.Event()  # set while a welcomed connection is up
         self._ws: ClientConnection | None = None
         self._outbox: asyncio.Queue[dict[str, Any]] | None = None
