@@ -110,3 +110,33 @@ async def test_no_serious_accessibility_violation_on_the_lobby_and_a_game(new_pa
     await start_game(page, "tictactoe", BOT, color="second")
     await page.wait_for_function("() => document.querySelectorAll('#moves .move').length === 1")
     assert await audit(page) == []
+
+
+async def test_a_person_is_asked_and_declines_then_accepts(new_page) -> None:
+    seeker, taker = await new_page(), await new_page()
+    await seeker.select_option("#game", "tictactoe")
+    await seeker.select_option("#opponent", "")
+    await seeker.select_option("#color", "first")
+    await seeker.click("#play")
+    await seeker.wait_for_selector(".waiting:not([hidden])")
+    seek = taker.locator("#seeks li", has_text=await seeker.inner_text("#me .who"))
+    await seek.get_by_role("button", name="Accept").click()
+    await seeker.wait_for_url("**/#/match/*")
+    await seeker.wait_for_selector(".match.my-turn")
+    assert await seeker.locator("#hint-button").count() == 0  # hints are a bot's to give
+    await seeker.click('.cell[data-cell="0,1"]')
+    await taker.wait_for_selector(".match.my-turn")
+    await seeker.click("#takeback")
+    await seeker.wait_for_selector("#takeback[disabled]")
+    await taker.click("#decline-takeback")
+    await seeker.wait_for_selector("#takeback:not([disabled])")
+    await seeker.click("#takeback")  # asked again at the same ply: refused, and nothing changes
+    await seeker.locator(".notice", has_text="declined").wait_for()
+    assert await moves_shown(seeker) == 1
+    await taker.click('.cell[data-cell="1,1"]')
+    await seeker.wait_for_selector(".match.my-turn")
+    await seeker.click("#takeback")  # after the reply: both moves go
+    await taker.click("#accept-takeback")
+    for page in (seeker, taker):
+        await page.wait_for_function("() => document.querySelectorAll('#moves .move').length === 0")
+    await seeker.wait_for_selector(".match.my-turn")
