@@ -140,3 +140,16 @@ async def test_a_person_is_asked_and_declines_then_accepts(new_page) -> None:
     for page in (seeker, taker):
         await page.wait_for_function("() => document.querySelectorAll('#moves .move').length === 0")
     await seeker.wait_for_selector(".match.my-turn")
+
+
+@pytest.mark.parametrize("game", ["gomoku", "qubic", "paper_soccer", "vanishing"])
+async def test_every_board_passes_the_audit_and_takes_the_keyboard(new_page, arena, game: str) -> None:
+    page = await new_page()
+    await start_game(page, game, arena.bot, color="first")
+    await page.wait_for_selector(".match.my-turn")
+    assert await audit(page) == []
+    stop = page.locator('.board [tabindex="0"]')
+    assert await stop.count() == 1 and await stop.get_attribute("aria-label")  # one tab stop, labelled
+    await stop.focus()
+    await page.keyboard.press("ArrowRight")
+    assert await page.evaluate("() => document.activeElement.getAttribute('tabindex')") == "0"  # the stop moved
