@@ -48,10 +48,15 @@ examples/js_kit/node_modules/.installed: examples/js_kit/package.json examples/j
 	cd examples/js_kit && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# axe-core, for the browser tests' accessibility audit only (tests/browser/test_browser_learning.py).
+tests/browser/node_modules/.installed: tests/browser/package.json tests/browser/package-lock.json | system-deps
+	cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 install: $(VENV)/.installed server/node_modules/.installed
 
 install-test: system-deps-test install $(VENV)/.installed-test protocol/node_modules/.installed \
-	examples/js_kit/node_modules/.installed
+	examples/js_kit/node_modules/.installed tests/browser/node_modules/.installed
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install

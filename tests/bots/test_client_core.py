@@ -33,10 +33,10 @@ def welcomed(core: ClientCore, **changes: Any) -> list[Any]:
     return core.welcomed(read({**WELCOME, **changes}), 0.0)  # type: ignore[arg-type]
 
 
-def start(match: str = "m1", color: int = 0, moves: list[Any] | None = None) -> Any:
+def start(match: str = "m1", color: int = 0, moves: list[Any] | None = None, *, rated: bool = False) -> Any:
     return read({
         "type": "match_start", "match": match, "game": "tictactoe", "params": {}, "players": PLAYERS,
-        "color": color, "clock": CLOCK, "clocks": [10_000, 10_000], "rated": False, "to_move": 0,
+        "color": color, "clock": CLOCK, "clocks": [10_000, 10_000], "rated": rated, "to_move": 0,
         "levels": [2, None], "challenge": None, "moves": moves or [],
     })  # fmt: skip
 
@@ -194,3 +194,45 @@ def test_a_match_that_starts_from_an_opening_is_thought_about_from_its_position(
     effects = core.receive(start(moves=[[1, 1], [0, 0]]), 0.0)
     (think,) = [e for e in effects if isinstance(e, Think)]
     assert think.ply == 2 and think.request.moves == [[1, 1], [0, 0]]
+
+
+def test_a_takeback_is_granted_in_a_casual_game_and_the_search_follows_the_position_taken_back() -> None:
+    core = core_for()
+    assert core.hello()["takebacks"] == "casual" and core.hello()["hints"] is True  # announced
+    welcomed(core)
+    core.receive(start(color=1), 0.0)
+    (think,) = [e for e in core.receive(moved(0, [0, 1], 0), 1.0) if isinstance(e, Think)]
+    core.decided("m1", 1, decision([1, 1]))
+    core.receive(moved(1, [1, 1], 1), 1.1)
+    offered = read({"type": "takeback_offered", "match": "m1", "by": 0, "ply": 0})
+    assert [m["type"] for m in sent(core.receive(offered, 1.2))] == ["accept_takeback"]
+    back = read({"type": "taken_back", "match": "m1", "by": 0, "ply": 0, "moves": [[0, 1], [1, 1]],
+                 "clocks": [9_000, 9_500], "to_move": 0})  # fmt: skip
+    effects = core.receive(back, 1.3)
+    assert [type(e).__name__ for e in effects] == ["Retract"]  # the search tree is dropped; their turn
+    live = core.games["m1"]
+    assert live.moves == [] and live.state.to_move == 0 and not live.ready and live.clocks == [9_000, 9_500]
+    (think,) = [e for e in core.receive(moved(0, [2, 2], 0), 2.0) if isinstance(e, Think)]
+    assert think.ply == 1 and think.request.moves == [[2, 2]]  # from the new line
+
+
+def test_a_rated_game_s_takeback_is_declined_and_a_policy_of_never_declines_every_one() -> None:
+    for policy, rated in (("casual", True), ("never", False)):
+        core = core_for(takebacks=policy)
+        welcomed(core)
+        core.receive(start(color=1, rated=rated), 0.0)
+        offered = read({"type": "takeback_offered", "match": "m1", "by": 0, "ply": 0})
+        assert [m["type"] for m in sent(core.receive(offered, 1.0))] == ["decline_takeback"]
+
+
+def test_a_hint_is_asked_of_the_pool_for_the_opponent_s_position_and_answered_while_it_still_stands() -> None:
+    core = core_for()
+    welcomed(core)
+    core.receive(start(color=1), 0.0)
+    (suggest,) = core.receive(read({"type": "hint_request", "match": "m1", "ply": 0}), 0.5)
+    assert type(suggest).__name__ == "Suggest" and suggest.request.moves == [] and suggest.request.match_id == "m1:hint"
+    (answer,) = sent(core.hinted("m1", 0, [1, 1]))
+    assert answer == {"type": "hint_answer", "match": "m1", "ply": 0, "move": [1, 1], "id": answer["id"]}
+    core.receive(moved(0, [0, 0], 0), 1.0)
+    assert core.hinted("m1", 0, [1, 1]) == []  # they moved meanwhile: the hint is stale
+    assert core.receive(read({"type": "hint_request", "match": "m1", "ply": 5}), 1.1) == []  # not this position

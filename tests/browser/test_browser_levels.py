@@ -42,7 +42,9 @@ async def test_a_guest_picks_the_bot_s_level_and_the_bot_plays_at_it(new_page, g
     await page.select_option("#opponent", BOT)
     offered = await page.eval_on_selector_all("#level option", "els => els.map(e => e.value)")
     assert offered == [str(level) for level in range(1, GomokuBrain.levels + 1)]
-    assert await page.input_value("#level") == str((GomokuBrain.levels + 1) // 2)  # the middle one
+    assert await page.input_value("#level") == "1"  # a guest's first game: the weakest is suggested
+    assert await page.inner_text("#level-suggestion") == "Suggested: level 1 (the weakest, for a first game)"
+    assert "beginner" in await page.inner_text('#level option[value="1"]')  # each level says what it is
     await page.select_option("#opponent", "")  # an open seek names no level
     assert await page.locator("#level").is_hidden()
 
@@ -53,6 +55,27 @@ async def test_a_guest_picks_the_bot_s_level_and_the_bot_plays_at_it(new_page, g
     assert record["level"] == 2
     assert record["decisions"] and {d["info"]["level"] for d in record["decisions"]} == {2}
     assert all(d["source"] == "brain" for d in record["decisions"])
+
+
+async def test_after_three_games_against_bots_the_lobby_suggests_the_level_closest_to_an_even_score(
+    new_page, gomoku_bot: BotClient
+) -> None:
+    page = await new_page()
+    # Three wins at level 2 (what the match view remembers at each end): the bot's levels have no
+    # ratings yet in this pool, so the suggestion is one level up.
+    await page.evaluate(
+        "() => localStorage.setItem('arbiter.botGames', JSON.stringify("
+        f"[1, 1, 1].map((score) => ({{ bot: '{BOT}', level: 2, score }}))))"
+    )
+    await page.reload()
+    await page.wait_for_selector("#status[data-state=open]")
+    await page.select_option("#game", GAME)
+    await page.select_option("#opponent", BOT)
+    await page.wait_for_function("() => document.querySelector('#level-suggestion').textContent.includes('last 3')")
+    assert await page.input_value("#level") == "3"
+    await page.select_option("#level", "4")  # the person's choice stands over the suggestion
+    await page.select_option("#clock", index=1)
+    assert await page.input_value("#level") == "4"
 
 
 async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_that_level_s_rating(
@@ -87,7 +110,7 @@ async def test_a_signed_in_person_plays_rated_at_a_level_and_the_lobby_shows_tha
     shown = f"{BOT}@2: {round(level2.rating)}? in {pool} (1 game)"
     await page.wait_for_function(f"() => document.querySelector('#opponent-rating')?.textContent === {shown!r}")
     option = await page.inner_text('#level option[value="2"]')
-    assert option == f"2 — {round(level2.rating)}?"
+    assert option == f"2 — casual: sees a move or two ahead — {round(level2.rating)}?"  # its description, its rating
     await page.select_option("#level", "4")
     await page.wait_for_function(
         f"() => document.querySelector('#opponent-rating')?.textContent === '{BOT} has no rating in {pool} yet'"

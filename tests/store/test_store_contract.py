@@ -21,6 +21,7 @@ from arbiter.server.store.base import (
     MAX_REFUSALS_KEPT,
     MAX_REFUSED_MOVE_CHARS,
     AlreadyBanned,
+    AsideMove,
     BadBan,
     BadName,
     GameStart,
@@ -545,3 +546,22 @@ async def test_a_guest_is_owed_no_stored_end_and_a_discarded_game_owes_none(stor
     await play(store, "g2", X_WINS[:1], None, "abort", second="guest-0a1b2c", rated=False)
     await store.discard_game("g2")
     assert [r.start.match_id for r in await store.unread_ends("alice", 0.0, 10)] == ["g1"]
+
+
+async def test_a_takeback_cuts_the_line_in_queue_order_and_keeps_what_it_took_back(store: Store) -> None:
+    """All in one batch: the moves before the takeback, the takeback, the moves played again after it."""
+    await players(store, "alice", "bob")
+    await store.start_game(game_start("m1", rated=False))
+    for ply, move in enumerate([[0, 0], [1, 1], [2, 2]]):
+        store.record_move("m1", MoveRecord(ply, move, 100 + ply))
+    taken = [AsideMove("taken_back", 1, 1, [1, 1], 101), AsideMove("taken_back", 2, 0, [2, 2], 102)]
+    store.record_asides("m1", taken, keep=1)
+    store.record_move("m1", MoveRecord(1, [0, 1], 200))
+    store.record_asides("m1", [AsideMove("hint", 2, 0, [0, 2])])
+    await store.finish_game("m1", "1-0", "resign", 1_700_000_060.0)
+    record = await store.get_game("m1")
+    assert record is not None
+    assert [(m.ply, m.move, m.elapsed_ms) for m in record.moves] == [(0, [0, 0], 100), (1, [0, 1], 200)]
+    assert record.asides == [*taken, AsideMove("hint", 2, 0, [0, 2])]
+    await store.discard_game("m1")
+    assert await store.get_game("m1") is None

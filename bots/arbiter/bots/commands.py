@@ -160,6 +160,19 @@ def winning_move() -> None:
     show_default=True,
     help="Think on the opponent's time while playing a single match (bots that can: gomoku at full strength).",
 )
+@click.option(
+    "--takebacks",
+    type=click.Choice(["casual", "never"]),
+    default="casual",
+    show_default=True,
+    help="Grant an opponent's takeback in casual games, or never (rated games never have them).",
+)
+@click.option(
+    "--hints/--no-hints",
+    default=True,
+    show_default=True,
+    help="Suggest a move to a casual opponent that asks for a hint (once per turn).",
+)
 @click.option("--game-log", type=click.Path(dir_okay=False), help="Append each finished game to this JSON-lines file.")
 @click.option(
     "--health-file",
@@ -188,6 +201,8 @@ def bot(
     max_initial_ms: int | None,
     drain_timeout: float,
     ponder: bool,
+    takebacks: str,
+    hints: bool,
     game_log: str | None,
     health_file: str | None,
     log_level: str,
@@ -255,6 +270,8 @@ def bot(
         health_file=None if health_file is None else Path(health_file),
         drain_timeout=drain_timeout,
         ponder=ponder,
+        takebacks=takebacks,
+        hints=hints,
     )
     brain_options = parse_options(options, "--option")
     limits = {"depth": depth, "time": time, "nodes": nodes}

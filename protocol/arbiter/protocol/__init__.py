@@ -5,7 +5,10 @@ form: ``codec`` (frames ↔ maps), ``messages`` (the client messages' schema and
 server's messages as typed values), ``errors`` (codes).
 """
 
-from . import ladder  # noqa: F401  (registers the ladder's messages)
+from . import (
+    ladder,  # noqa: F401  (registers the ladder's messages)
+    learning,  # noqa: F401  (registers takebacks' and hints' messages)
+)
 from .codec import MAX_FRAME_BYTES, decode, encode
 from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError
 from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, Request, parse

@@ -53,6 +53,14 @@ class ErrorCode(StrEnum):
     DRAW_PENDING = "draw_pending"
     NO_DRAW_OFFER = "no_draw_offer"
     TOO_MANY_SPECTATED = "too_many_spectated"
+    # Takebacks and hints (section 15)
+    TAKEBACK_NOT_ALLOWED = "takeback_not_allowed"
+    NOTHING_TO_TAKE_BACK = "nothing_to_take_back"
+    TAKEBACK_PENDING = "takeback_pending"
+    NO_TAKEBACK_REQUEST = "no_takeback_request"
+    HINT_NOT_ALLOWED = "hint_not_allowed"
+    HINT_USED = "hint_used"
+    NO_HINT_REQUEST = "no_hint_request"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -96,6 +104,13 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.DRAW_PENDING: "this side already has a draw offer standing",
     ErrorCode.NO_DRAW_OFFER: "there is no draw offer from the opponent to accept or decline",
     ErrorCode.TOO_MANY_SPECTATED: "the connection already watches limits.max_spectated matches",
+    ErrorCode.TAKEBACK_NOT_ALLOWED: "takebacks are for casual games only (never rated or ladder ones)",
+    ErrorCode.NOTHING_TO_TAKE_BACK: "the player has no move of its own to take back (the opening's are no one's)",
+    ErrorCode.TAKEBACK_PENDING: "a takeback request already stands, or was declined at this ply",
+    ErrorCode.NO_TAKEBACK_REQUEST: "there is no takeback request from the opponent to accept or decline",
+    ErrorCode.HINT_NOT_ALLOWED: "hints are for casual games against a bot that announced `hints`",
+    ErrorCode.HINT_USED: "one hint per turn: this turn's was asked already",
+    ErrorCode.NO_HINT_REQUEST: "no hint was asked of this bot for that match and ply",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

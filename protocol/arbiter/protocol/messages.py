@@ -314,6 +314,17 @@ class Hello(Request):
             "a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one)",
         ),
     )
+    takebacks: str | None = field(
+        default=None,
+        metadata=spec(
+            optional(choice("casual", "never")),
+            "a bot's takeback policy: grants them in casual games, or never (section 15); nil: never",
+        ),
+    )
+    hints: bool | None = field(
+        default=None,
+        metadata=spec(optional(boolean), "a bot that suggests moves to its casual opponents on request (section 15)"),
+    )
 
 
 @dataclass(slots=True, kw_only=True)

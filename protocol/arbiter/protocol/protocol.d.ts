@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -25,6 +25,10 @@ export interface Hello {
   capacity?: number | null;
   /** a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one) */
   levels?: number | null;
+  /** a bot's takeback policy: grants them in casual games, or never (section 15); nil: never */
+  takebacks?: "casual" | "never" | null;
+  /** a bot that suggests moves to its casual opponents on request (section 15) */
+  hints?: boolean | null;
 }
 
 /** The client message `ping` (SPEC.md, Client messages). */
@@ -232,6 +236,55 @@ export interface Crosstable {
   game: string;
   /** a rating pool of the game, e.g. `gomoku[exact=true]/rapid` (see `ladder_join`); absent: its ladder's */
   pool?: string | null;
+}
+
+/** The client message `takeback` (SPEC.md, Client messages). */
+export interface Takeback {
+  type: "takeback";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `accept_takeback` (SPEC.md, Client messages). */
+export interface AcceptTakeback {
+  type: "accept_takeback";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `decline_takeback` (SPEC.md, Client messages). */
+export interface DeclineTakeback {
+  type: "decline_takeback";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `hint` (SPEC.md, Client messages). */
+export interface Hint {
+  type: "hint";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `hint_answer` (SPEC.md, Client messages). */
+export interface HintAnswer {
+  type: "hint_answer";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+  /** the ply of the `hint_request` answered */
+  ply: number;
+  /** the suggested move for the side to move, in the game's encoding */
+  move: (number | number[])[];
 }
 
 /** The server message `welcome` (SPEC.md, Server messages). */
@@ -461,6 +514,48 @@ export interface CrosstableState {
   pool: string;
   table: Record<string, unknown>;
   re?: number | string;
+}
+
+/** The server message `takeback_offered` (SPEC.md, Server messages). */
+export interface TakebackOffered {
+  type: "takeback_offered";
+  match: string;
+  by: number;
+  ply: number;
+}
+
+/** The server message `takeback_declined` (SPEC.md, Server messages). */
+export interface TakebackDeclined {
+  type: "takeback_declined";
+  match: string;
+  by: number;
+}
+
+/** The server message `taken_back` (SPEC.md, Server messages). */
+export interface TakenBack {
+  type: "taken_back";
+  match: string;
+  by: number;
+  ply: number;
+  moves: ((number | number[])[])[];
+  clocks: number[];
+  to_move: number;
+}
+
+/** The server message `hint_request` (SPEC.md, Server messages). */
+export interface HintRequest {
+  type: "hint_request";
+  match: string;
+  ply: number;
+}
+
+/** The server message `hint` (SPEC.md, Server messages). */
+export interface HintGiven {
+  type: "hint";
+  match: string;
+  ply: number;
+  move: (number | number[])[];
+  used: number;
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */

@@ -21,7 +21,10 @@ from typing import Any
 
 import msgspec
 
-from . import ladder  # noqa: F401  (registers the ladder's messages)
+from . import (
+    ladder,  # noqa: F401  (registers the ladder's messages)
+    learning,  # noqa: F401  (registers takebacks' and hints' messages)
+)
 from .messages import _SCHEMAS, PROTOCOL_VERSION, json_schema_of
 from .server_messages import SERVER_MESSAGES, SHAPES
 

@@ -33,6 +33,7 @@ from .basics.clock import Alarm
 from .config import ServerConfig
 from .play.challenges import Challenges
 from .play.guard import Guard
+from .play.learning import Learning
 from .play.lobby import Lobby
 from .play.match import MatchError
 from .play.matches import Matches
@@ -90,9 +91,10 @@ class Hub:
         self.challenges = Challenges(config, self.roster, self.lobby, self.matches, now=now)
         self.ladder = Ladder(config.ladder, max_matches=config.max_matches, roster=self.roster, matches=self.matches,
                              store=store, now=now)  # fmt: skip
+        self.learning = Learning(self.matches, store)  # takebacks and hints (SPEC section 15)
         self.metrics.live_matches.set_function(lambda: len(self.matches.live))
         self.handlers: dict[type[Request], Handler] = {Ping: self.on_ping}
-        for feature in (self.lobby, self.challenges, self.matches, self.ladder):
+        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.learning):
             for message_class, handler in feature.handlers().items():
                 self.register(message_class, handler)
 
@@ -124,6 +126,7 @@ class Hub:
         if hello.levels is not None:
             player.levels = hello.levels
         player.capacity = hello.capacity
+        player.takebacks, player.hints = hello.takebacks or "never", bool(hello.hints)
         session.reply(
             hello,
             {

@@ -45,8 +45,21 @@ from arbiter.protocol.server_messages import ChallengeCreated, Error, ServerMess
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..pool import BrainPool
-from .core import FINISHED_KEPT, ClientCore, Effect, LiveGame, Notice, Over, Replied, Send, Started, Think
-from .deciding import decide
+from .core import (
+    FINISHED_KEPT,
+    ClientCore,
+    Effect,
+    LiveGame,
+    Notice,
+    Over,
+    Replied,
+    Retract,
+    Send,
+    Started,
+    Suggest,
+    Think,
+)
+from .deciding import decide, legal
 from .settings import BotSettings
 
 log = logging.getLogger("arbiter.bots")
@@ -91,11 +104,14 @@ class BotClient:
         self._at = 0  # the address in use
         self.pool = pool
         self.settings = settings
-        self.core = ClientCore(settings, levels=pool.brain_class.levels, token=token)
+        # Hints come from the warm pool's search; a bridged engine is asked only for its own moves.
+        announced = dataclasses.replace(settings, hints=settings.hints and isinstance(pool, BrainPool))
+        self.core = ClientCore(announced, levels=pool.brain_class.levels, token=token)
         self.connected = asyncio.Event()  # set while a welcomed connection is up
         self._ws: ClientConnection | None = None
         self._outbox: asyncio.Queue[dict[str, Any]] | None = None
         self._thinking: dict[str, asyncio.Task[None]] = {}  # match → the task finding its move
+        self._hinting: set[asyncio.Task[None]] = set()  # tasks finding hints for opponents (SPEC section 15)
         self._replies: dict[int, asyncio.Future[ServerMessage]] = {}
         self._log_writer: ThreadPoolExecutor | None = None  # appends game-log lines off the loop, in order
         self._ended = asyncio.Event()
@@ -171,7 +187,7 @@ class BotClient:
         try:
             await self._run(stop or asyncio.Event(), stop_now or asyncio.Event())
         finally:
-            for task in self._thinking.values():
+            for task in [*self._thinking.values(), *self._hinting]:
                 task.cancel()
             if self._log_writer is not None:  # every line written before run returns
                 writer, self._log_writer = self._log_writer, None
@@ -342,6 +358,31 @@ class BotClient:
                         reply.set_result(message)
                 case Notice(message):
                     self.on_notice(message)
+                case Retract(match_id):
+                    task = self._thinking.pop(match_id, None)
+                    if task is not None:
+                        task.cancel()
+                    self.pool.forget(match_id)  # a search tree kept for the match belongs to the old line
+                case Suggest():
+                    self._suggest(effect)
+
+    def _suggest(self, suggest: Suggest) -> None:
+        """Find a hint on the pool, and answer it if it is legal (no answer otherwise: the person goes without)."""
+
+        async def think_and_answer() -> None:
+            try:
+                answer = await asyncio.wait_for(self.pool.think(suggest.request), 4 * suggest.request.budget + 1)
+            except Exception as error:  # a hint is a courtesy: its failure costs the match nothing
+                log.warning("no hint", extra={"match": suggest.match, "error": repr(error)})
+                return
+            finally:
+                self.pool.forget(suggest.request.match_id)
+                self._hinting.discard(task)
+            if legal(suggest.state, answer.move):
+                self._apply(self.core.hinted(suggest.match, suggest.ply, answer.move))
+
+        task = asyncio.get_running_loop().create_task(think_and_answer())
+        self._hinting.add(task)
 
     def _start_thinking(self, think: Think) -> None:
         async def think_and_move() -> None:

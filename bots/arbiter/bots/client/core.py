@@ -8,7 +8,9 @@ input by returning *effects* for its adapter (connection.py) to carry out:
 - ``Think``: a move to find for a match's ply, with the time plan and the request for the pool;
 - ``Started`` / ``Over``: a match began, or ended (with its record, or None if it ended away);
 - ``Replied``: the reply to a request made through ``core.request`` by someone outside;
-- ``Notice``: a message the core has no use for (a subclass hook may).
+- ``Notice``: a message the core has no use for (a subclass hook may);
+- ``Retract``: a match was taken back: drop its search (the running Think, the pool's memory of it);
+- ``Suggest``: a move to find for the opponent's turn, a hint it asked for, answered with ``hinted``.
 
 Inputs are server messages (typed, from ``arbiter.protocol.server_messages``), the decisions the
 adapter found, and the connection's life (``hello``, ``welcomed``, ``disconnected``, the drain).
@@ -28,6 +30,14 @@ from typing import Any
 
 from arbiter.engine import EngineError, Game, State, create_game
 from arbiter.protocol.ladder import LadderJoin, LadderLeave
+from arbiter.protocol.learning import (
+    AcceptTakeback,
+    DeclineTakeback,
+    HintAnswer,
+    HintRequest,
+    TakebackOffered,
+    TakenBack,
+)
 from arbiter.protocol.messages import (
     PROTOCOL_VERSION,
     Accept,
@@ -111,7 +121,23 @@ class Notice:
     message: ServerMessage
 
 
-Effect = Send | Think | Started | Over | Replied | Notice
+@dataclass(frozen=True, slots=True)
+class Retract:
+    match: str
+
+
+@dataclass(frozen=True, slots=True)
+class Suggest:
+    """Find a hint for the opponent's move ``ply`` of ``match`` (``request`` for the pool), then call
+    ``ClientCore.hinted``; ``state`` is the position, to check the suggestion's legality."""
+
+    match: str
+    ply: int
+    request: ThinkRequest
+    state: State
+
+
+Effect = Send | Think | Started | Over | Replied | Notice | Retract | Suggest
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +257,8 @@ class ClientCore:
                 games=list(self.settings.games),
                 levels=self.levels,
                 capacity=self.settings.announced_capacity,
+                takebacks=self.settings.takebacks,
+                hints=self.settings.hints,
             )
         ).wire()
 
@@ -324,6 +352,12 @@ class ClientCore:
                 live = self.games.get(message.match)
                 if live is not None and message.by != live.color:
                     effects.append(self._send(DeclineDraw(match=live.id), _Pending("plain")))
+            case TakebackOffered():
+                self._on_takeback_offered(message, effects)
+            case TakenBack():
+                self._on_taken_back(message, now, effects)
+            case HintRequest():
+                self._on_hint_request(message, effects)
             case Error():
                 self._on_error(message, effects)
             case _:
@@ -496,6 +530,49 @@ class ClientCore:
         for key in [key for key in self._move_requests if key[0] == match_id]:
             self._pending.pop(self._move_requests.pop(key), None)
         out.append(Over(match_id, record))
+
+    # --- takebacks and hints (SPEC.md section 15) -----------------------------------------------
+    def _on_takeback_offered(self, message: TakebackOffered, out: list[Effect]) -> None:
+        live = self.games.get(message.match)
+        if live is None or message.by == live.color:
+            return
+        grant = self.settings.takebacks == "casual" and not live.rated
+        answer = AcceptTakeback(match=live.id) if grant else DeclineTakeback(match=live.id)
+        log.info("takeback " + ("granted" if grant else "declined"), extra={"match": live.id, "ply": message.ply})
+        out.append(self._send(answer, _Pending("plain")))
+
+    def _on_taken_back(self, message: TakenBack, now: float, out: list[Effect]) -> None:
+        """The position goes back: the moves, the clocks, and the search, which starts again from it."""
+        live = self.games.get(message.match)
+        if live is None:
+            out.append(Notice(message))
+            return
+        live.replay(live.moves[: message.ply])
+        live.clocks = list(message.clocks)
+        live.turn_received = now
+        live.thinking_ply = -1
+        for ply in [ply for ply in live.ready if ply >= message.ply]:
+            live.ready.pop(ply)
+            live.analyses.pop(ply, None)
+        out.append(Retract(live.id))
+        self._play_if_our_turn(live, out)
+
+    def _on_hint_request(self, message: HintRequest, out: list[Effect]) -> None:
+        live = self.games.get(message.match)
+        if live is None or live.rated or not self.settings.hints or live.our_turn or message.ply != len(live.moves):
+            return
+        request = ThinkRequest(
+            f"{live.id}:hint", live.game.name, dict(live.game.params), list(live.moves), self.settings.hint_budget,
+            seed=zlib.crc32(f"{live.id}/hint/{message.ply}".encode()),
+        )  # fmt: skip
+        out.append(Suggest(live.id, message.ply, request, live.state.copy()))
+
+    def hinted(self, match_id: str, ply: int, move: Any) -> list[Effect]:
+        """The adapter found the hint for ``ply``: send it if the match is still there."""
+        live = self.games.get(match_id)
+        if live is None or not self.connected or len(live.moves) != ply:
+            return []
+        return [self._send(HintAnswer(match=match_id, ply=ply, move=move), _Pending("plain"))]
 
     # --- playing ------------------------------------------------------------------------------
     def _play_if_our_turn(self, live: LiveGame, out: list[Effect]) -> None:

@@ -58,6 +58,9 @@ class BotSettings:
     ping_interval: float = 10.0
     drain_timeout: float = 30.0  # seconds live matches may go on after a stop before they are resigned
     ponder: bool = True  # think on the opponent's time while playing one match (brains that can: BrainPool.ponder)
+    takebacks: str = "casual"  # announced in hello: grant takebacks in casual games ("casual"), or "never"
+    hints: bool = True  # announced in hello: suggest a move to a casual opponent that asks (SPEC section 15)
+    hint_budget: float = 0.25  # seconds of search for a hint
 
     @property
     def challenge_filter(self) -> ChallengeFilter:

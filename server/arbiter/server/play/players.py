@@ -84,12 +84,14 @@ class OnlinePlayer:
         "forgets_ends",
         "games",
         "grace",
+        "hints",
         "identity",
         "levels",
         "matches",
         "missed",
         "resume_token",
         "session",
+        "takebacks",
         "unconfirmed",
         "unread",
     )
@@ -99,6 +101,8 @@ class OnlinePlayer:
         self.games: list[str] = list(games or [])
         self.levels: int | None = None  # a bot's strength levels, from its hello
         self.capacity: int | None = None  # matches it plays at once, all games together (its hello)
+        self.takebacks = "never"  # a bot's takeback policy, from its hello (SPEC section 15)
+        self.hints = False  # a bot that suggests moves to its casual opponents (its hello)
         self.session: Connection | None = None
         self.matches: list[str] = []  # ids of its live matches, oldest first
         # On a node of a cluster: its live matches on every node, as this node last read them (the

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arbiter.engine import EngineError, Game, create_game, game_names
-from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
+from arbiter.server.store.base import AsideMove, GameRecord, GameStart, MoveRecord
 
 RESULT_TOKENS = ("1-0", "0-1", "1/2-1/2", "*")  # "*": unfinished, interrupted or aborted
 LINE_WIDTH = 80
@@ -70,8 +70,35 @@ def format_record(record: GameRecord) -> str:
     for tag, name in (("FirstRatingDiff", first), ("SecondRatingDiff", second)):
         if name in record.rating_changes:
             tags.append((tag, f"{record.rating_changes[name]:+.2f}"))
+    tags += _aside_tags(game, record)
     lines = [f'[{tag} "{_escape(value)}"]' for tag, value in tags]
     return "\n".join(lines) + "\n\n" + _wrap(_movetext(game, record)) + "\n"
+
+
+def _aside_tags(game: Game, record: GameRecord) -> list[tuple[str, str]]:
+    """A casual game's moves beside its line (SPEC.md section 15): ``TakenBack`` and ``Hints``, each a
+    list of ``ply:colour:move`` (the move in the game's notation), in the order they came."""
+    out = []
+    for tag, kind in (("TakenBack", "taken_back"), ("Hints", "hint")):
+        asides = [a for a in record.asides if a.kind == kind]
+        if asides:
+            out.append(
+                (tag, " ".join(f"{a.ply}:{a.color}:{game.move_to_text(game.decode_move(a.move))}" for a in asides))
+            )
+    return out
+
+
+def _parse_asides(game: Game, tags: dict[str, str], at: dict[str, int]) -> list[AsideMove]:
+    asides: list[AsideMove] = []
+    for tag, kind in (("TakenBack", "taken_back"), ("Hints", "hint")):
+        for item in tags.get(tag, "").split():
+            try:
+                ply, color, text = item.split(":", 2)
+                move = game.encode_move(game.move_from_text(text))
+                asides.append(AsideMove(kind, int(ply), int(color), move))  # type: ignore[arg-type]
+            except (ValueError, EngineError):
+                raise RecordError(f"line {at[tag] + 1}: {tag} holds {item!r}, not ply:colour:move") from None
+    return asides
 
 
 def format_records(records: Iterable[GameRecord]) -> Iterator[str]:
@@ -206,6 +233,7 @@ def _parse_one(lines: list[str], i: int) -> tuple[GameRecord, int]:
         reason=tags.get("Reason") or None,
         ended=parse_time(tags["End"], at["End"]) if tags.get("End") else None,
         rating_changes=changes,
+        asides=_parse_asides(game, tags, at),
     )
     return record, i
 

@@ -192,6 +192,18 @@ class RefusedMove:
         return cls(ply, color, text[:MAX_REFUSED_MOVE_CHARS], code, at)
 
 
+@dataclass(frozen=True, slots=True)
+class AsideMove:
+    """A move beside a casual game's line (SPEC.md section 15): ``taken_back`` (played at ``ply`` by
+    ``color``, then taken back) or ``hint`` (suggested to ``color`` for its move at ``ply``)."""
+
+    kind: Literal["taken_back", "hint"]
+    ply: int
+    color: int
+    move: Any  # the wire value
+    elapsed_ms: int = 0
+
+
 @dataclass(frozen=True)
 class Rating:
     """A rated identity's rating in a pool: the player at a level (None: its own), pools.py."""
@@ -229,6 +241,7 @@ class GameRecord:
     rating_changes: dict[str, float] = field(default_factory=dict)
     refusals: list[RefusedMove] = field(default_factory=list)  # the first MAX_REFUSALS_KEPT, in order
     refused: int = 0  # every refused move, including those beyond the ones kept
+    asides: list[AsideMove] = field(default_factory=list)  # moves taken back and hints given, in order
 
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -347,6 +360,11 @@ class Store(ABC):
     def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
         """Queue a refused move like ``record_move``: never blocks. The game counts every refusal
         and keeps the first MAX_REFUSALS_KEPT (``GameRecord.refusals``, ``GameRecord.refused``)."""
+
+    @abstractmethod
+    def record_asides(self, match_id: str, asides: list[AsideMove], keep: int | None = None) -> None:
+        """Queue moves beside the line like ``record_move`` (never blocks); ``keep``: a takeback, after
+        which the game's line is its first ``keep`` moves (the later ones are the asides taken back)."""
 
     async def flush(self) -> None:
         """Wait until every write queued so far is durably on disk; StoreError if it cannot be.

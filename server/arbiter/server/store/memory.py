@@ -21,6 +21,7 @@ from .base import (
     MAX_REFUSALS_KEPT,
     STREAM_BATCH,
     AlreadyBanned,
+    AsideMove,
     Ban,
     BanKind,
     GameRecord,
@@ -58,11 +59,12 @@ class _Game:
     rating_changes: dict[str, float] = field(default_factory=dict)
     refusals: list[RefusedMove] = field(default_factory=list)
     refused: int = 0
+    asides: list[AsideMove] = field(default_factory=list)
 
     def record(self) -> GameRecord:
         return GameRecord(
             self.start, list(self.moves), self.result, self.reason, self.ended, dict(self.rating_changes),
-            list(self.refusals), self.refused,
+            list(self.refusals), self.refused, list(self.asides),
         )  # fmt: skip
 
 
@@ -236,6 +238,13 @@ class MemoryStore(Store):
             game.refused += 1
             if game.refused <= MAX_REFUSALS_KEPT:
                 game.refusals.append(refusal)
+
+    def record_asides(self, match_id: str, asides: list[AsideMove], keep: int | None = None) -> None:
+        game = self._games.get(match_id)
+        if game is not None and game.ended is None:
+            game.asides.extend(asides)
+            if keep is not None:
+                del game.moves[keep:]
 
     async def finish_game(
         self, match_id: str, result: str | None, reason: str, ended: float, rate: Rater | None = None

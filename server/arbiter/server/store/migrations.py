@@ -201,6 +201,20 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (player_id, game_id)
     ) WITHOUT ROWID;
     """,
+    # learner: moves beside a casual game's line (SPEC section 15): the moves taken back (they leave
+    # `moves`, whose plies the replayed line takes again) and the hints given, in the order they came.
+    """
+    CREATE TABLE aside_moves (
+        game_id INTEGER NOT NULL,
+        seq INTEGER NOT NULL CHECK (seq >= 1),  -- 1 for the game's first
+        kind TEXT NOT NULL CHECK (kind IN ('taken_back', 'hint')),
+        ply INTEGER NOT NULL CHECK (ply >= 0),  -- the ply it was played (taken back) or suggested (hint) at
+        color INTEGER NOT NULL CHECK (color IN (0, 1)),  -- its mover, or the player the hint was for
+        move TEXT NOT NULL,                    -- JSON of the wire value
+        elapsed_ms INTEGER NOT NULL DEFAULT 0,  -- a taken-back move's thinking time
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

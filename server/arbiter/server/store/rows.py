@@ -13,7 +13,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .base import MAX_REFUSALS_KEPT, Ban, GameRecord, GameStart, MoveRecord, Player, Rating, RefusedMove
+from .base import (
+    MAX_REFUSALS_KEPT,
+    AsideMove,
+    Ban,
+    GameRecord,
+    GameStart,
+    MoveRecord,
+    Player,
+    Rating,
+    RefusedMove,
+)
 
 TOKEN_PREFIX = "arb_"
 
@@ -41,6 +51,11 @@ GAME_COLUMNS = (
 )
 MOVE_COLUMNS = "game_id, ply, move, elapsed_ms, info"
 REFUSAL_COLUMNS = "game_id, ply, color, move, code, at"
+ASIDE_COLUMNS = "game_id, kind, ply, color, move, elapsed_ms"
+SAVE_ASIDE = (
+    "INSERT INTO aside_moves (game_id, seq, kind, ply, color, move, elapsed_ms)"
+    " SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM aside_moves WHERE game_id = ?"
+)
 # A refused move: count it on its game, then keep it if it is among the first MAX_REFUSALS_KEPT.
 COUNT_REFUSAL = "UPDATE games SET refused = refused + 1 WHERE match_id = ? RETURNING id, refused"
 SAVE_REFUSAL = "INSERT INTO refused_moves (game_id, seq, ply, color, move, code, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -58,6 +73,7 @@ RATED_RESULTS = (
 DISCARD_GAME = (
     "DELETE FROM moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
     "DELETE FROM refused_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
+    "DELETE FROM aside_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
     "DELETE FROM games WHERE match_id = ? AND ended IS NOT NULL",
 )
 
@@ -247,10 +263,18 @@ def crosstable_of(rows: Iterable[Any]) -> dict[str, dict[str, list[int]]]:
 
 
 def game_records(
-    games: list[Any], moves: Iterable[Any], changes: Iterable[tuple[int, str, float]], refusals: Iterable[Any]
+    games: list[Any],
+    moves: Iterable[Any],
+    changes: Iterable[tuple[int, str, float]],
+    refusals: Iterable[Any],
+    asides: Iterable[Any] = (),
 ) -> list[GameRecord]:
     """GameRecords from rows of GAME_COLUMNS, the MOVE_COLUMNS rows of those games (in ply order),
-    their rating changes as (game id, player name, change) and their REFUSAL_COLUMNS rows (in order)."""
+    their rating changes as (game id, player name, change), their REFUSAL_COLUMNS rows (in order)
+    and their ASIDE_COLUMNS rows (in order)."""
+    aside: dict[int, list[AsideMove]] = {row[0]: [] for row in games}
+    for game_id, kind, ply, color, move, elapsed in asides:
+        aside[game_id].append(AsideMove(kind, ply, color, json.loads(move), elapsed))
     by_game: dict[int, list[MoveRecord]] = {row[0]: [] for row in games}
     refused: dict[int, list[RefusedMove]] = {row[0]: [] for row in games}
     for game_id, ply, color, move, code, at in refusals:
@@ -281,6 +305,7 @@ def game_records(
             rating_changes=changed[game_id],
             refusals=refused[game_id],
             refused=refused_total,
+            asides=aside[game_id],
         )
         for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
              first_level, second_level, opening, refused_total) in games

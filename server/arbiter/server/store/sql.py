@@ -39,6 +39,7 @@ from arbiter.server.basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INI
 from .base import (
     STREAM_BATCH,
     AlreadyBanned,
+    AsideMove,
     Ban,
     BanKind,
     GameRecord,
@@ -60,6 +61,7 @@ from .base import (
 )
 from .rows import (
     ADD_BAN,
+    ASIDE_COLUMNS,
     BANS_VERSION,
     BUMP_BANS_VERSION,
     CHANGES,
@@ -81,6 +83,7 @@ from .rows import (
     REFUSAL_COLUMNS,
     REINSTATE,
     REMOVE_BAN,
+    SAVE_ASIDE,
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
@@ -180,6 +183,16 @@ class RefusalWrite:
     refusal: RefusedMove
 
 
+@dataclass(frozen=True)
+class AsideWrite:
+    """Moves beside the line (``Store.record_asides``); with ``keep``, a takeback: the line is cut to
+    its first ``keep`` moves. A batch writes what came before it first, then it, then the rest."""
+
+    match_id: str
+    asides: list[AsideMove]
+    keep: int | None
+
+
 EndFuture = concurrent.futures.Future[dict[str, float]] | asyncio.Future[dict[str, float]]
 
 
@@ -195,7 +208,7 @@ class EndWrite:
     future: EndFuture
 
 
-Write = StartWrite | MoveWrite | RefusalWrite | EndWrite
+Write = StartWrite | MoveWrite | RefusalWrite | AsideWrite | EndWrite
 Ends = dict[EndWrite, dict[str, float] | StoreError]  # what became of each end of a batch
 
 
@@ -484,6 +497,9 @@ class SqlStore(Store, Generic[C]):
     def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
         self._enqueue(RefusalWrite(match_id, refusal))
 
+    def record_asides(self, match_id: str, asides: list[AsideMove], keep: int | None = None) -> None:
+        self._enqueue(AsideWrite(match_id, list(asides), keep))
+
     async def discard_game(self, match_id: str) -> None:
         async def delete(conn: C) -> None:
             async with conn.transaction():
@@ -673,19 +689,25 @@ class SqlStore(Store, Generic[C]):
 
     async def _write_batch(self, writes: list[Write]) -> Ends:
         """Commit ``writes`` in one transaction: starts, then moves and refusals, then ends (so each
-        follows what it needs); what became of each end (its rating changes, or why not)."""
-        starts = [w for w in writes if isinstance(w, StartWrite)]
-        moves = [w for w in writes if isinstance(w, MoveWrite)]
+        follows what it needs), and a takeback's asides between the writes before and after it; what
+        became of each end (its rating changes, or why not)."""
         finishing = [w for w in writes if isinstance(w, EndWrite)]
         ends: Ends = {}
         game_ids, next_ply = dict(self._game_ids), dict(self._next_ply)  # kept if the batch commits
         async with self._writer() as conn, conn.transaction():
-            if starts:
-                await self._insert_games(conn, starts, game_ids, next_ply)
-            if moves:
-                await self._insert_moves(conn, moves, game_ids, next_ply)
-            for refusal in (w for w in writes if isinstance(w, RefusalWrite)):  # rare: one by one
-                await _save_refusal(conn, refusal)
+            for part in _around_asides(writes):
+                if isinstance(part, AsideWrite):  # rare: one by one, and what follows comes after
+                    await _save_asides(conn, part, game_ids)
+                    next_ply.pop(part.match_id, None)  # a driver appending moves unchecked goes the careful way
+                    continue
+                starts = [w for w in part if isinstance(w, StartWrite)]
+                moves = [w for w in part if isinstance(w, MoveWrite)]
+                if starts:
+                    await self._insert_games(conn, starts, game_ids, next_ply)
+                if moves:
+                    await self._insert_moves(conn, moves, game_ids, next_ply)
+                for refusal in (w for w in part if isinstance(w, RefusalWrite)):  # rare: one by one
+                    await _save_refusal(conn, refusal)
             ended = await self._end_all(conn, finishing) if finishing else {}
             for game_id, _ in ended.values():  # the others are marked unread by _finish
                 await conn.execute(OWE_ENDS, (game_id, game_id))
@@ -791,6 +813,36 @@ async def _save_refusal(conn: Connection, write: RefusalWrite) -> None:
         await conn.execute(SAVE_REFUSAL, row)
 
 
+def _around_asides(writes: list[Write]) -> list[list[Write] | AsideWrite]:
+    """A batch's writes in runs, each AsideWrite alone between the run before it and the one after."""
+    parts: list[list[Write] | AsideWrite] = [[]]
+    for write in writes:
+        if isinstance(write, AsideWrite):
+            parts += [write, []]
+        else:
+            last = parts[-1]
+            assert isinstance(last, list)
+            last.append(write)
+    return parts
+
+
+async def _save_asides(conn: Connection, write: AsideWrite, game_ids: dict[str, int]) -> None:
+    """Keep the asides and, for a takeback, cut the line (inside the caller's transaction)."""
+    game_id = game_ids.get(write.match_id)
+    if game_id is None:
+        row = await conn.fetchone("SELECT id FROM games WHERE match_id = ?", (write.match_id,))
+        if row is None:
+            log.error("asides for unknown match %s dropped", write.match_id)
+            return
+        game_id = row[0]
+    for aside in write.asides:
+        await conn.execute(
+            SAVE_ASIDE, (game_id, aside.kind, aside.ply, aside.color, to_json(aside.move), aside.elapsed_ms, game_id)
+        )
+    if write.keep is not None:
+        await conn.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (game_id, write.keep))
+
+
 async def _game_records(conn: Connection, tail: str, args: tuple[Any, ...]) -> list[GameRecord]:
     """Games selected by ``tail`` (WHERE/ORDER/LIMIT) with their moves and rating changes."""
     return await _records_of(conn, await conn.fetchall(f"SELECT {GAME_COLUMNS} FROM games {tail}", args))
@@ -807,6 +859,7 @@ async def _records_of(conn: Connection, rows: list[Any]) -> list[GameRecord]:
     moves: list[Any] = []
     changes: list[Any] = []
     refusals: list[Any] = []
+    asides: list[Any] = []
     ids = [row[0] for row in rows]
     for i in range(0, len(ids), _SQL_CHUNK):
         chunk = ids[i : i + _SQL_CHUNK]
@@ -822,4 +875,7 @@ async def _records_of(conn: Connection, rows: list[Any]) -> list[GameRecord]:
         refusals += await conn.fetchall(
             f"SELECT {REFUSAL_COLUMNS} FROM refused_moves WHERE game_id IN ({marks}) ORDER BY game_id, seq", chunk
         )
-    return game_records(rows, moves, changes, refusals)
+        asides += await conn.fetchall(
+            f"SELECT {ASIDE_COLUMNS} FROM aside_moves WHERE game_id IN ({marks}) ORDER BY game_id, seq", chunk
+        )
+    return game_records(rows, moves, changes, refusals, asides)

@@ -45,6 +45,7 @@ from .sql import (
     INSERT_GAME,
     MOVE_VALUES,
     START_COLUMNS,
+    AsideWrite,
     Ends,
     EndWrite,
     MoveWrite,
@@ -252,7 +253,7 @@ class SqliteStore(SqlStore[_Connection]):
                 # while failing: the caller learns now whether the end is written or kept for later.
                 self._pending.append(item)
                 deadline = time.monotonic()
-            elif isinstance(item, StartWrite | MoveWrite | RefusalWrite):
+            elif isinstance(item, StartWrite | MoveWrite | RefusalWrite | AsideWrite):
                 self._pending.append(item)
                 if deadline is None:
                     deadline = time.monotonic() + self.flush_interval

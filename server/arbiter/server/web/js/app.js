@@ -13,6 +13,7 @@ import { mountLobby } from "./lobby.js";
 import { mountMatch } from "./match.js";
 import { mountPlayer } from "./player.js";
 import { mountReplay, mountReplayList } from "./replay.js";
+import { soundSwitch } from "./sound.js";
 import { errorText, fill, h, notify } from "./ui.js";
 
 window.arbiterStarted = true;
@@ -23,6 +24,7 @@ const conn = new Connection(`${scheme}://${location.host}/`);
 const view = /** @type {HTMLElement} */ (document.getElementById("view"));
 const statusBadge = /** @type {HTMLElement} */ (document.getElementById("status"));
 const meBadge = /** @type {HTMLElement} */ (document.getElementById("me"));
+meBadge.before(soundSwitch()); // off by default, remembered across visits
 
 const ctx = {
   conn,

@@ -4,6 +4,7 @@
 // the lobby subscription. Each level of the chosen bot shows its rating in the pool the game would
 // be rated in, so a person can pick an opponent of about their strength.
 
+import { describeLevel, suggestLevel } from "./levels.js";
 import { describeClock, describeParams, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
 export const CLOCKS = [
@@ -62,6 +63,7 @@ export function mountLobby(root, ctx) {
     h("small", {}, guest ? "guests' games are never rated: sign in below" : ""),
   );
   const ratingLine = h("p", { class: "muted", id: "opponent-rating" });
+  const suggestionLine = h("p", { class: "muted", id: "level-suggestion" }); // levels.js
   const playButton = h("button", { id: "play", class: "primary", type: "submit" }, "Play");
   const waitBox = h("div", { class: "waiting", hidden: true });
   const form = h(
@@ -72,6 +74,7 @@ export function mountLobby(root, ctx) {
     h("label", {}, "Clock", clockSelect),
     h("label", {}, "Opponent", opponentSelect),
     levelLabel,
+    suggestionLine,
     ratingLine,
     h("label", {}, "Your side", colorSelect),
     ratedLabel,
@@ -140,11 +143,11 @@ export function mountLobby(root, ctx) {
     levelLabel.hidden = levels < 2;
     if (!levelLabel.hidden && levelSelect.dataset.bot !== bot.name) {
       levelSelect.dataset.bot = bot.name;
-      const middle = Math.ceil(levels / 2);
+      const { level: suggested } = suggestLevel({ bot: bot.name, levels, ratings: new Map(), myRating: null, guest });
       fill(
         levelSelect,
         Array.from({ length: levels }, (_, i) => i + 1).map((level) =>
-          h("option", { value: String(level), selected: level === middle }, String(level)),
+          h("option", { value: String(level), selected: level === suggested }, String(level)),
         ),
       );
     }
@@ -157,7 +160,7 @@ export function mountLobby(root, ctx) {
     const bot = players.get(opponentSelect.value);
     const clock = CLOCKS[Number(clockSelect.value)];
     if (!bot || bot.kind !== "bot") {
-      ratingLine.textContent = "";
+      ratingLine.textContent = suggestionLine.textContent = "";
       return;
     }
     // The server names the pool from the rules (standings.py), as it will for the match: one rule, in pools.py.
@@ -174,13 +177,20 @@ export function mountLobby(root, ctx) {
         if (asked !== ratingsShown) return; // a later choice was made meanwhile
         const byLabel = new Map(ratings.map((r) => [r.label, r]));
         const levels = levelLabel.hidden ? 0 : levelSelect.options.length;
-        const names = { 1: "weakest", [levels]: "strongest" };
+        const levelRatings = new Map();
         for (const option of levelSelect.options) {
           const level = Number(option.value);
           const rated = byLabel.get(`${bot.name}@${level}`);
-          const text = [String(level), names[level], rated ? `${Math.round(rated.rating)}${rated.provisional ? "?" : ""}` : null];
+          if (rated) levelRatings.set(level, rated.rating);
+          const text = [String(level), describeLevel(level, levels), rated ? `${Math.round(rated.rating)}${rated.provisional ? "?" : ""}` : null];
           option.textContent = text.filter(Boolean).join(" — ");
         }
+        if (levels) {
+          const mine = byLabel.get(me);
+          const { level, why } = suggestLevel({ bot: bot.name, levels, ratings: levelRatings, myRating: mine ? mine.rating : null, guest });
+          if (levelSelect.dataset.chosen !== bot.name) levelSelect.value = String(level);
+          suggestionLine.textContent = `Suggested: level ${level} (${why})`;
+        } else suggestionLine.textContent = "";
         const shown = byLabel.get(levelLabel.hidden ? bot.name : `${bot.name}@${levelSelect.value}`);
         ratingLine.textContent = shown
           ? `${shown.label}: ${Math.round(shown.rating)}${shown.provisional ? "?" : ""} in ${pool} ` +
@@ -379,6 +389,7 @@ export function mountLobby(root, ctx) {
   gameSelect.addEventListener("change", () => { renderParams(); renderOpponents(); });
   opponentSelect.addEventListener("change", renderLevels);
   levelSelect.addEventListener("change", showRatings);
+  levelSelect.addEventListener("change", () => (levelSelect.dataset.chosen = levelSelect.dataset.bot)); // the person's choice stands
   clockSelect.addEventListener("change", showRatings);
   paramBox.addEventListener("change", showRatings);
   renderParams();

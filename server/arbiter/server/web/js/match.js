@@ -10,6 +10,7 @@ import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
 import { Clocks } from "./clock.js";
 import { Board as FiveBoard } from "./five.js";
+import { Learner } from "./learner.js";
 import { ErrorCode } from "./protocol.js";
 import { describeClock, describeResult, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
 
@@ -34,6 +35,7 @@ export function mountMatch(root, ctx, matchId) {
   let awayTimer = null;
   let hintTimer = null;
   let analysis = null; // spectators: the bots' evaluation and principal variation
+  let learner = null; // takebacks, hints, sounds, the title, keyboard play (learner.js)
 
   const hint = h("p", { class: "hint", id: "hint", role: "status", "aria-live": "polite" });
   const status = h("div", { class: "match-status", id: "match-status" });
@@ -99,6 +101,9 @@ export function mountMatch(root, ctx, matchId) {
       fill(analysisHolder, analysis.el);
     }
     fill(boardHolder, board.el);
+    learner = new Learner({ conn, matchId, state: () => state, board, resync, say: showHint, notify: (text) => notify(text, "error"),
+      moveText: (move) => moveText(info.family, state.params, move) });
+    actions.after(learner.el);
     boardHolder.dataset.family = info.family;
     if (board.style) layout.dataset.pieces = board.style; // the side marks take the pieces' colours
     // The player at the bottom is me (or the first player when watching).
@@ -267,6 +272,7 @@ export function mountMatch(root, ctx, matchId) {
     const myTurn = !over && playing() && state.to_move === me && replaying === 0;
     if (board) board.setTurn(myTurn);
     layout.classList.toggle("my-turn", myTurn && !moveInFlight); // waiting for my move's echo is not my turn
+    if (learner) learner.refresh(myTurn, over);
     for (const bar of bars) {
       const color = Number(bar.dataset.color);
       bar.classList.toggle("to-move", !over && state.to_move === color);
@@ -416,6 +422,7 @@ export function mountMatch(root, ctx, matchId) {
       if (clocks) clocks.stop();
       clearInterval(awayTimer);
       clearTimeout(hintTimer);
+      if (learner) learner.unmount();
       if (state && !playing() && !ended) conn.request("unspectate", { match: matchId }).catch(() => {});
       document.title = "Arbiter";
     },

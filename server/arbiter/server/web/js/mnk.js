@@ -92,7 +92,7 @@ export function gridSvg(width, height, { style, label, cellId }) {
   const svg = s("svg", {
     class: `grid ${style}`,
     viewBox: `${-margin} ${-margin} ${width + margin + 0.25} ${height + margin + 0.25}`,
-    role: "grid",
+    role: "group", // its cells are buttons (keyboard.js); a "grid" would need rows
     "aria-label": label,
   });
   svg.append(s("rect", { class: "surface", x: -0.1, y: -0.1, width: width + 0.2, height: height + 0.2, rx: 0.12 }));

@@ -81,6 +81,20 @@ export const ErrorCode = Object.freeze({
   NO_DRAW_OFFER: "no_draw_offer",
   /** the connection already watches limits.max_spectated matches */
   TOO_MANY_SPECTATED: "too_many_spectated",
+  /** takebacks are for casual games only (never rated or ladder ones) */
+  TAKEBACK_NOT_ALLOWED: "takeback_not_allowed",
+  /** the player has no move of its own to take back (the opening's are no one's) */
+  NOTHING_TO_TAKE_BACK: "nothing_to_take_back",
+  /** a takeback request already stands, or was declined at this ply */
+  TAKEBACK_PENDING: "takeback_pending",
+  /** there is no takeback request from the opponent to accept or decline */
+  NO_TAKEBACK_REQUEST: "no_takeback_request",
+  /** hints are for casual games against a bot that announced `hints` */
+  HINT_NOT_ALLOWED: "hint_not_allowed",
+  /** one hint per turn: this turn's was asked already */
+  HINT_USED: "hint_used",
+  /** no hint was asked of this bot for that match and ply */
+  NO_HINT_REQUEST: "no_hint_request",
   /** the server cannot do this now (storage failing, shutting down); try again later */
   UNAVAILABLE: "unavailable",
   /** a bug in the server; the request had no effect */

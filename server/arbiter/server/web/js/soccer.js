@@ -38,7 +38,7 @@ export class Board {
     this.svg = s("svg", {
       class: "board soccer",
       viewBox: `-0.9 -1.9 ${w + 1.8} ${n + 3.8}`,
-      role: "img",
+      role: "group", // its points are buttons (keyboard.js): an "img" may hold no control
       "aria-label": `paper soccer field ${w}×${n}`,
     });
     const turned = this.flip ? `rotate(180 ${w / 2} ${n / 2})` : null;
