@@ -165,6 +165,7 @@ async def run_server(
     )
     port = websocket_server.sockets[0].getsockname()[1]
     bans.start()
+    hub.tournaments.start()
     try:
         yield RunningServer(hub, websocket_server, routes, config.host, port, cluster)
     finally:
