@@ -6,7 +6,7 @@
 export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | TournamentGames;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -461,6 +461,17 @@ export interface CrosstableState {
   pool: string;
   table: Record<string, unknown>;
   re?: number | string;
+}
+
+/** The server message `tournament_games` (SPEC.md, Server messages). */
+export interface TournamentGames {
+  type: "tournament_games";
+  tournament: string;
+  state: string;
+  game: string;
+  params: Record<string, unknown>;
+  clock: Clock;
+  games: (Record<string, unknown>)[];
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */

@@ -14,6 +14,7 @@ from arbiter.server.store.base import (
     TournamentEntry,
     TournamentError,
     TournamentGame,
+    UnknownPlayer,
     UnknownTournament,
 )
 
@@ -27,7 +28,11 @@ class TournamentClosed(TournamentError):
 
 
 async def create(store: Store, name: str, spec: TournamentSpec, players: list[str]) -> Tournament:
-    """A new tournament, open, with ``players`` invited into its field."""
+    """A new tournament, open, with ``players`` invited into its field (UnknownPlayer, before
+    anything is stored, unless each is registered)."""
+    for player in players:
+        if await store.get_player(player) is None:
+            raise UnknownPlayer(f"no player named {player!r}")
     tournament = await store.add_tournament(name, spec.stored())
     for player in players:
         await store.enter_tournament(tournament.name, player)

@@ -26,12 +26,14 @@ from dataclasses import replace
 from typing import Any
 
 from arbiter.engine import create_game
+from arbiter.protocol.codec import encode
 from arbiter.protocol.errors import ProtocolError
 from arbiter.server.store.base import (
     RESIGNED,
     Store,
     StoreError,
     Tournament,
+    TournamentEntry,
     TournamentGame,
 )
 
@@ -71,6 +73,8 @@ class TournamentScheduler:
         self.now = now
         self.playing: dict[str, GameKey] = {}  # live tournament match id → its pairing
         self._waiting: dict[GameKey, float] = {}  # a pairing whose player is absent → since when (now())
+        # What each entrant was last told of its coming games: (tournament, player) → (session, state, games).
+        self._told: dict[tuple[str, str], tuple[object, str, list[dict[str, Any]]]] = {}
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._again = False
@@ -165,8 +169,10 @@ class TournamentScheduler:
                 self._again = True
                 return
             await self.store.set_tournament_state(name, "finished")
+            self._tell(replace(tournament, state="finished"), spec, entries, games)
             log.info("tournament finished", extra={"tournament": name, "games": len(games)})
             return
+        self._tell(tournament, spec, entries, games)
         if tournament.state == "paused":
             return
         for game in games:
@@ -192,6 +198,29 @@ class TournamentScheduler:
                 score = 0.0 if absent == game.black else 1.0
                 await self.store.update_tournament_game(name, replace(game, score=score, forfeit=FORFEIT_ABSENT))
                 log.info("tournament game forfeited", extra={"tournament": name, "player": absent, "round": game.round})
+
+    def _tell(self, tournament: Tournament, spec: TournamentSpec, entries: list[TournamentEntry],
+              games: list[TournamentGame]) -> None:  # fmt: skip
+        """Each connected entrant hears of its games not decided yet when they change, and after
+        each new connection (``tournament_games``, SPEC.md section 15)."""
+        for entry in entries:
+            player = self.roster.get(entry.name)
+            if player is None or player.session is None:
+                continue
+            coming = [
+                {"round": g.round, "board": g.board, "color": 0 if g.black == entry.name else 1,
+                 "opponent": g.white if g.black == entry.name else g.black}
+                for g in games
+                if g.score is None and g.white is not None and entry.name in (g.black, g.white)
+            ]  # fmt: skip
+            key = (tournament.name.lower(), entry.name)
+            told = self._told.get(key)
+            if told is not None and told[0] is player.session and told[1:] == (tournament.state, coming):
+                continue
+            self._told[key] = (player.session, tournament.state, coming)
+            player.send(encode({"type": "tournament_games", "tournament": tournament.name, "state": tournament.state,
+                                "game": spec.game, "params": spec.params, "clock": spec.clock_spec().describe(),
+                                "games": coming}))  # fmt: skip
 
     def _free(self, name: str) -> OnlinePlayer | None:
         """The player if it is connected and below its capacity."""
