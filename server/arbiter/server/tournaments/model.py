@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 FORMATS = ("round_robin", "swiss")  # what standings.table understands; a league is round robins
+# What a bye scores: a Swiss bye is a win's point (FIDE C.04.1 c); in a round robin of an odd field
+# everyone sits out one round, so its bye is just a rest. A bye's Outcome.score is not read.
+BYE_POINTS = {"round_robin": 0.0, "swiss": 1.0}
 
 
 class FormatError(ValueError):
