@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 
@@ -18,7 +19,8 @@ from arbiter.cli.errors import fail, parse_params
 from arbiter.engine import EngineError, create_game, game_names
 from arbiter.server.config import parse_ladder_clock
 from arbiter.server.store.base import Store
-from arbiter.server.tournaments import lifecycle, report
+from arbiter.server.tournaments import exports, lifecycle, report
+from arbiter.server.tournaments.model import FormatError
 from arbiter.server.tournaments.spec import FORMATS, SpecError, TournamentSpec
 
 from .database import DB_OPTION, run_with_store
@@ -149,6 +151,28 @@ def withdraw(name: str, player: str, db: str) -> None:
 
     run_with_store(db, go)
     click.echo(f"{player} withdrew from {name}", err=True)
+
+
+@tournament.command("export")
+@click.argument("name")
+@click.option("--out", "folder", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
+              help="The folder for NAME.zip (the psq files) and NAME.sgf (one SGF collection).")  # fmt: skip
+@DB_OPTION
+def export(name: str, folder: Path, db: str) -> None:
+    """Write the tournament's games: Gomocup's psq files in NAME.zip and one SGF collection in NAME.sgf."""
+
+    async def go(store: Store) -> tuple[bytes, bytes, int]:
+        _, records = await exports.played(store, name)
+        return await exports.archive_of(store, name, "zip"), await exports.archive_of(store, name, "sgf"), len(records)
+
+    try:
+        psq, sgf, count = run_with_store(db, go)
+    except FormatError as error:
+        fail(str(error))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.zip").write_bytes(psq)
+    (folder / f"{name}.sgf").write_bytes(sgf)
+    click.echo(f"wrote {count} games to {folder / name}.zip and {folder / name}.sgf", err=True)
 
 
 def _unix_time(text: str | None) -> float | None:

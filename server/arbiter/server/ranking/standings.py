@@ -121,7 +121,7 @@ class StandingsPages:
         game = query.get("game")
         if game is None or game not in game_names():
             links = "".join(f'<li><a href="/leaderboard?{urlencode({"game": g})}">{g}</a></li>' for g in game_names())
-            return text_response(connection, HTTPStatus.OK, html_page("Arbiter ladders", f"<ul>{links}</ul>"), HTML)
+            return text_response(connection, HTTPStatus.OK, _page("Arbiter ladders", f"<ul>{links}</ul>"), HTML)
         pool = query.get("pool") or self.ladder_pool(game)
         if game_of(pool) != game:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no pool {pool!r} of {game}\n", PLAIN)
@@ -289,8 +289,7 @@ def _fit_results(results: list[tuple[str, str, str]]) -> tuple[PoolFit, Crosstab
     return fit([Game(first, second, SCORES[result]) for first, second, result in results]), crosstable_of(results)
 
 
-def html_page(title: str, body: str) -> str:
-    """A plain page of the server's own (the leaderboards, the tournaments): a title and its body."""
+def _page(title: str, body: str) -> str:
     return (
         "<!doctype html>\n<html><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>"
@@ -347,4 +346,4 @@ def _standings_page(
         f'<p><a href="/leaderboard.json?{query}">leaderboard JSON</a> · <a href="/crosstable.json?{query}">'
         f'crosstable JSON</a> · <a href="/export?{html.escape(urlencode({"game": game}))}">game records</a></p>'
     )
-    return html_page(f"{game} ladder", heading + standings + bayeselo + crosstable + links)
+    return _page(f"{game} ladder", heading + standings + bayeselo + crosstable + links)

@@ -6,25 +6,31 @@ from __future__ import annotations
 from arbiter.server.store.base import GameRecord, Store
 
 from . import archive, lifecycle
-from .model import Pairing
+from .model import by_seed
+
+SUFFIXES = {"zip": ".zip", "sgf": ".sgf"}
 
 
-async def played(store: Store, name: str) -> list[tuple[Pairing, GameRecord]]:
-    """Each pairing decided by a finished game, with the game, by round then board."""
+async def played(store: Store, name: str) -> tuple[list[str], list[GameRecord]]:
+    """The field by seed, and every finished game played for the tournament, by round then board."""
     tournament, _ = await lifecycle.get(store, name)
-    records: list[tuple[Pairing, GameRecord]] = []
+    field = [
+        entrant.name for entrant in by_seed(lifecycle.entrants_of(await store.tournament_entries(tournament.name)))
+    ]
+    records: list[GameRecord] = []
     for game in await store.tournament_games(tournament.name):
         if game.match_id is None or game.score is None or game.forfeit is not None:
             continue
         record = await store.get_game(game.match_id)
         if record is not None and record.result is not None:
-            records.append((Pairing(game.round, game.board, game.black, game.white, game.opening), record))
-    return records
+            records.append(record)
+    return field, records
 
 
-async def archive_of(store: Store, name: str, kind: str) -> tuple[bytes, str]:
-    """The archive's bytes and its file suffix: ``kind`` "zip" (psq files) or "sgf"."""
-    records = await played(store, name)
+async def archive_of(store: Store, name: str, kind: str) -> bytes:
+    """The archive's bytes: ``kind`` "zip" (psq files, the players numbered by seed from 0, as
+    Piskvork numbers them) or "sgf". FormatError for a game no such file holds (paper soccer)."""
+    field, records = await played(store, name)
     if kind == "zip":
-        return archive.psq_zip(records), ".zip"
-    return archive.sgf_collection(records).encode(), ".sgf"
+        return archive.psq_zip(records, players=field)
+    return archive.sgf_collection(records).encode()

@@ -18,7 +18,7 @@ from arbiter.server.store.base import (
     UnknownTournament,
 )
 
-from . import round_robin
+from . import round_robin, swiss
 from .model import Entrant, Outcome, Pairing
 from .spec import TournamentSpec
 
@@ -73,8 +73,6 @@ async def start(store: Store, name: str) -> list[TournamentGame]:
     if spec.format == "round_robin":
         pairings = round_robin.schedule(entrants, double=spec.double, seed=spec.seed, openings=spec.openings)
     else:
-        from . import swiss
-
         pairings = swiss.pair_round(entrants, [], 1, seed=spec.seed)
     games = [game_of(pairing) for pairing in pairings]
     await store.add_tournament_games(tournament.name, games, seeds={e.name: e.seed for e in entrants}, state="running")
@@ -85,8 +83,6 @@ async def next_swiss_round(store: Store, tournament: Tournament, spec: Tournamen
                            entries: list[TournamentEntry], games: list[TournamentGame]) -> bool:  # fmt: skip
     """Pair a Swiss tournament's next round once every game of the last is decided; False when the
     last round is over (or the field left)."""
-    from . import swiss
-
     entrants = entrants_of(entries)
     rounds = spec.rounds or swiss.rounds_for(len(entrants))
     played = max((game.round for game in games), default=0)

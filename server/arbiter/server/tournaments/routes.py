@@ -21,8 +21,8 @@ from arbiter.server.store.base import Player, Store, StoreError, TournamentError
 from ..access.accounts import AccountError
 from ..net.http import HttpRoutes, json_response, query_params, text_response
 from ..play.matches import Matches
-from ..ranking.standings import html_page
 from . import exports, lifecycle, report
+from .model import FormatError
 
 HTML = "text/html; charset=utf-8"
 PLAIN = "text/plain; charset=utf-8"
@@ -89,16 +89,19 @@ class TournamentPages:
     async def _archive(self, connection: ServerConnection, request: Request, kind: str) -> Response:
         name = query_params(request).get("name", "")
         try:
-            body, suffix = await exports.archive_of(self.store, name, kind)
+            body = await exports.archive_of(self.store, name, kind)
+        except FormatError as error:  # a game no such file holds
+            return text_response(connection, HTTPStatus.BAD_REQUEST, f"{error}\n", PLAIN)
         except UnknownTournament:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no tournament named {name!r}\n", PLAIN)
         except StoreError:
             return text_response(connection, HTTPStatus.SERVICE_UNAVAILABLE, "the store is not available\n", PLAIN)
-        response = json_response(connection, HTTPStatus.OK, {})
+        content_type = "application/zip" if kind == "zip" else "application/x-go-sgf"
+        response = text_response(connection, HTTPStatus.OK, "", content_type)
         response.body = body
-        response.headers["Content-Type"] = "application/zip" if kind == "zip" else "application/x-go-sgf"
+        del response.headers["Content-Length"]
         response.headers["Content-Length"] = str(len(body))
-        response.headers["Content-Disposition"] = f'attachment; filename="{quote(name)}{suffix}"'
+        response.headers["Content-Disposition"] = f'attachment; filename="{quote(name)}{exports.SUFFIXES[kind]}"'
         return response
 
     async def _enter(self, connection: ServerConnection, request: Request, person: Player | None) -> Response:
@@ -174,7 +177,16 @@ def _page_of(described: dict[str, Any]) -> str:
         f"<th>score</th><th>how</th><th>game</th></tr>{games}</table>"
     )
     watch = f"<h2>Live games</h2><ul id='live'>{live}</ul>" if live else ""
-    return html_page(f"Tournament {name}", head + watch + standings + crosstable + bayeselo + schedule)
+    return _html(f"Tournament {name}", head + watch + standings + crosstable + bayeselo + schedule)
+
+
+def _html(title: str, body: str) -> str:
+    """A page with the browser client's stylesheet (the CSP allows no inline style either)."""
+    return (
+        "<!doctype html>\n<html><head><meta charset='utf-8'><link rel='stylesheet' href='/css/style.css'>"
+        f"<title>{html.escape(title)}</title></head><body class='tournament'><h1>{html.escape(title)}</h1>"
+        f"{body}</body></html>\n"
+    )
 
 
 def _score_text(game: dict[str, Any]) -> str:
