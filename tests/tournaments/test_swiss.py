@@ -19,18 +19,29 @@ def field(n: int) -> list[Entrant]:
     return [Entrant(f"p{i}", i) for i in range(1, n + 1)]
 
 
-def play(entrants: list[Entrant], rounds: int, *, seed: int, results: int) -> list[Outcome]:
-    """Every round paired and given random results (``results`` seeds them)."""
+def play(entrants: list[Entrant], rounds: int, *, seed: int, results: int, trouble: bool = False) -> list[Outcome]:
+    """Every round paired and given random results (``results`` seeds them); with ``trouble``, a
+    game in ten is forfeited and a player withdraws after round 2."""
     rng = random.Random(results)
     outcomes: list[Outcome] = []
+    withdrawn: frozenset[str] = frozenset()
     for r in range(1, rounds + 1):
-        for p in swiss.pair_round(entrants, outcomes, r, seed=seed):
-            outcomes.append(Outcome(p, None if p.white is None else rng.choice([1.0, 0.5, 0.0])))
+        for p in swiss.pair_round(entrants, outcomes, r, seed=seed, withdrawn=withdrawn):
+            forfeit = "absent" if trouble and p.white is not None and rng.random() < 0.1 else None
+            score = None if p.white is None else rng.choice([1.0, 0.0] if forfeit else [1.0, 0.5, 0.0])
+            outcomes.append(Outcome(p, score, forfeit))
+        if trouble and r == 2:
+            withdrawn = frozenset({rng.choice(entrants).name})
     return outcomes
 
 
 def colours_of(name: str, outcomes: list[Outcome]) -> list[int]:
-    return [0 if o.pairing.black == name else 1 for o in outcomes if o.pairing.white and name in o.pairing.players]
+    """The colours of its games played on the board (a forfeit gives none)."""
+    return [
+        0 if o.pairing.black == name else 1
+        for o in outcomes
+        if o.pairing.white and o.forfeit is None and name in o.pairing.players
+    ]
 
 
 @given(seed=st.integers(0, 2**32), results=st.integers(0, 2**32), n=st.sampled_from([9, 9, 9, 8, 13, 24]))
@@ -44,6 +55,23 @@ def test_a_swiss_over_all_its_rounds_keeps_the_absolute_rules(seed: int, results
     for r in range(1, rounds + 1):
         seated = [name for o in outcomes if o.pairing.round == r for name in o.pairing.players]
         assert sorted(seated) == sorted(e.name for e in field(n))
+    for entrant in field(n):
+        colours = colours_of(entrant.name, outcomes)
+        assert abs(colours.count(0) - colours.count(1)) <= 2
+        assert all(not (a == b == c) for a, b, c in zip(colours, colours[1:], colours[2:], strict=False))
+
+
+@given(seed=st.integers(0, 2**32), results=st.integers(0, 2**32), n=st.sampled_from([9, 10, 13]))
+def test_forfeits_and_a_withdrawal_break_none_of_the_rules(seed: int, results: int, n: int) -> None:
+    outcomes = play(field(n), swiss.rounds_for(n), seed=seed, results=results, trouble=True)
+    games = [o.pairing for o in outcomes if o.pairing.white is not None]
+    assert len({frozenset(p.players) for p in games}) == len(games)  # a forfeited pairing is a meeting too
+    assert set(Counter(o.pairing.black for o in outcomes if o.pairing.white is None).values()) <= {1}
+    rounds_of: dict[str, set[int]] = {}
+    for o in outcomes:
+        for name in o.pairing.players:
+            rounds_of.setdefault(name, set()).add(o.pairing.round)
+    assert sorted(len(r) for r in rounds_of.values())[0] == 2  # the withdrawn player played rounds 1 and 2 only
     for entrant in field(n):
         colours = colours_of(entrant.name, outcomes)
         assert abs(colours.count(0) - colours.count(1)) <= 2
