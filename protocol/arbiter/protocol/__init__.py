@@ -5,8 +5,7 @@ form: ``codec`` (frames ↔ maps), ``messages`` (the client messages' schema and
 server's messages as typed values), ``errors`` (codes).
 """
 
-from . import ladder  # noqa: F401  (registers the ladder's messages)
-from . import tournaments  # noqa: F401  (registers the tournaments' message)
+from . import ladder, tournaments  # noqa: F401  (register the ladder's and the tournaments' messages)
 from .codec import MAX_FRAME_BYTES, decode, encode
 from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError
 from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, Request, parse
