@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from arbiter.bots.client import BotClient, BotSettings
+from arbiter.bots.pool import BrainPool
+from arbiter.bots.random_bot import RandomBrain
 from arbiter.cli import main
 from arbiter.protocol.server_messages import read
 from arbiter.server import RunningServer, ServerConfig, run_server
@@ -139,3 +142,39 @@ async def _state(db: str, name: str) -> str:
         return found.state
     finally:
         await store.close()
+
+
+async def test_a_player_enters_an_open_tournament_over_the_protocol(server: RunningServer) -> None:
+    store = server.hub.store
+    token = await store.add_player("eve", "bot")
+    open_spec = TournamentSpec.check({"format": "round_robin", "game": "tictactoe", "clock": CLOCK, "entry": "open"})
+    await lifecycle.create(store, "open-cup", open_spec, [])
+    await lifecycle.create(store, "invited", TournamentSpec.check({"format": "round_robin", "game": "tictactoe"}), [])
+    eve, guest = await Client.connect(server.url, token=token), await Client.connect(server.url)
+    assert (await eve.request("tournament_enter", tournament="open-cup"))["type"] == "ok"
+    assert (await eve.request("tournament_enter", tournament="OPEN-CUP"))["type"] == "ok"  # in the field already
+    for client, name, code in [(guest, "open-cup", "rated_needs_account"), (eve, "nothing", "unknown_tournament"),
+                               (eve, "invited", "entry_closed")]:  # fmt: skip
+        refused = await client.request("tournament_enter", tournament=name)
+        assert (refused["type"], refused["code"]) == ("error", code), refused
+    assert [entry.name for entry in await store.tournament_entries("open-cup")] == ["eve"]
+    assert await store.tournament_entries("invited") == []
+    await eve.close()
+    await guest.close()
+
+
+async def test_arbiter_bot_s_tournament_setting_enters_it_after_each_welcome(server: RunningServer) -> None:
+    store = server.hub.store
+    token = await store.add_player("rand", "bot")
+    spec = TournamentSpec.check({"format": "round_robin", "game": "tictactoe", "clock": CLOCK, "entry": "open"})
+    await lifecycle.create(store, "bots-cup", spec, [])
+    settings = BotSettings(games=("tictactoe",), tournaments=("bots-cup", "no-such-cup"), ponder=False)
+    async with (
+        BrainPool(RandomBrain, workers=1) as pool,
+        BotClient(server.url, token=token, pool=pool, settings=settings).running(),
+    ):
+        async with asyncio.timeout(30):
+            while not await store.tournament_entries("bots-cup"):
+                await asyncio.sleep(0.05)
+        assert server.hub.roster.get("rand") is not None  # the refused entry did not stop the bot
+    assert [entry.name for entry in await store.tournament_entries("bots-cup")] == ["rand"]

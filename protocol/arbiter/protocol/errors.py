@@ -53,6 +53,9 @@ class ErrorCode(StrEnum):
     DRAW_PENDING = "draw_pending"
     NO_DRAW_OFFER = "no_draw_offer"
     TOO_MANY_SPECTATED = "too_many_spectated"
+    # Tournaments
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    ENTRY_CLOSED = "entry_closed"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -96,6 +99,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.DRAW_PENDING: "this side already has a draw offer standing",
     ErrorCode.NO_DRAW_OFFER: "there is no draw offer from the opponent to accept or decline",
     ErrorCode.TOO_MANY_SPECTATED: "the connection already watches limits.max_spectated matches",
+    ErrorCode.UNKNOWN_TOURNAMENT: "no tournament by that name on this server",
+    ErrorCode.ENTRY_CLOSED: "the tournament takes no entry: it has started, or its field is by invitation",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

@@ -3,7 +3,7 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | TournamentEnter;
 
 /** Any message a server sends. */
 export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | TournamentGames;
@@ -232,6 +232,15 @@ export interface Crosstable {
   game: string;
   /** a rating pool of the game, e.g. `gomoku[exact=true]/rapid` (see `ladder_join`); absent: its ladder's */
   pool?: string | null;
+}
+
+/** The client message `tournament_enter` (SPEC.md, Client messages). */
+export interface TournamentEnter {
+  type: "tournament_enter";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the name of an open tournament */
+  tournament: string;
 }
 
 /** The server message `welcome` (SPEC.md, Server messages). */

@@ -1,14 +1,26 @@
-"""Tournament messages: the server tells each entrant its coming tournament games, so a bot can
-prepare (warm the game's kernels, plan its time). Registered into the server messages on import
-(``arbiter.protocol`` imports this module), as the ladder's are.
+"""Tournament messages: a registered player enters an open tournament (``tournament_enter``), and
+the server tells each entrant its coming tournament games, so a bot can prepare (warm the game's
+kernels, plan its time). Registered into the message tables on import (``arbiter.protocol``
+imports this module), as the ladder's are.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
+from .messages import NAME, Request, register, spec
 from .server_messages import ClockMap, ServerMessage
 from .server_messages import register as register_server
+
+
+@dataclass(slots=True, kw_only=True)
+class TournamentEnter(Request):
+    TYPE: ClassVar[str] = "tournament_enter"
+    tournament: str = field(metadata=spec(NAME, "the name of an open tournament"))
+
+
+register(TournamentEnter)
 
 
 class TournamentGames(ServerMessage, frozen=True, tag="tournament_games"):

@@ -96,7 +96,7 @@ class Hub:
                                                interval_s=config.tournament_interval_s, now=now)  # fmt: skip
         self.metrics.live_matches.set_function(lambda: len(self.matches.live))
         self.handlers: dict[type[Request], Handler] = {Ping: self.on_ping}
-        for feature in (self.lobby, self.challenges, self.matches, self.ladder):
+        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.tournaments):
             for message_class, handler in feature.handlers().items():
                 self.register(message_class, handler)
 

@@ -27,19 +27,25 @@ from typing import Any
 
 from arbiter.engine import create_game
 from arbiter.protocol.codec import encode
-from arbiter.protocol.errors import ProtocolError
+from arbiter.protocol.errors import ErrorCode, ProtocolError
+from arbiter.protocol.messages import Request
+from arbiter.protocol.tournaments import TournamentEnter
 from arbiter.server.store.base import (
     RESIGNED,
+    AlreadyEntered,
     Store,
     StoreError,
     Tournament,
     TournamentEntry,
     TournamentGame,
+    UnknownPlayer,
+    UnknownTournament,
 )
 
 from ..play.match import Result
 from ..play.matches import LiveMatch, Matches
 from ..play.players import OnlinePlayer, Roster
+from ..play.session import Handler, Session
 from ..ranking.openings import balanced_opening
 from . import lifecycle
 from .spec import SpecError, TournamentSpec
@@ -83,6 +89,30 @@ class TournamentScheduler:
         # Whether this server schedules now: a cluster's node only while it holds the ladder's lease.
         self.may_run: Callable[[], bool] = lambda: True
         matches.end_listeners.append(self.match_ended)
+
+    def handlers(self) -> dict[type[Request], Handler]:
+        return {TournamentEnter: self.on_enter}
+
+    async def on_enter(self, session: Session, msg: TournamentEnter) -> None:
+        """A registered player enters an open tournament; ``ok`` if it is in the field already, so a
+        bot may send it after every welcome."""
+        player = session.player
+        assert player is not None
+        if player.identity.guest:
+            raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "tournaments are for registered players: log in")
+        try:
+            await lifecycle.enter(self.store, msg.tournament, player.name)
+        except AlreadyEntered:
+            pass
+        except UnknownTournament:
+            raise ProtocolError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament named {msg.tournament!r}") from None
+        except lifecycle.TournamentClosed as error:
+            raise ProtocolError(ErrorCode.ENTRY_CLOSED, str(error)) from None
+        except UnknownPlayer:
+            raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "this player is no longer registered") from None
+        except StoreError:
+            raise ProtocolError(ErrorCode.UNAVAILABLE, "the server cannot enter tournaments right now") from None
+        session.ok(msg)
 
     def start(self) -> None:
         """Schedule from now on (passes every ``interval_s``)."""

@@ -81,6 +81,10 @@ export const ErrorCode = Object.freeze({
   NO_DRAW_OFFER: "no_draw_offer",
   /** the connection already watches limits.max_spectated matches */
   TOO_MANY_SPECTATED: "too_many_spectated",
+  /** no tournament by that name on this server */
+  UNKNOWN_TOURNAMENT: "unknown_tournament",
+  /** the tournament takes no entry: it has started, or its field is by invitation */
+  ENTRY_CLOSED: "entry_closed",
   /** the server cannot do this now (storage failing, shutting down); try again later */
   UNAVAILABLE: "unavailable",
   /** a bug in the server; the request had no effect */
