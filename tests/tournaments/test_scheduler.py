@@ -69,10 +69,10 @@ async def test_absent_and_withdrawn_players_forfeit_and_the_present_ones_play(se
     await bob.close()
 
 
-async def test_a_paused_tournament_starts_no_game_until_it_resumes(server: RunningServer) -> None:
+async def test_a_paused_tournament_starts_no_game_until_it_resumes_unrated(server: RunningServer) -> None:
     store = server.hub.store
     tokens = {name: await store.add_player(name, "bot") for name in ("ann", "bob")}
-    spec = TournamentSpec.check({"format": "round_robin", "game": "tictactoe", "clock": CLOCK})
+    spec = TournamentSpec.check({"format": "round_robin", "game": "tictactoe", "clock": CLOCK, "rated": False})
     await lifecycle.create(store, "paused", spec, list(tokens))
     await lifecycle.start(store, "paused")
     await store.set_tournament_state("paused", "paused")
@@ -83,7 +83,7 @@ async def test_a_paused_tournament_starts_no_game_until_it_resumes(server: Runni
     await server.hub.tournaments.wait_idle()
     assert not ann.pending("match_start") and not server.hub.matches.live
     await store.set_tournament_state("paused", "running")
-    await ann.expect("match_start")
+    assert (await ann.expect("match_start"))["rated"] is False  # an unrated tournament's games are unrated
     await ann.close()
     await bob.close()
 
