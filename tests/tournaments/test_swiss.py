@@ -162,3 +162,23 @@ def test_what_cannot_be_paired_is_refused_with_a_code() -> None:
     with pytest.raises(FormatError) as error:
         swiss.rounds_for(1)
     assert error.value.code == "field_too_small"
+
+
+def test_a_bracket_that_cannot_be_completed_takes_the_lowest_two_of_the_one_above() -> None:
+    # Round 3 of a random Swiss of ten: p3 and p10, the two players on ½, have met, so the 1-point
+    # bracket floats two players down to them, its lowest (p6 and p9), not the highest as merging
+    # the brackets would. The pairs are those of caissify-pairings' FIDE Dutch on the same history.
+    rng = random.Random(0)
+    outcomes: list[Outcome] = []
+    for r in (1, 2):
+        for p in swiss.pair_round(field(10), outcomes, r, seed=0):
+            outcomes.append(Outcome(p, rng.choice([1.0, 0.5, 0.0])))
+    points = Counter[str]()
+    for o in outcomes:
+        assert o.score is not None and o.pairing.white is not None
+        points[o.pairing.black] += o.score
+        points[o.pairing.white] += 1 - o.score
+    assert (points["p3"], points["p10"]) == (0.5, 0.5) and {"p3", "p10"} in [set(o.pairing.players) for o in outcomes]
+    pairs = {frozenset(p.players) for p in swiss.pair_round(field(10), outcomes, 3, seed=0)}
+    expected = [("p10", "p9"), ("p2", "p5"), ("p4", "p7"), ("p6", "p3"), ("p8", "p1")]
+    assert pairs == {frozenset(pair) for pair in expected}

@@ -19,24 +19,28 @@ What it implements, by the rules' own names:
   of a bracket is split into S1 (top half) and S2 (bottom half) and S1[i] meets S2[i]; when that
   fails, the search goes through S2's transpositions in the Dutch order (the highest S1 player's
   choices first) and then exchanges between S1 and S2 (an S1 player meets one from S1's bottom).
-  Downfloaters are taken from the bottom of the bracket (criterion C7: the lowest scores float).
-  When the last bracket cannot be completed, it is merged with the one above (FIDE's "collapsed
-  last bracket"), as often as needed.
+  A bracket floats as few players as it can (C6), taken from its bottom (C7: the lowest scores
+  float), and among as many floaters prefers the choice that denies the fewest players their
+  colour (C12), then the one that floats fewest players down who floated down the round before
+  (C14). When a bracket cannot be completed, the bracket above takes its next choice (the
+  completion criterion, C4), within a budget; failing that the last bracket is merged with the one
+  above (FIDE's "collapsed last bracket"), as often as needed.
 - **Colour quality (C12)**: within a bracket the search first allows only as many pairs of
-  players wanting the same colour as the bracket's preferences force, then any number.
+  players wanting the same colour as the bracket's preferences force, then one more, then any.
 - **Colour allocation (E.1–E.5)**: both preferences when they differ; else the stronger one
   (absolute, strong ±1, mild 0); else the players alternate from the last round in which their
   colours differed; else the higher-ranked player's. Two players without a game: the higher
   ranked gets the colour drawn by lot from the seed on odd boards, the other on even ones.
 
-What it does not: the float-repetition criteria (C14–C21), the topscorer exceptions, the ranking
-of all candidate pairings by the whole list of quality criteria (the search takes the first
-pairing, in the Dutch order, that meets the absolute criteria and the colour bound above), and
-acceleration. The Dutch system needs a full search in the worst case; this one bounds its steps
-per bracket and then floats players down instead, which keeps a round of 1,000 players well under
-a second (benchmarks/swiss_pairing.py). No library does it: caissify-pairings (the only
-maintained Dutch implementation on PyPI) took 1.6 s for a round of nine players and more than
-200 s for the second round of 1,000 here.
+What it does not: the other float criteria (C15–C21), the topscorer exceptions, the ranking of
+every candidate pairing by the whole list of quality criteria (the search takes the first pairing,
+in the Dutch order, that meets the criteria above), and acceleration. On random Swisses of 10 and
+20 players over 5 rounds its rounds 2–5 have the same pairs as caissify-pairings 0.5.0 (a Dutch
+implementation cross-checked against FIDE's endorsed bbpPairings) in 54 and 38 of 80 rounds. That
+library, the only maintained one on PyPI, is not used: it took 1.6 s for a round of nine players
+and more than 200 s for the second round of 1,000 here. The Dutch system needs a full search in the
+worst case; this one bounds its steps per bracket and then floats players down instead, which
+keeps a round of 1,000 players far under a second (benchmarks/swiss_pairing.py).
 
 Pairings depend only on the entrants, the outcomes and the seed: the same inputs, the same round.
 """
@@ -46,7 +50,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from arbiter.server.tournaments.model import (
@@ -61,9 +65,11 @@ from arbiter.server.tournaments.model import (
 
 FIRST, SECOND = 0, 1
 MILD, STRONG, ABSOLUTE = 1, 2, 3
-STEPS_PER_PLAYER = 40  # the search's budget per bracket: this many steps per player, at least …
-MIN_STEPS = 4_000  # … this many
+MIN_STEPS = 4_000  # the search's budget in a bracket of n players: this many candidates looked at, …
+STEPS_PER_PLAYER = 40  # … plus this many per player, plus n² (one pass over the bracket per pair) …
+BOUNDED_SHARE = 4  # … and a quarter of it while the colour bound holds, so a bound that cannot be kept fails fast
 FLOATER_SETS = 24  # how many choices of downfloaters a bracket tries for each number of them
+BACKTRACKS = 64  # how many times a round goes back to a bracket above for its next choice
 
 
 def rounds_for(n_entrants: int) -> int:
@@ -88,6 +94,7 @@ class _Player:
     opponents: set[str] = field(default_factory=set)
     byes: int = 0
     unplayed_wins: int = 0
+    floated: int = 0  # the last round it floated down (met a lower score, or had the bye); 0: never
 
     preference: tuple[int | None, int] = (None, 0)  # the colour it should get and how strongly (0: none)
 
@@ -137,21 +144,28 @@ def pair_round(
 
 def _histories(entrants: list[Entrant], outcomes: Iterable[Outcome], round: int) -> dict[str, _Player]:
     players = {e.name: _Player(e.name, seed=i) for i, e in enumerate(by_seed(entrants))}
-    for outcome in outcomes:
+    before: dict[str, float] = {}
+    current = 0
+    for outcome in sorted(outcomes, key=lambda o: o.pairing.round):
         pairing = outcome.pairing
         if not 1 <= pairing.round < round:
             raise FormatError("bad_round", f"an outcome of round {pairing.round} cannot pair round {round}")
         for name in pairing.players:
             if name not in players:
                 raise FormatError("unknown_player", f"{name} of round {pairing.round} has not entered")
+        if pairing.round != current:  # the points before this round, for who floated in it
+            current, before = pairing.round, {name: p.points for name, p in players.items()}
         black = players[pairing.black]
         if pairing.white is None:
             black.byes += 1
             black.points += BYE_POINTS["swiss"]
+            black.floated = pairing.round
             continue
         if outcome.score is None:
             raise FormatError("round_unfinished", f"round {pairing.round} board {pairing.board} has no result yet")
         white = players[pairing.white]
+        if before[black.name] != before[white.name]:
+            (black if before[black.name] > before[white.name] else white).floated = pairing.round
         black.opponents.add(white.name)
         white.opponents.add(black.name)
         black.points += outcome.score
@@ -184,53 +198,80 @@ def _pair_with_bye(active: list[_Player]) -> tuple[list[tuple[_Player, _Player]]
 
 
 def _pair_all(players: list[_Player], relax: bool) -> list[tuple[_Player, _Player]] | None:
-    """Every player paired, bracket by bracket; the last bracket collapses upward until it pairs."""
+    """Every player paired, bracket by bracket from the top; when a bracket cannot be completed
+    the one above tries its next choice (FIDE's completion criterion), within a budget, and after
+    that the last bracket collapses into the one above until it pairs."""
     groups = [list(g) for _, g in itertools.groupby(players, key=lambda p: p.points)]
+    round_ = max((p.floated for p in players), default=0) + 1
     while True:
-        pairs = _top_down(groups, relax)
+        pairs = _descend(groups, 0, [], relax, [BACKTRACKS], round_)
         if pairs is not None or len(groups) == 1:
             return pairs
         groups = [*groups[:-2], groups[-2] + groups[-1]]
 
 
-def _top_down(groups: list[list[_Player]], relax: bool) -> list[tuple[_Player, _Player]] | None:
-    pairs: list[tuple[_Player, _Player]] = []
-    floaters: list[_Player] = []
-    for i, group in enumerate(groups):
-        bracket = sorted(floaters + group, key=lambda p: p.rank)
-        paired = _pair_bracket(bracket, min(p.points for p in group), last=i == len(groups) - 1, relax=relax)
-        if paired is None:
+def _descend(
+    groups: list[list[_Player]], i: int, floaters: list[_Player], relax: bool, budget: list[int], round_: int
+) -> list[tuple[_Player, _Player]] | None:
+    bracket = sorted(floaters + groups[i], key=lambda p: p.rank)
+    last = i == len(groups) - 1
+    for pairs, down in _options(bracket, min(p.points for p in groups[i]), last=last, relax=relax, round_=round_):
+        if last:
+            return pairs
+        rest = _descend(groups, i + 1, down, relax, budget, round_)
+        if rest is not None:
+            return pairs + rest
+        budget[0] -= 1
+        if budget[0] <= 0:
             return None
-        found, floaters = paired
-        pairs += found
-    return pairs
-
-
-def _pair_bracket(
-    bracket: list[_Player], resident: float, *, last: bool, relax: bool
-) -> tuple[list[tuple[_Player, _Player]], list[_Player]] | None:
-    """The bracket's pairs and its downfloaters (as few as can be, from its bottom); None if the
-    last bracket (which cannot float anyone) has no pairing."""
-    counts = [0] if last else range(len(bracket) % 2, len(bracket) + 1, 2)
-    for count in counts:
-        for floating in itertools.islice(itertools.combinations(reversed(bracket), count), FLOATER_SETS):
-            rest = [p for p in bracket if p not in set(floating)]
-            pairs = _pair_even(rest, resident, relax)
-            if pairs is not None:
-                return pairs, sorted(floating, key=lambda p: p.rank)
     return None
 
 
-def _pair_even(players: list[_Player], resident: float, relax: bool) -> list[tuple[_Player, _Player]] | None:
-    """A pairing of all of ``players`` in the Dutch order, within the colour bound, or None."""
-    if not players:
-        return []
-    wanted = [p.preference[0] for p in players]
+def _options(
+    bracket: list[_Player], resident: float, *, last: bool, relax: bool, round_: int
+) -> Iterator[tuple[list[tuple[_Player, _Player]], list[_Player]]]:
+    """The bracket's pairings with their downfloaters, best first: as few floaters as can be (C6);
+    for as many, the fewest players denied their colour (C12), then the fewest floating down again
+    after floating down last round (C14), then the Dutch order (floaters from the bottom)."""
+    counts = [0] if last else range(len(bracket) % 2, len(bracket) + 1, 2)
+    wanted = [p.preference[0] for p in bracket]
     surplus = abs(wanted.count(FIRST) - wanted.count(SECOND)) - wanted.count(None)
-    for allowed in (max(0, surplus) // 2, len(players)):
-        pairs = _Search(players, resident, relax, allowed).run()
+    for count in counts:
+        best = max(0, surplus - count) // 2  # no choice of floaters can do better
+        later = []
+        sets = max(2, FLOATER_SETS * 20 // len(bracket))  # a large bracket weighs fewer choices: each is a search
+        for index, floating in enumerate(itertools.islice(itertools.combinations(reversed(bracket), count), sets)):
+            chosen = set(floating)
+            found = _pair_even([p for p in bracket if p not in chosen], resident, relax)
+            if found is None:
+                continue
+            denied, pairs = found
+            again = sum(p.floated == round_ - 1 for p in floating)
+            down = sorted(floating, key=lambda p: p.rank)
+            if denied == best and not again:
+                yield pairs, down
+            else:
+                later.append(((denied, again, index), pairs, down))
+        for _, pairs, down in sorted(later, key=lambda option: option[0]):
+            yield pairs, down
+
+
+def _pair_even(
+    players: list[_Player], resident: float, relax: bool
+) -> tuple[int, list[tuple[_Player, _Player]]] | None:
+    """A pairing of all of ``players`` in the Dutch order denying as few their colour as the search
+    finds, with that number, or None."""
+    if not players:
+        return 0, []
+    wanted = [p.preference[0] for p in players]
+    surplus = max(0, abs(wanted.count(FIRST) - wanted.count(SECOND)) - wanted.count(None)) // 2
+    for allowed in (surplus, surplus + 1, len(players)):
+        budget = MIN_STEPS + STEPS_PER_PLAYER * len(players) + len(players) ** 2
+        pairs = _Search(
+            players, resident, relax, allowed, budget if allowed >= len(players) else budget // BOUNDED_SHARE
+        ).run()
         if pairs is not None:
-            return pairs
+            return sum(_same_wish(a, b) for a, b in pairs), pairs
     return None
 
 
@@ -238,14 +279,14 @@ class _Search:
     """A depth-first search over the bracket's pairings, in the order the Dutch system tries them,
     within a step budget."""
 
-    def __init__(self, players: list[_Player], resident: float, relax: bool, allowed: int) -> None:
+    def __init__(self, players: list[_Player], resident: float, relax: bool, allowed: int, steps: int) -> None:
         self.players = players
         self.moved_down = [p for p in players if p.points > resident]
         self.residents = [p for p in players if p.points <= resident]
         self.for_moved_down = self.residents + self.moved_down  # a moved-down player's candidates, in order
         self.relax = relax
         self.allowed = allowed  # how many pairs of players wanting the same colour may be made
-        self.steps = MIN_STEPS + STEPS_PER_PLAYER * len(players)
+        self.steps = steps
         self.paired: set[str] = set()
 
     def run(self) -> list[tuple[_Player, _Player]] | None:
@@ -259,10 +300,8 @@ class _Search:
             chosen = None
             for i in range(start, len(candidates)):
                 other = candidates[i]
-                if other is player or other.name in self.paired:
-                    continue
-                self.steps -= 1  # a step: one pair considered
-                if not self._may_meet(player, other):
+                self.steps -= 1  # a step: one candidate looked at
+                if other is player or other.name in self.paired or not self._may_meet(player, other):
                     continue
                 clash = _same_wish(player, other)
                 if clash and violations >= self.allowed:
