@@ -83,8 +83,16 @@ async def run(bots: int) -> None:
         store = server.hub.store
         names = [f"bot{n:03}" for n in range(bots)]
         tokens = {name: await store.add_player(name, "bot") for name in names}
-        spec = TournamentSpec.check({"format": "round_robin", "game": "tictactoe", "double": True, "grace_s": 600.0,
-                                     "concurrency": bots, "clock": {"initial_ms": 60_000, "increment_ms": 0}})
+        spec = TournamentSpec.check(
+            {
+                "format": "round_robin",
+                "game": "tictactoe",
+                "double": True,
+                "grace_s": 600.0,
+                "concurrency": bots,
+                "clock": {"initial_ms": 60_000, "increment_ms": 0},
+            }
+        )
         await lifecycle.create(store, "bench", spec, names)
         clients = [await player(server.url, tokens[name]) for name in names]
         durations: dict[str, float] = {}
@@ -106,8 +114,10 @@ async def run(bots: int) -> None:
     idle_share = sum(1 for s in samples if s) / max(1, len(samples))
     print(f"double round robin of {bots} bots: {games} games in {elapsed:.1f} s")
     print(f"game wall time: median {statistics.median(durations.values()) * 1000:.0f} ms")
-    print(f"idle pairs with a game waiting: {idle_share:.1%} of {len(samples)} samples, at most {max(samples, default=0)}")
-    print(f"ideal (summed game time over {bots // 2} boards): {ideal:.1f} s; the schedule: {elapsed / ideal:.2f}x the ideal")
+    most = max(samples, default=0)
+    print(f"idle pairs with a game waiting: {idle_share:.1%} of {len(samples)} samples, at most {most}")
+    print(f"ideal (summed game time over {bots // 2} boards): {ideal:.1f} s")
+    print(f"the schedule: {elapsed / ideal:.2f}x the ideal")
 
 
 def main() -> None:
