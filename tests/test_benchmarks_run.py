@@ -28,6 +28,8 @@ RUNS = [
     ("mcts_search.py", ["--games", "tictactoe", "--seconds", "0.2", "--repeats", "1"], "ranges: random"),
     ("soccer_search.py", ["--seconds", "0.1", "--repeats", "1", "--positions", "1"], "median depth in 100 ms"),
     ("stdio_bridge.py", ["--moves", "4"], "bridge process pool"),
+    ("swiss_pairing.py", ["--players", "40", "--repeat", "1"], "pair_round: median"),
+    ("tournament_schedule.py", ["--bots", "4"], "x the ideal"),
 ]
 
 

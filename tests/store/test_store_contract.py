@@ -21,6 +21,7 @@ from arbiter.server.store.base import (
     MAX_REFUSALS_KEPT,
     MAX_REFUSED_MOVE_CHARS,
     AlreadyBanned,
+    AlreadyEntered,
     AsideMove,
     BadBan,
     BadName,
@@ -28,11 +29,16 @@ from arbiter.server.store.base import (
     MoveRecord,
     NameTaken,
     NotBanned,
+    NotEntered,
     Rating,
     RefusedMove,
     Store,
     StoreError,
+    TournamentError,
+    TournamentExists,
+    TournamentGame,
     UnknownPlayer,
+    UnknownTournament,
 )
 from arbiter.server.store.memory import MemoryStore
 from arbiter.server.store.postgresql import PostgresStore
@@ -565,3 +571,58 @@ async def test_a_takeback_cuts_the_line_in_queue_order_and_keeps_what_it_took_ba
     assert record.asides == [*taken, AsideMove("hint", 2, 0, [0, 2])]
     await store.discard_game("m1")
     assert await store.get_game("m1") is None
+
+
+async def test_tournaments_keep_their_field_pairings_and_results(store: Store) -> None:
+    await players(store, "alice", "bob", "carol")
+    spec = {"format": "round_robin", "game": "tictactoe", "clock": {"initial_ms": 1000, "increment_ms": 0}}
+    made = await store.add_tournament("Spring-1", spec)
+    assert (made.name, made.spec, made.state) == ("Spring-1", spec, "open")
+    with pytest.raises(TournamentExists):
+        await store.add_tournament("spring-1", {})
+    with pytest.raises(BadName):
+        await store.add_tournament("no spaces", {})
+    assert (await store.get_tournament("SPRING-1")) == made and await store.get_tournament("autumn") is None
+    assert [t.name for t in await store.list_tournaments()] == ["Spring-1"]
+    for name in ("carol", "Alice", "bob"):
+        await store.enter_tournament("spring-1", name)
+    with pytest.raises(AlreadyEntered):
+        await store.enter_tournament("Spring-1", "ALICE")
+    with pytest.raises(UnknownPlayer):
+        await store.enter_tournament("Spring-1", "dave")
+    with pytest.raises(UnknownTournament):
+        await store.enter_tournament("autumn", "alice")
+    entries = await store.tournament_entries("Spring-1")
+    assert [(e.name, e.seed, e.withdrawn) for e in entries] == [("carol", None, False), ("alice", None, False),
+                                                                  ("bob", None, False)]  # fmt: skip
+
+    games = [
+        TournamentGame(1, 1, "alice", "bob", 3),
+        TournamentGame(1, 2, "carol", None),
+        TournamentGame(2, 1, "bob", "carol", 0),
+    ]
+    await store.add_tournament_games("Spring-1", games, seeds={"alice": 1, "bob": 2, "carol": 3}, state="running")
+    assert (await store.get_tournament("Spring-1")).state == "running"  # type: ignore[union-attr]
+    assert {e.name: e.seed for e in await store.tournament_entries("Spring-1")} == {"alice": 1, "bob": 2, "carol": 3}
+    assert await store.tournament_games("Spring-1") == games
+    with pytest.raises(TournamentError):  # a round's board is paired once
+        await store.add_tournament_games("Spring-1", [TournamentGame(1, 2, "alice", "carol")])
+    assert await store.tournament_games("Spring-1") == games
+
+    played = replace(games[0], match_id="m1", score=0.0, cause="crash")
+    await store.update_tournament_game("Spring-1", played)
+    await store.update_tournament_game("Spring-1", replace(games[1], score=1.0, forfeit="bye"))
+    with pytest.raises(TournamentError):
+        await store.update_tournament_game("Spring-1", TournamentGame(9, 1, "alice", "bob"))
+    assert await store.tournament_games("Spring-1") == [played, replace(games[1], score=1.0, forfeit="bye"), games[2]]
+
+    await store.withdraw_from_tournament("Spring-1", "carol")
+    with pytest.raises(NotEntered):
+        await store.withdraw_from_tournament("Spring-1", "carol")
+    with pytest.raises(NotEntered):
+        await store.withdraw_from_tournament("Spring-1", "dave")
+    assert [e.withdrawn for e in await store.tournament_entries("Spring-1")] == [True, False, False]
+    await store.set_tournament_state("Spring-1", "finished")
+    assert (await store.get_tournament("Spring-1")).state == "finished"  # type: ignore[union-attr]
+    with pytest.raises(UnknownTournament):
+        await store.set_tournament_state("autumn", "paused")

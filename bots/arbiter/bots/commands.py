@@ -102,6 +102,8 @@ def winning_move() -> None:
 @click.option("--token-file", type=click.Path(dir_okay=False), help="Read the token from this file instead.")
 @click.option("--games", metavar="G1,G2", help="Games to play (default: every game the bot plays).")
 @click.option("--ladder", is_flag=True, help="Join the ladder queue of each game.")
+@click.option("--tournament", "tournaments", multiple=True, metavar="NAME",
+              help="Enter this open tournament (repeat for several); its games come as they are due.")  # fmt: skip
 @click.option("--workers", type=click.IntRange(1, 256), help="Worker processes (default: the number of cores).")
 @click.option(
     "--level",
@@ -188,6 +190,7 @@ def bot(
     token_file: str | None,
     games: str | None,
     ladder: bool,
+    tournaments: tuple[str, ...],
     workers: int | None,
     level: int | None,
     depth: int | None,
@@ -264,6 +267,7 @@ def bot(
         games=tuple(chosen),
         accept=accept,
         ladder=ladder,
+        tournaments=tournaments,
         max_matches=max_matches,
         capacity=capacity or min(max_matches, workers or os.cpu_count() or 1),
         game_log=None if game_log is None else Path(game_log),

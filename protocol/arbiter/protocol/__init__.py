@@ -8,6 +8,7 @@ server's messages as typed values), ``errors`` (codes).
 from . import (
     ladder,  # noqa: F401  (registers the ladder's messages)
     learning,  # noqa: F401  (registers takebacks' and hints' messages)
+    tournaments,  # noqa: F401  (registers the tournaments' messages)
 )
 from .codec import MAX_FRAME_BYTES, decode, encode
 from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError

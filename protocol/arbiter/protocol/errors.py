@@ -61,6 +61,9 @@ class ErrorCode(StrEnum):
     HINT_NOT_ALLOWED = "hint_not_allowed"
     HINT_USED = "hint_used"
     NO_HINT_REQUEST = "no_hint_request"
+    # Tournaments
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    ENTRY_CLOSED = "entry_closed"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -111,6 +114,8 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.HINT_NOT_ALLOWED: "hints are for casual games against a bot that announced `hints`",
     ErrorCode.HINT_USED: "one hint per turn: this turn's was asked already",
     ErrorCode.NO_HINT_REQUEST: "no hint was asked of this bot for that match and ply",
+    ErrorCode.UNKNOWN_TOURNAMENT: "no tournament by that name on this server",
+    ErrorCode.ENTRY_CLOSED: "the tournament takes no entry: it has started, or its field is by invitation",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer | TournamentEnter;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven | TournamentGames;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -287,6 +287,15 @@ export interface HintAnswer {
   move: (number | number[])[];
 }
 
+/** The client message `tournament_enter` (SPEC.md, Client messages). */
+export interface TournamentEnter {
+  type: "tournament_enter";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the name of an open tournament */
+  tournament: string;
+}
+
 /** The server message `welcome` (SPEC.md, Server messages). */
 export interface Welcome {
   type: "welcome";
@@ -556,6 +565,17 @@ export interface HintGiven {
   ply: number;
   move: (number | number[])[];
   used: number;
+}
+
+/** The server message `tournament_games` (SPEC.md, Server messages). */
+export interface TournamentGames {
+  type: "tournament_games";
+  tournament: string;
+  state: string;
+  game: string;
+  params: Record<string, unknown>;
+  clock: Clock;
+  games: (Record<string, unknown>)[];
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */

@@ -44,6 +44,7 @@ from .play.session import serve_connection
 from .ranking.standings import CLUSTER_FIT_AGE_S, StandingsPages
 from .results.rating_updates import rebuild_outdated_ratings
 from .results.recovery import resolve_interrupted
+from .tournaments.routes import TournamentPages
 from .warmup import warm_games
 from .web_routes import WebClient
 
@@ -121,8 +122,10 @@ async def run_server(
         client = hub.guard.client_of_request(connection, request)
         return client is not None and hub.guard.bans.address_banned(client.ip)
 
-    AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt,
-                  address_banned=address_banned).add_routes(routes)  # fmt: skip
+    account_routes = AccountRoutes(hub.accounts, secure_cookies=config.secure_cookies, allow_attempt=allow_attempt,
+                                   address_banned=address_banned)  # fmt: skip
+    account_routes.add_routes(routes)
+    TournamentPages(store, hub.matches, account_routes.guarded).add_routes(routes)  # enter: as the accounts' POSTs
     if config.heavy_reads_per_minute is not None:
         reads = AttemptLimiter(per_minute=config.heavy_reads_per_minute, burst=config.heavy_reads_burst)
         limit_heavy_reads(routes, reads, hub.guard.client_of_request)
@@ -165,6 +168,7 @@ async def run_server(
     )
     port = websocket_server.sockets[0].getsockname()[1]
     bans.start()
+    hub.tournaments.start()
     try:
         yield RunningServer(hub, websocket_server, routes, config.host, port, cluster)
     finally:

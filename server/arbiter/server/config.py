@@ -145,6 +145,7 @@ class ServerConfig:
     max_move_limit_ms: int = 3600 * 1000
 
     ladder: LadderConfig = field(default_factory=LadderConfig)  # ladder clocks per game and pairing
+    tournament_interval_s: float = 1.0  # how often the tournaments are looked at (tournaments/scheduler.py)
 
     drain_timeout_s: float = 30.0  # on SIGTERM, live matches may finish this long before they are interrupted
 

@@ -41,6 +41,7 @@ from .play.players import Identity, OnlinePlayer, Roster
 from .play.session import Handler, Session
 from .ranking.ladder import Ladder
 from .results.unread_ends import UnreadEnds
+from .tournaments.scheduler import TournamentScheduler
 
 log = logging.getLogger("arbiter.server")
 
@@ -92,9 +93,12 @@ class Hub:
         self.ladder = Ladder(config.ladder, max_matches=config.max_matches, roster=self.roster, matches=self.matches,
                              store=store, now=now)  # fmt: skip
         self.learning = Learning(self.matches, store)  # takebacks and hints (SPEC section 15)
+        self.tournaments = TournamentScheduler(store, roster=self.roster, matches=self.matches,
+                                               max_matches=config.max_matches,
+                                               interval_s=config.tournament_interval_s, now=now)  # fmt: skip
         self.metrics.live_matches.set_function(lambda: len(self.matches.live))
         self.handlers: dict[type[Request], Handler] = {Ping: self.on_ping}
-        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.learning):
+        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.learning, self.tournaments):
             for message_class, handler in feature.handlers().items():
                 self.register(message_class, handler)
 
@@ -338,6 +342,7 @@ class Hub:
         for message_class in (Challenge, Accept, LadderJoin):
             self.handlers[message_class] = self._refuse_new_match
         self.ladder.stop_timers()
+        self.tournaments.stop_timers()
         log.info("draining", extra={"live_matches": len(self.matches.live), "timeout_s": timeout_s})
         waits: set[asyncio.Future[object]] = {asyncio.ensure_future(self.matches.wait_none_live())}
         if hurry is not None:
@@ -364,6 +369,7 @@ class Hub:
         self.matches.stop_timers()
         self.challenges.stop_timers()
         self.ladder.stop_timers()
+        self.tournaments.stop_timers()
         for player in self.roster:
             if player.grace is not None:
                 player.grace.cancel()

@@ -42,6 +42,8 @@ def bot_options(default_games: str | None, games_help: str) -> Callable[[Callabl
                      help="The client name shown in presence (default: from the program's file name)."),
         click.option("--games", default=default_games, show_default=True, metavar="G1,G2", help=games_help),
         click.option("--ladder", is_flag=True, help="Join the ladder queue of each game."),
+        click.option("--tournament", "tournaments", multiple=True, metavar="NAME",
+                     help="Enter this open tournament (repeat for several)."),
         click.option("--capacity", type=click.IntRange(1, 64), default=1, show_default=True,
                      help="Matches played at once, each with a process of its own (stdio: unless the program"
                      " asks for one per game)."),
@@ -104,7 +106,7 @@ def game_list(games: str | None) -> list[str]:
 
 def bot_settings(
     games: list[str], pool: Any, *, ladder: bool, capacity: int, client_name: str, game_log: str | None,
-    drain_timeout: float,
+    drain_timeout: float, tournaments: tuple[str, ...],
 ) -> BotSettings:  # fmt: skip
     """The client's settings for a bridge whose ``pool`` says which challenges it can play (``refusal``)."""
     from arbiter.bots.client import BotSettings, ChallengeFilter
@@ -113,6 +115,7 @@ def bot_settings(
         games=tuple(games),
         accept=ChallengeFilter(games=frozenset(games), playable=pool.refusal),
         ladder=ladder,
+        tournaments=tournaments,
         max_matches=capacity,
         capacity=capacity,
         client_name=client_name,
@@ -132,8 +135,8 @@ def bot_settings(
               help="INFO max_memory for each engine (0: no limit).")  # fmt: skip
 def pbrain(
     engine: tuple[str, ...], server: str | None, token: str | None, token_file: str | None, client_name: str | None,
-    games: str, ladder: bool, capacity: int, max_memory: int, game_log: str | None, drain_timeout: float,
-    log_level: str, log_format: str,
+    games: str, ladder: bool, tournaments: tuple[str, ...], capacity: int, max_memory: int, game_log: str | None,
+    drain_timeout: float, log_level: str, log_format: str,
 ) -> None:  # fmt: skip
     """Play the Gomocup (pbrain) engine ENGINE … on a server as an ordinary bot.
 
@@ -159,7 +162,7 @@ def pbrain(
     engines = EnginePool(engine, slots=capacity, max_memory=max_memory)
     settings = bot_settings(chosen, engines, ladder=ladder, capacity=capacity, game_log=game_log,
                             client_name=client_name or f"pbrain-bridge/{Path(engine[0]).name}",
-                            drain_timeout=drain_timeout)  # fmt: skip
+                            drain_timeout=drain_timeout, tournaments=tournaments)  # fmt: skip
     asyncio.run(_run_bridge(engines, where, settings, _start_engines(engines)))
 
 
@@ -189,8 +192,8 @@ def _start_engines(engines: EnginePool) -> Callable[[list[str]], Awaitable[list[
               help="Feed one failed turn from FILE to the program here, print its answer and the verdict.")  # fmt: skip
 def stdio(
     program: tuple[str, ...], server: str | None, token: str | None, token_file: str | None, client_name: str | None,
-    games: str | None, ladder: bool, capacity: int, game_log: str | None, drain_timeout: float, log_level: str,
-    log_format: str, replay_file: str | None,
+    games: str | None, ladder: bool, tournaments: tuple[str, ...], capacity: int, game_log: str | None,
+    drain_timeout: float, log_level: str, log_format: str, replay_file: str | None,
 ) -> None:  # fmt: skip
     """Play PROGRAM … on a server as an ordinary bot, one JSON line a turn (docs/STDIO.md).
 
@@ -215,7 +218,7 @@ def stdio(
     pool = StdioPool(program, slots=capacity)
     settings = bot_settings(chosen, pool, ladder=ladder, capacity=capacity, game_log=game_log,
                             client_name=client_name or f"stdio-bridge/{Path(program[0]).name}",
-                            drain_timeout=drain_timeout)  # fmt: skip
+                            drain_timeout=drain_timeout, tournaments=tournaments)  # fmt: skip
 
     async def start(offer: list[str]) -> list[str]:
         offered = await pool.start(offer)

@@ -62,6 +62,7 @@ from arbiter.protocol.server_messages import (
     ServerMessage,
     Welcome,
 )
+from arbiter.protocol.tournaments import TournamentEnter
 
 from ..brain import ThinkRequest
 from ..timeman import TimePlan, moves_left
@@ -214,7 +215,7 @@ class LiveGame:
 class _Pending:
     """What a numbered request was, so its reply finds its way: a kind and what it concerned."""
 
-    kind: str  # accept, ladder, move, plain, external, ended_away
+    kind: str  # accept, ladder, tournament, move, plain, external, ended_away
     match: str = ""
     ply: int = -1
     matches: tuple[str, ...] = ()
@@ -281,6 +282,9 @@ class ClientCore:
             for game in self.settings.games:
                 join = LadderJoin(game=game, max_matches=self.settings.announced_capacity)
                 effects.append(self._send(join, _Pending("ladder")))
+        if not self.draining:
+            for tournament in self.settings.tournaments:
+                effects.append(self._send(TournamentEnter(tournament=tournament), _Pending("tournament")))
         return effects
 
     def disconnected(self) -> None:
@@ -373,6 +377,11 @@ class ClientCore:
                 self._accepting = max(0, self._accepting - 1)
                 if error is not None:
                     log.info("accept failed", extra={"code": error.code, "error": error.message})
+            case "tournament":
+                if error is not None:
+                    log.warning("tournament entry refused", extra={"code": error.code, "error": error.message})
+                else:
+                    log.info("tournament entered")
             case "ladder":
                 if error is not None:
                     log.warning("ladder request refused", extra={"code": error.code, "error": error.message})

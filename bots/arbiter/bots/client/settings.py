@@ -47,6 +47,7 @@ class BotSettings:
     games: tuple[str, ...]  # announced in hello; the ladder queues joined
     accept: ChallengeFilter | None = None  # None: any challenge to one of ``games``
     ladder: bool = False
+    tournaments: tuple[str, ...] = ()  # open tournaments entered after each welcome (tournament_enter)
     max_matches: int = 8  # live matches at once (challenges beyond it are declined)
     capacity: int | None = None  # announced in hello: the ladder's bound across all games (None: max_matches)
     client_name: str = f"arbiter-bot/{version('arbiter-bots')}"

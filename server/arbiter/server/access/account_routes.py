@@ -53,6 +53,7 @@ _STATUS = {
     "not_yours": HTTPStatus.NOT_FOUND,
     "name_taken": HTTPStatus.CONFLICT,
     "too_many_bots": HTTPStatus.CONFLICT,
+    "entry_closed": HTTPStatus.CONFLICT,  # a tournament that takes no entry (tournaments/routes.py)
     "method": HTTPStatus.METHOD_NOT_ALLOWED,
     "rate_limited": HTTPStatus.TOO_MANY_REQUESTS,
     "unavailable": HTTPStatus.SERVICE_UNAVAILABLE,
@@ -82,14 +83,14 @@ class AccountRoutes:
         self.address_banned = address_banned
 
     def add_routes(self, routes: HttpRoutes) -> None:
-        routes.add("/account.json", self._guarded("GET", self._account))
-        routes.add("/account/signup", self._guarded("POST", self._sign_up, attempt=True))
-        routes.add("/account/signin", self._guarded("POST", self._sign_in, attempt=True))
-        routes.add("/account/signout", self._guarded("POST", self._sign_out, banned_ok=True))
-        routes.add("/account/password", self._guarded("POST", self._password, attempt=True))
-        routes.add("/account/bots/new", self._guarded("POST", self._new_bot))
-        routes.add("/account/bots/rotate", self._guarded("POST", self._rotate))
-        routes.add("/account/bots/revoke", self._guarded("POST", self._revoke))
+        routes.add("/account.json", self.guarded("GET", self._account))
+        routes.add("/account/signup", self.guarded("POST", self._sign_up, attempt=True))
+        routes.add("/account/signin", self.guarded("POST", self._sign_in, attempt=True))
+        routes.add("/account/signout", self.guarded("POST", self._sign_out, banned_ok=True))
+        routes.add("/account/password", self.guarded("POST", self._password, attempt=True))
+        routes.add("/account/bots/new", self.guarded("POST", self._new_bot))
+        routes.add("/account/bots/rotate", self.guarded("POST", self._rotate))
+        routes.add("/account/bots/revoke", self.guarded("POST", self._revoke))
 
     # --- the actions ------------------------------------------------------------------------------
     async def _account(self, connection: ServerConnection, request: Request, player: Player | None) -> Response:
@@ -159,7 +160,7 @@ class AccountRoutes:
         return _no_store(json_response(connection, HTTPStatus.OK, {"bot": name, "revoked": True}))
 
     # --- checks common to every route -------------------------------------------------------------
-    def _guarded(
+    def guarded(
         self, method: str, action: Action, *, attempt: bool = False, banned_ok: bool = False
     ) -> Callable[..., Awaitable[Response]]:
         """``action`` behind the checks every route shares: the method, forgery, the per-address

@@ -150,6 +150,7 @@ class Cluster:
             self.hub.register(message_class, self._routed_by_challenge(self.hub.handlers[message_class]))
         self.hub.challenges.listeners.append(self._challenge_changed)
         self.hub.ladder.join_cluster(self.ladder.holds, self.live_matches_of)  # a player's matches on every node count
+        self.hub.tournaments.may_run = self.ladder.holds  # one scheduler: the ladder's lease holder
         for message_class in (LadderJoin, LadderLeave):
             self.hub.register(message_class, self.ladder.routed(self.hub.handlers[message_class]))
         self.hub.join_cluster(self.node, self)

@@ -475,3 +475,110 @@ class Store(ABC):
     @abstractmethod
     async def ends_read(self, reads: list[tuple[str, str]]) -> None:
         """Each ``(player, match id)``: the player's client confirmed reading the match's end."""
+
+    # --- tournaments -------------------------------------------------------------------------
+    @abstractmethod
+    async def add_tournament(self, name: str, spec: dict[str, Any]) -> Tournament:
+        """A new tournament, open for entries; TournamentExists if the name is taken (any case),
+        BadName if it cannot be a tournament's name (as a player's: ``check_player_name``)."""
+
+    @abstractmethod
+    async def get_tournament(self, name: str) -> Tournament | None:
+        """The tournament of that name (any case), or None."""
+
+    @abstractmethod
+    async def list_tournaments(self) -> list[Tournament]:
+        """Every tournament, oldest first."""
+
+    @abstractmethod
+    async def set_tournament_state(self, name: str, state: TournamentState) -> None:
+        """UnknownTournament if there is none."""
+
+    @abstractmethod
+    async def enter_tournament(self, name: str, player: str) -> None:
+        """Add a registered player to the field (UnknownPlayer, UnknownTournament; AlreadyEntered
+        if it is in the field, withdrawn or not)."""
+
+    @abstractmethod
+    async def withdraw_from_tournament(self, name: str, player: str) -> None:
+        """The player leaves the field; NotEntered unless it is in it and not withdrawn already."""
+
+    @abstractmethod
+    async def tournament_entries(self, name: str) -> list[TournamentEntry]:
+        """The field in the order it entered (UnknownTournament if there is none)."""
+
+    @abstractmethod
+    async def add_tournament_games(
+        self, name: str, games: list[TournamentGame], *, seeds: dict[str, int] | None = None,
+        state: TournamentState | None = None,
+    ) -> None:  # fmt: skip
+        """Add pairings, in one transaction with the entrants' ``seeds`` and the new ``state``
+        if given (a start writes all three at once, so a crash leaves a tournament started with
+        every pairing or not started at all). TournamentError if a round and board exist."""
+
+    @abstractmethod
+    async def tournament_games(self, name: str) -> list[TournamentGame]:
+        """Every pairing with what is known of it, by round then board."""
+
+    @abstractmethod
+    async def update_tournament_game(self, name: str, game: TournamentGame) -> None:
+        """Write the match id, score, forfeit and cause of the pairing at ``game``'s round and board
+        (TournamentError if there is none)."""
+
+
+TournamentState = Literal["open", "running", "paused", "finished"]
+TOURNAMENT_STATES: tuple[TournamentState, ...] = ("open", "running", "paused", "finished")
+
+
+class TournamentError(StoreError):
+    """A tournament request the store cannot do (a base for the more precise ones below)."""
+
+
+class TournamentExists(TournamentError):
+    """A tournament with that name already exists."""
+
+
+class UnknownTournament(TournamentError):
+    """No tournament by that name."""
+
+
+class AlreadyEntered(TournamentError):
+    """The player is in the field already."""
+
+
+class NotEntered(TournamentError):
+    """The player is not in the field (or has withdrawn already)."""
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament as stored: ``spec`` is its settings as ``tournaments.spec`` reads them."""
+
+    name: str
+    spec: dict[str, Any]
+    state: TournamentState
+    created: float  # unix time
+
+
+@dataclass(frozen=True)
+class TournamentEntry:
+    name: str
+    seed: int | None  # set at the start (1: the top seed)
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True)
+class TournamentGame:
+    """One pairing and what became of it: ``white`` None is a bye; ``score`` is black's (1, 0.5, 0)
+    once decided; ``forfeit`` why it was decided without play, ``cause`` how a played game ended
+    when it matters (crash, time, illegal_move, …); ``match_id`` the game played for it."""
+
+    round: int
+    board: int
+    black: str
+    white: str | None
+    opening: int | None = None
+    match_id: str | None = None
+    score: float | None = None
+    forfeit: str | None = None
+    cause: str | None = None

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from arbiter.server.basics.pools import game_of
 from arbiter.server.basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INITIAL_VOLATILITY
@@ -21,6 +23,7 @@ from .base import (
     MAX_REFUSALS_KEPT,
     STREAM_BATCH,
     AlreadyBanned,
+    AlreadyEntered,
     AsideMove,
     Ban,
     BanKind,
@@ -29,6 +32,7 @@ from .base import (
     MoveRecord,
     NameTaken,
     NotBanned,
+    NotEntered,
     Player,
     PlayerKind,
     Rater,
@@ -36,10 +40,18 @@ from .base import (
     RefusedMove,
     Store,
     StoreError,
+    Tournament,
+    TournamentEntry,
+    TournamentError,
+    TournamentExists,
+    TournamentGame,
+    TournamentState,
     UnknownPlayer,
+    UnknownTournament,
     ban_target,
     check_ban_reason,
     check_new_player,
+    check_player_name,
     check_result,
 )
 from .rows import TOKEN_PREFIX, crosstable_of
@@ -84,6 +96,10 @@ class MemoryStore(Store):
         self._unread: set[tuple[str, str]] = set()  # (player, match id): an end its client has not read
         self._bans: dict[tuple[str, str], Ban] = {}  # (kind, target in lower case) → the ban
         self._bans_version = 0
+        # by name in lower case: the tournament, its field (name in lower case → entry) and its pairings
+        self._tournaments: dict[str, Tournament] = {}
+        self._entries: dict[str, dict[str, TournamentEntry]] = {}
+        self._pairings: dict[str, dict[tuple[int, int], TournamentGame]] = {}
         self._open = False
 
     async def open(self) -> None:
@@ -220,6 +236,78 @@ class MemoryStore(Store):
             if taken.lower() == name.lower():
                 return taken
         raise UnknownPlayer(f"no player named {name!r}")
+
+    # --- tournaments ------------------------------------------------------------------------------
+    async def add_tournament(self, name: str, spec: dict[str, Any]) -> Tournament:
+        check_player_name(name)
+        if name.lower() in self._tournaments:
+            raise TournamentExists(f"a tournament named {name!r} exists already")
+        tournament = Tournament(name, json.loads(json.dumps(spec)), "open", time.time())
+        self._tournaments[name.lower()] = tournament
+        self._entries[name.lower()] = {}
+        self._pairings[name.lower()] = {}
+        return tournament
+
+    async def get_tournament(self, name: str) -> Tournament | None:
+        return self._tournaments.get(name.lower())
+
+    async def list_tournaments(self) -> list[Tournament]:
+        return list(self._tournaments.values())
+
+    async def set_tournament_state(self, name: str, state: TournamentState) -> None:
+        self._tournaments[self._tournament_key(name)] = replace(
+            self._tournaments[self._tournament_key(name)], state=state
+        )
+
+    async def enter_tournament(self, name: str, player: str) -> None:
+        field = self._entries[self._tournament_key(name)]
+        registered = self._registered_name(player)
+        if registered.lower() in field:
+            raise AlreadyEntered(f"{registered} is in {name}'s field already")
+        field[registered.lower()] = TournamentEntry(registered, None)
+
+    async def withdraw_from_tournament(self, name: str, player: str) -> None:
+        field = self._entries[self._tournament_key(name)]
+        entry = field.get(player.lower())
+        if entry is None or entry.withdrawn:
+            raise NotEntered(f"{player} is not in {name}'s field")
+        field[player.lower()] = replace(entry, withdrawn=True)
+
+    async def tournament_entries(self, name: str) -> list[TournamentEntry]:
+        return list(self._entries[self._tournament_key(name)].values())
+
+    async def add_tournament_games(
+        self, name: str, games: list[TournamentGame], *, seeds: dict[str, int] | None = None,
+        state: TournamentState | None = None,
+    ) -> None:  # fmt: skip
+        key = self._tournament_key(name)
+        pairings = self._pairings[key]
+        for game in games:
+            if (game.round, game.board) in pairings:
+                raise TournamentError(f"{name} has a round {game.round} board {game.board} already")
+        pairings.update({(game.round, game.board): game for game in games})
+        field = self._entries[key]
+        for player, seed in (seeds or {}).items():
+            if player.lower() in field:
+                field[player.lower()] = replace(field[player.lower()], seed=seed)
+        if state is not None:
+            await self.set_tournament_state(name, state)
+
+    async def tournament_games(self, name: str) -> list[TournamentGame]:
+        return [game for _, game in sorted(self._pairings[self._tournament_key(name)].items())]
+
+    async def update_tournament_game(self, name: str, game: TournamentGame) -> None:
+        pairings = self._pairings[self._tournament_key(name)]
+        stored = pairings.get((game.round, game.board))
+        if stored is None:
+            raise TournamentError(f"{name} has no round {game.round} board {game.board}")
+        pairings[game.round, game.board] = replace(stored, match_id=game.match_id, score=game.score,
+                                                   forfeit=game.forfeit, cause=game.cause)  # fmt: skip
+
+    def _tournament_key(self, name: str) -> str:
+        if name.lower() not in self._tournaments:
+            raise UnknownTournament(f"no tournament named {name!r}")
+        return name.lower()
 
     # --- games -----------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:

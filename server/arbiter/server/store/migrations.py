@@ -201,7 +201,40 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (player_id, game_id)
     ) WITHOUT ROWID;
     """,
-    # learner: moves beside a casual game's line (SPEC section 15): the moves taken back (they leave
+    # 11: tournaments (tournaments/): each one's settings (JSON), its field in the order it
+    # entered (seeds set at the start), and its pairings with the game played for each and the
+    # score (black's), a forfeit's reason or a played game's cause.
+    """
+    CREATE TABLE tournaments (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        spec TEXT NOT NULL,                    -- JSON map (tournaments/spec.py)
+        state TEXT NOT NULL CHECK (state IN ('open', 'running', 'paused', 'finished')),
+        created REAL NOT NULL                  -- unix time
+    );
+    CREATE TABLE tournament_entrants (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        entered REAL NOT NULL,                 -- unix time: the field's order
+        seed INTEGER,                          -- 1 for the top seed, set at the start
+        withdrawn REAL,                        -- unix time, NULL while in the field
+        PRIMARY KEY (tournament_id, player_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE tournament_games (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL CHECK (round >= 1),
+        board INTEGER NOT NULL CHECK (board >= 1),
+        black TEXT NOT NULL,
+        white TEXT,                            -- NULL: a bye
+        opening INTEGER,
+        match_id TEXT,                         -- the game played for it
+        score REAL CHECK (score IN (0, 0.5, 1)),
+        forfeit TEXT,
+        cause TEXT,
+        PRIMARY KEY (tournament_id, round, board)
+    ) WITHOUT ROWID;
+    """,
+    # 12: moves beside a casual game's line (SPEC section 15): the moves taken back (they leave
     # `moves`, whose plies the replayed line takes again) and the hints given, in the order they came.
     """
     CREATE TABLE aside_moves (

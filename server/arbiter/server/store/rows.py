@@ -23,6 +23,8 @@ from .base import (
     Player,
     Rating,
     RefusedMove,
+    Tournament,
+    TournamentGame,
 )
 
 TOKEN_PREFIX = "arb_"
@@ -330,3 +332,49 @@ END_READ = (
     "DELETE FROM unread_ends WHERE player_id = (SELECT id FROM players WHERE name = ?)"
     " AND game_id = (SELECT id FROM games WHERE match_id = ?)"
 )
+
+
+# --- tournaments ------------------------------------------------------------------------------------
+TOURNAMENT_COLUMNS = "name, spec, state, created"
+ADD_TOURNAMENT = "INSERT INTO tournaments (name, spec, state, created) VALUES (?, ?, ?, ?)"
+FIND_TOURNAMENT = f"SELECT id, {TOURNAMENT_COLUMNS} FROM tournaments WHERE name = ?"
+LIST_TOURNAMENTS = f"SELECT id, {TOURNAMENT_COLUMNS} FROM tournaments ORDER BY created, id"
+SET_TOURNAMENT_STATE = "UPDATE tournaments SET state = ? WHERE id = ?"
+ENTER_TOURNAMENT = "INSERT INTO tournament_entrants (tournament_id, player_id, entered) VALUES (?, ?, ?)"
+FIND_ENTRANT = "SELECT withdrawn FROM tournament_entrants WHERE tournament_id = ? AND player_id = ?"
+WITHDRAW_ENTRANT = "UPDATE tournament_entrants SET withdrawn = ? WHERE tournament_id = ? AND player_id = ?"
+ENTRANTS = (
+    "SELECT p.name, e.seed, e.withdrawn FROM tournament_entrants e JOIN players p ON p.id = e.player_id"
+    " WHERE e.tournament_id = ? ORDER BY e.entered, p.name"
+)
+SET_SEED = (
+    "UPDATE tournament_entrants SET seed = ?"
+    " WHERE tournament_id = ? AND player_id = (SELECT id FROM players WHERE name = ?)"
+)
+TOURNAMENT_GAME_COLUMNS = "round, board, black, white, opening, match_id, score, forfeit, cause"
+ADD_TOURNAMENT_GAME = (
+    f"INSERT INTO tournament_games (tournament_id, {TOURNAMENT_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+TOURNAMENT_GAMES = (
+    f"SELECT {TOURNAMENT_GAME_COLUMNS} FROM tournament_games WHERE tournament_id = ? ORDER BY round, board"
+)
+UPDATE_TOURNAMENT_GAME = (
+    "UPDATE tournament_games SET match_id = ?, score = ?, forfeit = ?, cause = ?"
+    " WHERE tournament_id = ? AND round = ? AND board = ?"
+)
+
+
+def tournament_of(row: Any) -> Tournament:
+    """A Tournament from a row of id and TOURNAMENT_COLUMNS."""
+    return Tournament(row[1], json.loads(row[2]), row[3], row[4])
+
+
+def tournament_game_of(row: Any) -> TournamentGame:
+    """A TournamentGame from a row of TOURNAMENT_GAME_COLUMNS."""
+    score = None if row[6] is None else float(row[6])
+    return TournamentGame(row[0], row[1], row[2], row[3], row[4], row[5], score, row[7], row[8])
+
+
+def tournament_game_row(game: TournamentGame) -> tuple[Any, ...]:
+    return (game.round, game.board, game.black, game.white, game.opening, game.match_id, game.score,
+            game.forfeit, game.cause)  # fmt: skip

@@ -39,6 +39,7 @@ from arbiter.server.basics.ratings import INITIAL_DEVIATION, INITIAL_RATING, INI
 from .base import (
     STREAM_BATCH,
     AlreadyBanned,
+    AlreadyEntered,
     AsideMove,
     Ban,
     BanKind,
@@ -47,6 +48,7 @@ from .base import (
     MoveRecord,
     NameTaken,
     NotBanned,
+    NotEntered,
     Player,
     PlayerKind,
     Rater,
@@ -54,13 +56,23 @@ from .base import (
     RefusedMove,
     Store,
     StoreError,
+    Tournament,
+    TournamentEntry,
+    TournamentError,
+    TournamentExists,
+    TournamentGame,
+    TournamentState,
     UnknownPlayer,
+    UnknownTournament,
     ban_target,
     check_ban_reason,
     check_new_player,
+    check_player_name,
 )
 from .rows import (
     ADD_BAN,
+    ADD_TOURNAMENT,
+    ADD_TOURNAMENT_GAME,
     ASIDE_COLUMNS,
     BANS_VERSION,
     BUMP_BANS_VERSION,
@@ -68,11 +80,16 @@ from .rows import (
     COUNT_REFUSAL,
     DISCARD_GAME,
     END_READ,
+    ENTER_TOURNAMENT,
+    ENTRANTS,
     FIND_BAN,
+    FIND_ENTRANT,
+    FIND_TOURNAMENT,
     GAME_COLUMNS,
     HISTORY,
     LEADERBOARD,
     LIST_BANS,
+    LIST_TOURNAMENTS,
     MOVE_COLUMNS,
     ORPHAN_MOVES,
     OWE_ENDS,
@@ -87,7 +104,12 @@ from .rows import (
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    SET_SEED,
+    SET_TOURNAMENT_STATE,
+    TOURNAMENT_GAMES,
     UNREAD_ENDS,
+    UPDATE_TOURNAMENT_GAME,
+    WITHDRAW_ENTRANT,
     PageQuery,
     ban_of,
     crosstable_of,
@@ -104,6 +126,9 @@ from .rows import (
     split_token,
     stream_pages,
     to_json,
+    tournament_game_of,
+    tournament_game_row,
+    tournament_of,
 )
 
 log = logging.getLogger("arbiter.server.store")
@@ -483,6 +508,115 @@ class SqlStore(Store, Generic[C]):
 
         return await self._run(read)
 
+    # --- tournaments --------------------------------------------------------------------------
+    async def add_tournament(self, name: str, spec: dict[str, Any]) -> Tournament:
+        check_player_name(name)
+        tournament = Tournament(name, spec, "open", time.time())
+
+        async def insert(conn: C) -> Tournament:
+            async with conn.transaction():
+                if await conn.fetchone(FIND_TOURNAMENT, (name,)):
+                    raise TournamentExists(f"a tournament named {name!r} exists already")
+                try:
+                    await conn.execute(ADD_TOURNAMENT, (name, to_json(spec), "open", tournament.created))
+                except self.unique_violation:  # another node created it meanwhile
+                    raise TournamentExists(f"a tournament named {name!r} exists already") from None
+                return tournament
+
+        return await self._run(insert)
+
+    async def get_tournament(self, name: str) -> Tournament | None:
+        async def read(conn: C) -> Tournament | None:
+            row = await conn.fetchone(FIND_TOURNAMENT, (name,))
+            return None if row is None else tournament_of(row)
+
+        return await self._run(read)
+
+    async def list_tournaments(self) -> list[Tournament]:
+        async def rows(conn: C) -> list[Tournament]:
+            return [tournament_of(row) for row in await conn.fetchall(LIST_TOURNAMENTS)]
+
+        return await self._run(rows)
+
+    async def set_tournament_state(self, name: str, state: TournamentState) -> None:
+        async def update(conn: C) -> None:
+            async with conn.transaction():
+                await conn.execute(SET_TOURNAMENT_STATE, (state, await _tournament_id(conn, name)))
+
+        await self._run(update)
+
+    async def enter_tournament(self, name: str, player: str) -> None:
+        async def insert(conn: C) -> None:
+            async with conn.transaction():
+                tournament_id = await _tournament_id(conn, name)
+                found = await _player(conn, player)
+                if found is None:
+                    raise UnknownPlayer(f"no player named {player!r}")
+                if await conn.fetchone(FIND_ENTRANT, (tournament_id, found.id)):
+                    raise AlreadyEntered(f"{found.name} is in {name}'s field already")
+                try:
+                    await conn.execute(ENTER_TOURNAMENT, (tournament_id, found.id, time.time()))
+                except self.unique_violation:  # entered through another node meanwhile
+                    raise AlreadyEntered(f"{found.name} is in {name}'s field already") from None
+
+        await self._run(insert)
+
+    async def withdraw_from_tournament(self, name: str, player: str) -> None:
+        async def update(conn: C) -> None:
+            async with conn.transaction():
+                tournament_id = await _tournament_id(conn, name)
+                found = await _player(conn, player)
+                row = None if found is None else await conn.fetchone(FIND_ENTRANT, (tournament_id, found.id))
+                if found is None or row is None or row[0] is not None:
+                    raise NotEntered(f"{player} is not in {name}'s field")
+                await conn.execute(WITHDRAW_ENTRANT, (time.time(), tournament_id, found.id))
+
+        await self._run(update)
+
+    async def tournament_entries(self, name: str) -> list[TournamentEntry]:
+        async def rows(conn: C) -> list[TournamentEntry]:
+            found = await conn.fetchall(ENTRANTS, (await _tournament_id(conn, name),))
+            return [TournamentEntry(row[0], row[1], row[2] is not None) for row in found]
+
+        return await self._run(rows)
+
+    async def add_tournament_games(
+        self, name: str, games: list[TournamentGame], *, seeds: dict[str, int] | None = None,
+        state: TournamentState | None = None,
+    ) -> None:  # fmt: skip
+        async def insert(conn: C) -> None:
+            async with conn.transaction():
+                tournament_id = await _tournament_id(conn, name)
+                for player, seed in (seeds or {}).items():
+                    await conn.execute(SET_SEED, (seed, tournament_id, player))
+                for game in games:
+                    try:
+                        await conn.execute(ADD_TOURNAMENT_GAME, (tournament_id, *tournament_game_row(game)))
+                    except self.unique_violation:
+                        raise TournamentError(f"{name} has a round {game.round} board {game.board} already") from None
+                if state is not None:
+                    await conn.execute(SET_TOURNAMENT_STATE, (state, tournament_id))
+
+        await self._run(insert)
+
+    async def tournament_games(self, name: str) -> list[TournamentGame]:
+        async def rows(conn: C) -> list[TournamentGame]:
+            found = await conn.fetchall(TOURNAMENT_GAMES, (await _tournament_id(conn, name),))
+            return [tournament_game_of(row) for row in found]
+
+        return await self._run(rows)
+
+    async def update_tournament_game(self, name: str, game: TournamentGame) -> None:
+        async def update(conn: C) -> None:
+            async with conn.transaction():
+                tournament_id = await _tournament_id(conn, name)
+                fields = (game.match_id, game.score, game.forfeit, game.cause, tournament_id, game.round, game.board)
+                changed = await conn.execute(UPDATE_TOURNAMENT_GAME, fields)
+                if not changed:
+                    raise TournamentError(f"{name} has no round {game.round} board {game.board}")
+
+        await self._run(update)
+
     # --- games --------------------------------------------------------------------------------
     async def start_game(self, start: GameStart) -> None:
         self._enqueue(
@@ -790,6 +924,13 @@ class SqlStore(Store, Generic[C]):
 async def _player(conn: Connection, name: str) -> Player | None:
     row = await conn.fetchone(f"SELECT {PLAYER_COLUMNS} FROM players WHERE name = ?", (name,))
     return None if row is None else player_of(row)
+
+
+async def _tournament_id(conn: Connection, name: str) -> int:
+    row = await conn.fetchone(FIND_TOURNAMENT, (name,))
+    if row is None:
+        raise UnknownTournament(f"no tournament named {name!r}")
+    return int(row[0])
 
 
 async def _rating(conn: Connection, player_id: int, name: str, pool: str, level: int | None) -> Rating:

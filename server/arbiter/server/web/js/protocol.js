@@ -95,6 +95,10 @@ export const ErrorCode = Object.freeze({
   HINT_USED: "hint_used",
   /** no hint was asked of this bot for that match and ply */
   NO_HINT_REQUEST: "no_hint_request",
+  /** no tournament by that name on this server */
+  UNKNOWN_TOURNAMENT: "unknown_tournament",
+  /** the tournament takes no entry: it has started, or its field is by invitation */
+  ENTRY_CLOSED: "entry_closed",
   /** the server cannot do this now (storage failing, shutting down); try again later */
   UNAVAILABLE: "unavailable",
   /** a bug in the server; the request had no effect */
