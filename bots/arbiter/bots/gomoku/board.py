@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from arbiter.engine.five import NOT_FORBIDDEN, forbidden, may_be_forbidden, new_stack
+
 from .evaluation import HAND, Evaluation
 from .geometry import (
     G_CELLS,
@@ -49,12 +51,16 @@ from .geometry import (
     G_NEAR_N,
     G_NEAR_STRIDE,
     G_POW3,
+    G_RULE,
     G_SHAPE,
     G_WCELLS,
     G_WEIGHTS,
     G_WENDS,
     G_WINDOWS,
     G_ZOB,
+    RULE_CARO,
+    RULE_FREE,
+    RULE_RENJU,
     geometry,
 )
 from .layout import allocate, region
@@ -191,8 +197,9 @@ def _update(g, s, c, p, sign, cells):
     the cells' shapes and the candidates too (a removal must be given the ``cells`` of its placement).
 
     In a window through c, p's code just steps by one while the window is live for p (its
-    borders do not change), and the opponent's dies. Windows that c borders (exact five only)
-    may die for p. A placement pushes onto the undo stack the four window sums and every window
+    borders do not change), and the opponent's dies. Windows that c borders (exact five, renju, caro)
+    may die: for p under exact five or as renju's black (an overline), for the opponent in caro (a five
+    blocked at both ends). A placement pushes onto the undo stack the four window sums and every window
     code it changes, with the window's place in the set it leaves; a removal pops them in reverse,
     putting each window back where it stood in the sets of fours and threes, and steps the stone
     counts back. The window loop is one body on purpose: a numba call costs reference counting per
@@ -233,6 +240,7 @@ def _update(g, s, c, p, sign, cells):
         s[S_UNDO_TOP] = top
     else:
         exact = g[G_EXACT]
+        rule = g[G_RULE]
         weights = g[G_WEIGHTS]
         wends = g[G_WENDS]
         s[board + c] = p + 1
@@ -241,7 +249,7 @@ def _update(g, s, c, p, sign, cells):
             s[undo + top + i] = s[S_EVAL + i]
         top += 4
         changed = 0
-        bordering = g[g[G_CEND_N] + c] if exact else 0
+        bordering = g[g[G_CEND_N] + c] if exact or rule != RULE_FREE else 0
         for i in range(through + bordering):
             if i < through:
                 w = g[_u(first + i)]
@@ -254,12 +262,17 @@ def _update(g, s, c, p, sign, cells):
                 if i < through:
                     new = old + 1 if q == p and old >= 0 else -1
                 else:
-                    # a bordered window: p's may now only fill into an overline, which does not win
+                    # a bordered window: with exact five (renju's black) p's may now only fill into an
+                    # overline, which does not win; in caro, a window whose two ends hold q's opponent's
+                    # stones makes a five blocked at both ends, which does not win either
                     new = s[at + W_COUNT + q] if s[at + W_COUNT + 1 - q] == 0 else -1
                     if new >= 0:
                         e0 = g[wends + 2 * w]
                         e1 = g[wends + 2 * w + 1]
-                        if (e0 >= 0 and s[board + e0] == q + 1) or (e1 >= 0 and s[board + e1] == q + 1):
+                        own_end = (e0 >= 0 and s[board + e0] == q + 1) or (e1 >= 0 and s[board + e1] == q + 1)
+                        if own_end and (exact or (rule == RULE_RENJU and q == 0)):
+                            new = -1
+                        if rule == RULE_CARO and e0 >= 0 and e1 >= 0 and s[board + e0] == 2 - q == s[board + e1]:
                             new = -1
                 if new == old:
                     continue
@@ -533,13 +546,37 @@ def add_three_cells(g, s, p, out, base, count):
     return count
 
 
+@njit(cache=True, inline="always")
+def forbidden_for(g, s, p, c):
+    """Whether ``p`` may not play the empty cell ``c``: black (player 0) on a forbidden point in renju.
+
+    A forbidden point is no move, so it is no defence and no threat: the search, the VCF and the VCT
+    skip it as black's move, and a white four whose only block is one wins. Any other rule pays one
+    comparison."""
+    return p == 0 and g[G_RULE] == RULE_RENJU and black_forbidden(g, s, c)
+
+
+@njit(cache=True)
+def black_forbidden(g, s, c):
+    """The engine's judgement (arbiter.engine.five: double-three, double-four, overline, unless a five)
+    of black on the empty cell ``c``, after its cheap test that clears most points."""
+    m = g[G_M]
+    n = g[G_N]
+    board = s[s[S_BOARD] : s[S_BOARD] + g[G_CELLS]]
+    if not may_be_forbidden(board, m, n, c % m, c // m):
+        return False
+    return forbidden(board, m, n, c % m, c // m, new_stack()) != NOT_FORBIDDEN
+
+
 @njit(cache=True)
 def double_threat(g, s, p):
     """A cell where ``p`` would make two fours with different winning cells at once, or -1.
 
     That is an open four or a double four: unless the other side can win first, it wins. Found
     from p's threes alone: a three has exactly two empty cells, and filling one makes a four
-    whose winning cell is the other.
+    whose winning cell is the other. A cell ``p`` may not play (forbidden_for) does not count: in
+    renju black's double four is forbidden, and so is an open four made with a four or overline
+    elsewhere, and a three that only such a point would make open is no threat.
     """
     k = g[G_K]
     windows = g[G_WINDOWS]
@@ -569,7 +606,7 @@ def double_threat(g, s, p):
             if s[mark + t] != stamp:
                 s[mark + t] = stamp
                 s[partner + t] = other
-            elif s[partner + t] != other:
+            elif s[partner + t] != other and not forbidden_for(g, s, p, t):
                 return t
     return -1
 
@@ -583,15 +620,26 @@ def evaluate(s, p):
 class Board:
     """A position of an m,n,k game held as tracks, for the Python side (searcher, tests, benchmarks)."""
 
-    def __init__(self, m: int, n: int, k: int, exact: bool = False, evaluation: Evaluation = HAND) -> None:
+    def __init__(
+        self, m: int, n: int, k: int, exact: bool = False, evaluation: Evaluation = HAND, rule: int = RULE_FREE
+    ) -> None:
         self.evaluation = evaluation
-        self.g = geometry(m, n, k, exact, evaluation)
+        self.g = geometry(m, n, k, exact, evaluation, rule)
         self.s = new_tracks(self.g)
 
     @classmethod
-    def from_moves(cls, m: int, n: int, k: int, exact: bool, cells: list[int], evaluation: Evaluation = HAND) -> Board:
+    def from_moves(
+        cls,
+        m: int,
+        n: int,
+        k: int,
+        exact: bool,
+        cells: list[int],
+        evaluation: Evaluation = HAND,
+        rule: int = RULE_FREE,
+    ) -> Board:
         """The position after ``cells`` were played alternately, first player first."""
-        board = cls(m, n, k, exact, evaluation)
+        board = cls(m, n, k, exact, evaluation, rule)
         for c in cells:
             board.play(c)
         return board

@@ -1,10 +1,12 @@
 """``gomoku``: the alpha-beta bot for five in a row on any m,n,k board with k >= 4, and renju and caro.
 
-Renju and caro (the ``five`` family) are searched as five-or-more gomoku: the bot never plays one
-of black's forbidden points (the engine's list of them is kept off the root: immediate wins and
-blocks, threat-search lines and the searched moves), but below the root its search and threat
-search still take them for moves and threats, and it takes a caro five blocked at both ends for a
-win. So its renju and caro are legal at every level, not yet strong.
+Renju and caro (the ``five`` family) are searched under their own rule (board_rule): the bot never
+plays one of black's forbidden points (the engine's list of them is kept off the root: immediate
+wins and blocks, threat-search lines and the searched moves), and below the root its search and
+threat searches know them too (board.forbidden_for: a forbidden point is no move, no defence and no
+threat for black, and a white four whose one block is one wins), hold renju's black to exactly five
+and white to five or more, and take no caro five blocked at both ends for a win (docs/STRENGTH.md,
+"Renju").
 
 Levels (``level``, 1 = weakest):
 
@@ -55,6 +57,7 @@ from arbiter.engine.five import FiveState
 from ..brain import Brain, BrainOptionError, ThinkRequest, ThinkResult, refuse_unknown_options
 from .board import Board
 from .evaluation import FITTED, HAND, Evaluation
+from .geometry import RULE_CARO, RULE_FREE, RULE_RENJU
 from .intuitive import intuitive_move
 from .searcher import MAX_DEPTH, SearchConfig, Searcher
 
@@ -196,11 +199,18 @@ class Pondered:
 
 
 def board_shape(game: Game) -> tuple[int, int, int, bool]:
-    """The board's rule for a game: (m, n, k, exact). Renju and caro are searched as five-or-more
-    (renju's black overline is a forbidden point, kept off the root; caro's blocked five counts as
-    a win, which only misjudges, never makes an illegal move)."""
+    """The board's shape for a game: (m, n, k, exact). Renju and caro are five with their own rule
+    (board_rule): the board holds renju's black to exactly five itself."""
     k = 5 if game.family == "five" else game.params["k"]
     return game.params["m"], game.params["n"], k, game.params["exact"]
+
+
+def board_rule(game: Game) -> int:
+    """The rule the search's board plays by: renju's black held to exactly five and kept off its
+    forbidden points, caro's five blocked at both ends no win, or freestyle (geometry.RULE_*)."""
+    if game.family != "five":
+        return RULE_FREE
+    return RULE_RENJU if game.params["rule"] == "renju" else RULE_CARO
 
 
 def forbidden_cells(state: State) -> frozenset[int]:
@@ -227,7 +237,7 @@ class GomokuBrain(Brain):
     def __init__(self, level: int | None = None, **options: Any) -> None:
         super().__init__(level, **options)
         self.settings = Settings.parse(self.level, options)
-        self._searchers: dict[tuple[int, int, int, bool, Evaluation], Searcher] = {}
+        self._searchers: dict[tuple[int, int, int, bool, Evaluation, int], Searcher] = {}
         self._pondering: Searcher | None = None  # the searcher a ponder runs on, for stop_ponder
         self._pondered: dict[str, Pondered] = {}  # match → its last ponder, for the next think's info
 
@@ -235,11 +245,13 @@ class GomokuBrain(Brain):
     def plays(cls, game: Game) -> bool:
         return game.family == "five" or (game.family == "mnk" and game.params["k"] >= 4)
 
-    def searcher(self, m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND) -> Searcher:
-        """The searcher of a board shape and evaluation, created on first use and kept (with its tables)."""
-        key = (m, n, k, exact, evaluation)
+    def searcher(
+        self, m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND, rule: int = RULE_FREE
+    ) -> Searcher:
+        """The searcher of a board shape, evaluation and rule, created on first use and kept (with its tables)."""
+        key = (m, n, k, exact, evaluation, rule)
         if key not in self._searchers:
-            self._searchers[key] = Searcher(m, n, k, exact, evaluation=evaluation)
+            self._searchers[key] = Searcher(m, n, k, exact, evaluation=evaluation, rule=rule)
         return self._searchers[key]
 
     def settings_for(self, request: ThinkRequest) -> Settings:
@@ -268,7 +280,8 @@ class GomokuBrain(Brain):
             cell = intuitive_move(Board.from_moves(m, n, k, exact, cells), seed, forbidden)
             info: dict[str, Any] = {"level": level, "reason": "intuitive"}
         else:
-            searcher = self.searcher(m, n, k, exact, settings.evaluation)  # the first: tables allocated
+            # the first: tables allocated
+            searcher = self.searcher(m, n, k, exact, settings.evaluation, board_rule(game))
             searcher.resume()  # after a ponder's stop
             searcher.set_position(cells)
             # What the preparation took (a new searcher's tables: tens of ms) comes off the search's time.
@@ -308,7 +321,7 @@ class GomokuBrain(Brain):
         started = time.perf_counter()
         m, n, k, exact = board_shape(game)
         cells = [y * m + x for x, y in state.moves()]
-        searcher = self.searcher(m, n, k, exact, settings.evaluation)
+        searcher = self.searcher(m, n, k, exact, settings.evaluation, board_rule(game))
         self._pondering = searcher
         try:
             searcher.resume()  # then look at stop: a stop_ponder before this point set it

@@ -38,6 +38,7 @@ G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS, G_CW_STRIDE, G_NEAR_STRIDE, G_END_ST
     G_WEIGHTS,  # [2, k+1]: patterns.window_weights
 ) = range(9, 19)
 G_HALF = 19  # cells seen on each side of a cell by the line shapes (shapes.half_width)
+G_RULE = 27  # RULE_FREE, RULE_RENJU or RULE_CARO: who wins with which five, and black's forbidden points
 (
     G_LINE_CELLS,  # [cells, 4, 2·half]: the cell t whose line code has this cell as digit j, -1 off the board
     G_POW3,  # [2·half]: 3^j
@@ -47,13 +48,17 @@ G_HALF = 19  # cells seen on each side of a cell by the line shapes (shapes.half
     G_COMBO,  # [2, COMBOS]: the ordering rows of shapes.combo_tables (ORDER_OWN, ORDER_BLOCK)
     G_EVAL_PAIR,  # [COMBOS]: a cell's two evaluation values in one word, shapes.eval_pairs
 ) = range(20, 27)
-G_HEADER = 27
+G_HEADER = 28
+# The tournament rules of five in a row (arbiter.engine.five) the board and the search know.
+RULE_FREE = 0  # k or more in a row wins (k exactly with ``exact``)
+RULE_RENJU = 1  # black (the first player) wins with exactly five and may not play its forbidden points
+RULE_CARO = 2  # a five blocked by the opponent at both ends does not win
 
 
 @lru_cache(maxsize=16)
-def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND) -> np.ndarray:
+def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND, rule: int = RULE_FREE) -> np.ndarray:
     """The flat table array for an m×n board (m columns, n rows; cell = y*m + x) with lines of k,
-    holding ``evaluation``'s weights."""
+    holding ``evaluation``'s weights, under ``rule`` (RULE_*)."""
     cells = m * n
     window_cells: list[list[int]] = []
     window_ends: list[tuple[int, int]] = []
@@ -118,6 +123,7 @@ def geometry(m: int, n: int, k: int, exact: bool, evaluation: Evaluation = HAND)
         ],
     )
     g[G_HALF] = half
+    g[G_RULE] = rule
     g[[G_M, G_N, G_K, G_EXACT, G_CELLS, G_WINDOWS]] = [m, n, k, int(exact), cells, windows]
     g[[G_CW_STRIDE, G_NEAR_STRIDE, G_END_STRIDE]] = [4 * k, NEAR_STRIDE, END_STRIDE]
     region(g, G_WCELLS, windows * k)[:] = np.array(window_cells, dtype=np.int64).ravel()

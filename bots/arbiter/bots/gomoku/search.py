@@ -60,6 +60,7 @@ from .board import (
     S_STONES,
     THREES,
     double_threat,
+    forbidden_for,
     make,
     unmake,
     winning_cells,
@@ -358,8 +359,8 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
     cells = w[C_CELLS]
     moves = w[W_MOVES] + ply * cells
     if s[S_SET_LEN + FOURS + o] > 0:
-        if winning_cells(g, s, o, w, moves) >= 2:
-            return -(WIN - ply - 2)
+        if winning_cells(g, s, o, w, moves) >= 2 or forbidden_for(g, s, p, w[moves]):
+            return -(WIN - ply - 2)  # two fives to block, or (renju) the one block is black's forbidden point
         if ply >= MAX_PLY - 2:
             return static_value(s, w, p)
         make(g, s, w[moves], p)  # the only reply: forced, so it costs no depth
@@ -402,7 +403,7 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
     # block, the reply costs no depth, so a line of threes is searched to its end.
     restricted = threatened(g, s, o)
     child = depth if restricted and ply < w[C_THREE_EXTENSION] else depth - 1
-    if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0:
+    if hash_move >= 0 and s[s[S_BOARD] + hash_move] == 0 and not forbidden_for(g, s, p, hash_move):
         # The table's move first, before paying for move generation: it often cuts at once.
         make(g, s, hash_move, p)
         best = -negamax(g, s, w, v, t, child, -beta, -alpha, ply + 1, o)
@@ -437,6 +438,8 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
         quiet = score < TACTICAL
         if prune and quiet and searched >= width:
             break
+        if forbidden_for(g, s, p, c):
+            continue
         make(g, s, c, p)
         if searched == 0:
             value = -negamax(g, s, w, v, t, child, -beta, -alpha, ply + 1, o)
@@ -464,6 +467,10 @@ def negamax(g, s, w, v, t, depth, alpha, beta, ply, p):
                             w[killers] = c
                         w[w[W_HISTORY] + p * cells + c] += depth * depth
                     break
+    if best_move < 0:
+        # Every move was a forbidden point (renju's black): facing an open three the attacker makes its
+        # open four, then five; else (never met in play) the position is judged as it stands.
+        best = -(WIN - ply - 4) if restricted else static_value(s, w, p)
     if best <= alpha_in:
         bound = UPPER
     elif best >= beta:

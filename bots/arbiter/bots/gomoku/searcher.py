@@ -19,6 +19,7 @@ import numpy as np
 
 from .board import FOURS, S_HASH, S_SET_LEN, Board, four_moves, make, unmake, winning_cells
 from .evaluation import HAND, Evaluation
+from .geometry import RULE_FREE
 from .layout import region
 from .search import (
     C_ABORTED,
@@ -120,11 +121,20 @@ class Searcher:
     """The search of one board shape with one evaluation: its tables live as long as the searcher."""
 
     def __init__(
-        self, m: int, n: int, k: int, exact: bool, *, tt_bits: int = TT_BITS, evaluation: Evaluation = HAND
+        self,
+        m: int,
+        n: int,
+        k: int,
+        exact: bool,
+        *,
+        tt_bits: int = TT_BITS,
+        evaluation: Evaluation = HAND,
+        rule: int = RULE_FREE,
     ) -> None:
         self.shape = (m, n, k, exact)
         self.evaluation = evaluation
-        self.board = Board(m, n, k, exact, evaluation)
+        self.rule = rule
+        self.board = Board(m, n, k, exact, evaluation, rule)
         self.work = new_work(self.board.cells, tt_bits)
         self.vcf_work = new_vcf_work(self.board.cells)
         self.vct_work = new_vct_work(self.board.cells)
@@ -134,7 +144,7 @@ class Searcher:
 
     def set_position(self, cells: list[int]) -> None:
         """Replay ``cells`` (alternate players, first player first) on a fresh board."""
-        self.board = Board.from_moves(*self.shape, cells, self.evaluation)
+        self.board = Board.from_moves(*self.shape, cells, self.evaluation, self.rule)
 
     def stop(self) -> None:
         """Make the search running in another thread return within about a thousand nodes, and any
@@ -159,9 +169,8 @@ class Searcher:
 
     def think(self, config: SearchConfig, seed: int = 0, forbidden: frozenset[int] = frozenset()) -> SearchResult:
         """The move for the side to move in the current position, never one of the ``forbidden`` cells
-        (renju's forbidden points for black, from the engine: the board's own rules do not know them,
-        so below the root the search still takes them for moves). Cell -1 when every move the
-        search weighs is forbidden."""
+        (renju's forbidden points for black, from the engine; below the root the board's rule, the
+        searcher's ``rule``, keeps black off them). Cell -1 when every move the search weighs is forbidden."""
         start = time.perf_counter_ns()
         deadline = start + int(config.time_limit * 1e9) if config.time_limit else 0
         # Node budgets bound the threat searches on an idle machine, this deadline on a loaded one.

@@ -8,6 +8,11 @@ exists within the depth and node budget.
 
 The same kernel defends: asking it for the opponent's VCF with the opponent to move tells the
 search which of its own moves leave the opponent no forced win.
+
+In renju the board's windows already hold black to exactly five; the VCF also skips black's fours
+on its forbidden points (board.forbidden_for), and a white four whose one block is such a point
+wins at once: a line may then end with white's four, the five's cell left for black to be unable
+to take.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from .board import (
     THREES,
     W_CODE,
     WIN_STRIDE,
+    forbidden_for,
     four_moves,
     make_windows,
     unmake_windows,
@@ -120,6 +126,8 @@ def vcf(g, s, v, p, fours, ply):
     replies = moves + cells
     for i in range(count):
         c = v[moves + i]
+        if forbidden_for(g, s, p, c):
+            continue  # renju: black's four on a forbidden point (a double four, say) is no move
         make_windows(g, s, c, p)  # the VCF reads only the windows: a quarter of make's time
         wins = winning_cells(g, s, p, v, replies)
         found = 0
@@ -127,6 +135,11 @@ def vcf(g, s, v, p, fours, ply):
             v[line + ply + 2] = v[replies + 1]
             v[V_LINE_LEN] = ply + 3
             found = 1
+        elif wins == 1 and forbidden_for(g, s, o, v[replies]):
+            unmake_windows(g, s)  # renju: the one block is black's forbidden point, so the four wins
+            v[line + ply] = c
+            v[V_LINE_LEN] = ply + 1
+            return 1
         elif wins == 1:
             make_windows(g, s, v[replies], o)
             found = vcf(g, s, v, p, fours - 1, ply + 2)

@@ -8,6 +8,10 @@ three the defender's only moves that can matter are a stone in one of the attack
 four, and an open four with no four to answer it wins. The defender gets all of those moves, so
 a "yes" is a proof; "no" means only that no such win exists within the depth and node budget.
 
+In renju black's forbidden points (board.forbidden_for) are neither black's threats nor black's
+defences: the attacker skips them, a defender's reply there is no reply, and a black three that
+only a forbidden point would make an open four is no threat (board.double_threat).
+
 Depth counts the attacker's moves (its forced blocks included). Results are facts about a
 position, so the table keeps them across searches and across the moves of a match: the least
 depth a win was proved at, and the greatest depth a search found none within.
@@ -30,6 +34,7 @@ from .board import (
     THREES,
     add_three_cells,
     double_threat,
+    forbidden_for,
     four_moves,
     make,
     unmake,
@@ -182,6 +187,9 @@ def vct(g, s, t, p, depth, ply, defending):
             return 0  # no threat left standing: the defender is free
         for i in range(count):
             c = t[moves + i]
+            if forbidden_for(g, s, o, c):
+                t[T_LINE_LEN] = ply  # renju: black may not defend there, so that reply is no defence
+                continue
             make(g, s, c, o)
             won = vct(g, s, t, p, depth, ply + 1, defending - 1)  # not a literal: numba's recursion
             unmake(g, s)
@@ -219,6 +227,8 @@ def vct(g, s, t, p, depth, ply, defending):
     count = 1 if blocks == 1 else threat_moves(g, s, p, t, moves, t[T_SCORES] + ply * cells)
     for i in range(count):
         c = t[moves + i]
+        if forbidden_for(g, s, p, c):
+            continue
         make(g, s, c, p)
         won = vct(g, s, t, p, depth - 1, ply + 1, 1 - defending)
         unmake(g, s)
