@@ -187,3 +187,74 @@ async def test_two_brains_play_each_other_through_two_pbrain_processes(bots, gam
         for engine in engines:
             if engine.process.returncode is None:
                 engine.process.kill()
+
+
+def _stones(answer: str) -> list[str]:
+    return answer.split()
+
+
+@pytest.mark.parametrize("rule", [0, 4])
+def test_swap2board_proposes_chooses_and_refuses_bad_positions(rule: int) -> None:
+    from arbiter.bots.gomoku.brain import GomokuBrain
+
+    engine = PbrainEngine(GomokuBrain(level=3), name="g")
+    assert answers(engine, "START 15", "INFO timeout_turn 400", f"INFO rule {rule}") == ["OK"]
+    game = create_game("renju" if rule == 4 else "gomoku")
+    proposal = _stones(answers(engine, "SWAP2BOARD", "DONE")[-1])  # three stones on an empty board
+    assert len(proposal) == 3
+    state = game.new_state()
+    for stone in proposal:
+        state.play(game.decode_move(cell(stone)))  # legal, all three
+    choice = answers(engine, "SWAP2BOARD", *proposal, "DONE")[-1]
+    assert choice == "SWAP" or len(_stones(choice)) in (1, 2)
+    for stone in [] if choice == "SWAP" else _stones(choice):
+        state.play(game.decode_move(cell(stone)))
+    if choice != "SWAP" and len(_stones(choice)) == 1:  # it stays white: the game goes on with TURN
+        assert engine.state is not None and engine.state.ply == 4
+        reply = answers(engine, "TURN 0,0")[-1]
+        state.play(game.decode_move([0, 0]))
+        state.play(game.decode_move(cell(reply)))
+    # Five stones, as BOARD writes them (x,y,who) or Gomocup's x,y: SWAP or white's sixth stone.
+    five = ["7,7,2", "8,7,1", "9,9,2", "8,8,1", "8,6,2"]
+    for lines in (five, [line.rsplit(",", 1)[0] for line in five]):
+        choice = answers(engine, "SWAP2BOARD", *lines, "DONE")[-1]
+        assert choice == "SWAP" or (len(_stones(choice)) == 1 and cell(choice) not in ([7, 7], [8, 7], [9, 9]))
+    assert answers(engine, "SWAP2BOARD", "7,7", "DONE") == ["ERROR SWAP2BOARD decides at 0, 3 or 5 stones, not 1"]
+    assert answers(engine, "SWAP2BOARD", "7,7", "7,7", "8,8", "DONE")[0].startswith("ERROR the stones are not")
+    assert answers(engine, "SWAP2BOARD", "7,7,x")[0].startswith("ERROR a SWAP2BOARD line is x,y or x,y,who")
+
+
+def test_the_swap_decisions_follow_the_search() -> None:
+    """An opening the search rates clearly black's is taken as black; one clearly white's as white, with its
+    move; a proposal is the least lopsided of the openings."""
+    from arbiter.bots.gomoku.brain import GomokuBrain
+    from arbiter.bots.pbrain.swap import MARGIN, SwapChooser, swap_decision
+
+    brain, game = GomokuBrain(level=3), create_game("gomoku")
+    chooser = SwapChooser(brain, game, match_id="t")
+    strong_black = [[7, 7], [0, 0], [8, 8]]  # white's stone in a corner: black has two in the centre
+    _, advantage = chooser._search(strong_black, 0.2)
+    assert advantage <= -MARGIN
+    assert swap_decision(brain, game, strong_black, 0.4, match_id="t").take == "black"
+    strong_white = [[7, 7], [8, 8], [0, 14]]  # black's second stone in a corner
+    decision = swap_decision(brain, game, [*strong_white, [9, 9], [14, 0]], 0.2, match_id="t")
+    assert decision.take == "white" and len(decision.stones) == 1
+    proposal = swap_decision(brain, game, [], 1.0, match_id="t")
+    assert proposal.take is None and len(proposal.stones) == 3
+
+
+async def test_arbiter_pbrain_answers_swap2board_over_its_pipes() -> None:
+    """A manager's swap2 opening with a real ``arbiter pbrain gomoku``: three stones, then a choice on them."""
+    engine = await Engine.start("gomoku", "--level", "3")
+    try:
+        await engine.send("START 15", "INFO timeout_turn 500", "INFO rule 4", "SWAP2BOARD", "DONE")
+        assert await engine.answer() == "OK"
+        proposal = (await engine.answer()).split()
+        assert len(proposal) == 3 and all(len(cell(stone)) == 2 for stone in proposal)
+        await engine.send("SWAP2BOARD", *proposal, "DONE")
+        choice = await engine.answer()
+        assert choice == "SWAP" or len(choice.split()) in (1, 2)
+        assert await engine.end() == 0
+    finally:
+        if engine.process.returncode is None:
+            engine.process.kill()
