@@ -76,6 +76,43 @@ async def test_the_probe_offers_only_the_rules_info_rule_took() -> None:
         await anything.close()
 
 
+async def test_the_probe_finds_swap2board_and_the_decisions_come_back_checked() -> None:
+    """An engine with SWAP2BOARD proposes, chooses and places through the pool; one without it is found
+    out at the probe (it answers UNKNOWN), and a decision the phase does not take gives up."""
+    plain = EnginePool(ENGINE, slots=1)
+    placing = EnginePool([*ENGINE, "--swap2", "place,swap"], slots=1)
+    moving = EnginePool([*ENGINE, "--swap2", "move,move"], slots=1)
+    try:
+        for pool in (plain, placing, moving):
+            await pool.probe([15], {4})
+        assert not plain.swap2 and placing.swap2 and moving.swap2
+        loop = asyncio.get_running_loop()
+
+        def request(moves: list[list[int]], game: str = "renju") -> ThinkRequest:
+            return ThinkRequest("m1", game, {}, moves, 0.2, deadline=loop.time() + 2)
+
+        proposal = await placing.swap(request([]))
+        assert proposal.take is None and proposal.stones == [[7, 7], [8, 7], [7, 9]]
+        placed = await placing.swap(request(proposal.stones))
+        assert placed.take is None and len(placed.stones) == 2
+        five = [*proposal.stones, *placed.stones]
+        assert (await placing.swap(request(five))).take == "black"  # SWAP: it takes black
+        stay = await moving.swap(request(proposal.stones))
+        assert stay.take == "white" and len(stay.stones) == 1 and stay.stones[0] not in proposal.stones
+        # After a decision the engine's board is the decision's: its next move comes from the whole BOARD.
+        after = await moving.think(request([*proposal.stones, *stay.stones, [0, 0]]))
+        assert after.move not in [*proposal.stones, *stay.stones, [0, 0]]
+        with pytest.raises(GiveUp) as gave_up:
+            await moving.swap(request([[7, 7]]))
+        assert gave_up.value.cause == "protocol_error"
+        with pytest.raises(GiveUp) as gave_up:  # an engine that never took SWAP2BOARD
+            await plain.swap(request([]))
+        assert "does not answer SWAP2BOARD" in str(gave_up.value)
+    finally:
+        for pool in (plain, placing, moving):
+            await pool.close()
+
+
 async def test_a_forbidden_point_the_engine_plays_gives_up_as_an_illegal_move() -> None:
     pool = EnginePool(ENGINE, slots=1)  # it plays renju's black as free style: h8 is its longest line
     try:

@@ -12,12 +12,20 @@ rule (engine/arbiter/engine/gomocup.py: 0 free style, 1 exact five, 4 renju, 8 c
 caro); an engine that does not play one answers it with an ``ERROR`` line, as Gomocup engines do
 (there is no other way for one to say so), so only what START (or RECTSTART) and INFO rule
 accepted is offered. A forbidden point the engine plays in renju is an illegal move like any other.
+
+The swap openings go through ``SWAP2BOARD`` (Gomocup's swap2 extension; pbrain/engine.py says the
+answers), probed last: an engine that answers an empty board's ``SWAP2BOARD`` with three stones
+plays swap2 (``swap2``), one that answers ``ERROR``/``UNKNOWN`` or nothing in time does not, and
+the bridge never announces the swap feature for it. A decision's stones go as BOARD's
+``x,y,who`` lines (1 = the side to move's), as Rapfi reads them; after one, the engine's next move
+is asked with the whole BOARD.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -27,6 +35,7 @@ from arbiter.engine.gomocup import info_rule, rule_name
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
+from ..pbrain.swap import Decision
 from .base import SETUP_TIMEOUT, ProcessPool, answer_deadline
 from .process import EngineProcess
 
@@ -76,6 +85,7 @@ class EnginePool(ProcessPool[EngineProcess]):
         self.rectangles = False  # whether RECTSTART was taken
         self.rules = {0}  # the INFO rule values taken (free style always)
         self.about = ""  # the engine's ABOUT line: name="…", version="…"
+        self.swap2 = False  # whether it answers SWAP2BOARD
         self._spawned = 0
 
     # --- what it plays ------------------------------------------------------------------------
@@ -97,10 +107,24 @@ class EnginePool(ProcessPool[EngineProcess]):
                     self.rules.add(rule)
                 else:  # the ERROR was the rule's; START's OK follows
                     await engine.answer(time.monotonic() + SETUP_TIMEOUT, expect="ok")
+            if size:
+                self.swap2 = await self._probe_swap2(engine, size)
         finally:
             await engine.close()
         log.info("engine probed", extra={"engine": self.argv[0], "about": self.about, "squares": sorted(self.squares),
-                                         "rectangles": self.rectangles, "rules": sorted(self.rules)})  # fmt: skip
+                                         "rectangles": self.rectangles, "rules": sorted(self.rules),
+                                         "swap2": self.swap2})  # fmt: skip
+
+    async def _probe_swap2(self, engine: EngineProcess, size: int) -> bool:
+        """Whether the engine answers an empty board's SWAP2BOARD with three stones on it (last: the
+        engine is closed after it, whatever it left unanswered)."""
+        await engine.send("INFO rule 0", f"INFO timeout_turn {WARM_TURN_MS}", "SWAP2BOARD", "DONE")
+        try:
+            line = await _decision_line(engine, time.monotonic() + SETUP_TIMEOUT)
+        except GiveUp:  # silence (or an exit): no swap2
+            return False
+        stones = _cells(line) if MOVE_LIST.fullmatch(line) else []
+        return len(stones) == 3 and all(0 <= c < size for stone in stones for c in stone)
 
     def refusal(self, game: str, params: Mapping[str, Any]) -> str | None:
         """Why a challenge's game is not one the engine plays, or None."""
@@ -159,6 +183,37 @@ class EnginePool(ProcessPool[EngineProcess]):
         answer["seconds"] = round(time.monotonic() - began, 4)
         return ThinkResult([x, y], answer)
 
+    async def swap(self, request: ThinkRequest) -> Decision:
+        """The engine's swap2 decision at ``request.moves`` (0, 3 or 5 stones): SWAP2BOARD, its answer
+        checked (stones legal, as many as the phase takes), or GiveUp with the cause."""
+        began = time.monotonic()
+        rules = request.game_rules()
+        if len(request.moves) not in (0, 3, 5):
+            raise GiveUp("protocol_error", f"a swap2 decision at {len(request.moves)} stones")
+        engine = self._busy.get(request.match_id)
+        if engine is None or not engine.alive:
+            engine = await self._take(rules.params["m"], rules.params["n"])
+            self._busy[request.match_id] = engine
+        mover = len(request.moves) % 2
+        stones = [f"{x},{y},{1 if index % 2 == mover else 2}" for index, (x, y) in enumerate(request.moves)]
+        await engine.send(f"INFO timeout_turn {max(1, round(request.budget * 1000))}",
+                          f"INFO rule {info_rule(rules)}", "SWAP2BOARD", *stones, "DONE")  # fmt: skip
+        line = await _decision_line(engine, answer_deadline(request, began))
+        engine.known = []  # its board is the decision's: the next move is asked with the whole BOARD
+        if line.upper() == "SWAP" and request.moves:
+            return Decision("black", [])
+        placed = _cells(line) if MOVE_LIST.fullmatch(line) else []
+        wanted = {0: (3,), 3: (1, 2), 5: (1,)}[len(request.moves)]
+        if len(placed) not in wanted:
+            raise GiveUp("protocol_error", f"{engine.name} answered SWAP2BOARD with {line[:80]!r}")
+        state = request.position()
+        try:
+            for cell in placed:
+                state.play(rules.decode_move(cell))
+        except EngineError as error:
+            raise GiveUp("illegal_move", f"{engine.name} placed {line}: {error}") from None
+        return Decision("white" if len(placed) == 1 else None, placed)
+
     # --- engines ------------------------------------------------------------------------------
     async def _take(self, m: int, n: int) -> EngineProcess:
         for engine in self._idle:
@@ -201,6 +256,27 @@ class EnginePool(ProcessPool[EngineProcess]):
 
     async def _release(self, engine: EngineProcess) -> None:
         await self._restart(engine)
+
+
+MOVE_LIST = re.compile(r"-?\d+,-?\d+( +-?\d+,-?\d+)*")
+
+
+def _cells(line: str) -> list[list[int]]:
+    return [[int(part) for part in stone.split(",")] for stone in line.split()]
+
+
+async def _decision_line(engine: EngineProcess, deadline: float) -> str:
+    """The engine's answer to SWAP2BOARD: its first line that is neither MESSAGE nor DEBUG (an
+    ``ERROR`` or ``UNKNOWN`` says it has no swap2)."""
+    while True:
+        line = await engine.line(deadline)
+        word = line.split(" ", 1)[0].upper()
+        if word == "MESSAGE":
+            engine.messages.append(line[8:])
+        elif word != "DEBUG":
+            if word in ("ERROR", "UNKNOWN"):
+                raise GiveUp("protocol_error", f"{engine.name} does not answer SWAP2BOARD: {line[:80]}")
+            return line
 
 
 def position_commands(known: list[Any], moves: list[Any]) -> list[str]:
