@@ -16,7 +16,8 @@ accepted is offered. A forbidden point the engine plays in renju is an illegal m
 The swap openings go through ``SWAP2BOARD`` (Gomocup's swap2 extension; pbrain/engine.py says the
 answers), probed last: an engine that answers an empty board's ``SWAP2BOARD`` with three stones
 plays swap2 (``swap2``), one that answers ``ERROR``/``UNKNOWN`` or nothing in time does not, and
-the bridge never announces the swap feature for it. A decision's stones go as BOARD's
+is refused every swap game (``refusal``), as every engine is refused swap1 (SWAP2BOARD's answer at
+three stones may be two more stones, which swap1 has not). A decision's stones go as BOARD's
 ``x,y,who`` lines (1 = the side to move's), as Rapfi reads them; after one, the engine's next move
 is asked with the whole BOARD.
 """
@@ -142,6 +143,11 @@ class EnginePool(ProcessPool[EngineProcess]):
             return f"the engine does not take a {m}x{n} board"
         if m != n and not self.rectangles:
             return "the engine takes only square boards"
+        opening = rules.params.get("opening", "none")
+        if opening == "swap1":  # SWAP2BOARD's choice at three stones may be two more: swap2's, never swap1's
+            return "the engine plays the swap openings through SWAP2BOARD: swap2 only"
+        if opening == "swap2" and not self.swap2:
+            return "the engine does not answer SWAP2BOARD (no swap2)"
         return None
 
     async def warm(self, size: int) -> None:
