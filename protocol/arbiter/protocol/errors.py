@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_CHALLENGE = "not_your_challenge"
     TOO_MANY_CHALLENGES = "too_many_challenges"
     TOO_MANY_MATCHES = "too_many_matches"
+    FEATURE_NEEDED = "feature_needed"
     # Matches
     UNKNOWN_MATCH = "unknown_match"
     MATCH_OVER = "match_over"
@@ -53,6 +54,7 @@ class ErrorCode(StrEnum):
     DRAW_PENDING = "draw_pending"
     NO_DRAW_OFFER = "no_draw_offer"
     TOO_MANY_SPECTATED = "too_many_spectated"
+    SWAP_PHASE = "swap_phase"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -84,6 +86,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NOT_YOUR_CHALLENGE: "only the target may accept or decline, only the challenger may cancel",
     ErrorCode.TOO_MANY_CHALLENGES: "the player already has limits.max_open_challenges open challenges and seeks",
     ErrorCode.TOO_MANY_MATCHES: "a player would exceed limits.max_matches live matches",
+    ErrorCode.FEATURE_NEEDED: "the game needs a protocol feature (e.g. `swap`) that a player's hello.features lacks",
     ErrorCode.UNKNOWN_MATCH: "no match with that id has been played on this server recently",
     ErrorCode.MATCH_OVER: "the match has ended; nothing can be played in it",
     ErrorCode.NOT_A_PLAYER: "only the two players may act in a match (spectators and strangers may not)",
@@ -96,6 +99,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.DRAW_PENDING: "this side already has a draw offer standing",
     ErrorCode.NO_DRAW_OFFER: "there is no draw offer from the opponent to accept or decline",
     ErrorCode.TOO_MANY_SPECTATED: "the connection already watches limits.max_spectated matches",
+    ErrorCode.SWAP_PHASE: "the swap opening waits for something else: a choice instead of a stone, or no choice now",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

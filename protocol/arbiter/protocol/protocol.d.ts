@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Swap | LadderJoin | LadderLeave | Leaderboard | Crosstable;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | Swapped | LadderJoined | LeaderboardState | CrosstableState;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -25,6 +25,8 @@ export interface Hello {
   capacity?: number | null;
   /** a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one) */
   levels?: number | null;
+  /** protocol extensions the client speaks (`swap`: the swap openings); unknown ones are ignored */
+  features?: string[] | null;
 }
 
 /** The client message `ping` (SPEC.md, Client messages). */
@@ -192,6 +194,17 @@ export interface Sync {
   match: string;
 }
 
+/** The client message `swap` (SPEC.md, Client messages). */
+export interface Swap {
+  type: "swap";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+  /** the decider's choice in a swap opening: a colour, or (swap2's chooser, at 3 stones) to place two more */
+  choice: "black" | "white" | "place";
+}
+
 /** The client message `ladder_join` (SPEC.md, Client messages). */
 export interface LadderJoin {
   type: "ladder_join";
@@ -244,6 +257,7 @@ export interface Welcome {
   games: GameInfo[];
   limits: Limits;
   resumed: string[];
+  features: string[];
   re?: number | string;
 }
 
@@ -353,6 +367,7 @@ export interface MatchStart {
   levels: (number | null)[];
   challenge: string | null;
   moves: ((number | number[])[])[];
+  swap?: SwapInfo;
 }
 
 /** The server message `match_state` (SPEC.md, Server messages). */
@@ -376,6 +391,7 @@ export interface MatchState {
   re?: number | string;
   infos?: unknown[];
   forbidden?: ForbiddenPoint[];
+  swap?: SwapInfo;
 }
 
 /** The server message `moved` (SPEC.md, Server messages). */
@@ -390,6 +406,7 @@ export interface Moved {
   info?: Record<string, unknown>;
   analysis?: Record<string, unknown>;
   forbidden?: ForbiddenPoint[];
+  swap?: SwapInfo;
 }
 
 /** The server message `draw_offered` (SPEC.md, Server messages). */
@@ -431,6 +448,19 @@ export interface End {
   clocks: number[];
   ply: number;
   rating_changes: Record<string, number>;
+}
+
+/** The server message `swapped` (SPEC.md, Server messages). */
+export interface Swapped {
+  type: "swapped";
+  match: string;
+  by: number;
+  choice: "black" | "place" | "white";
+  swap: SwapInfo;
+  players: (Record<string, unknown>)[];
+  levels: (number | null)[];
+  clocks: number[];
+  to_move: number;
 }
 
 /** The server message `ladder_joined` (SPEC.md, Server messages). */
@@ -582,4 +612,22 @@ export interface RatingEntry {
 export interface ForbiddenPoint {
   move: number[];
   kind: "double-four" | "double-three" | "overline";
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): SwapChoice. */
+export interface SwapChoice {
+  by: number;
+  choice: "black" | "place" | "white";
+  ply: number;
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): SwapInfo. */
+export interface SwapInfo {
+  rule: "swap1" | "swap2";
+  phase: "choose" | "done" | "place";
+  to_act: number | null;
+  stones: number;
+  options: ("black" | "place" | "white")[];
+  choices: SwapChoice[];
+  colors: number[] | null;
 }

@@ -38,6 +38,7 @@ from .play.match import MatchError
 from .play.matches import Matches
 from .play.players import Identity, OnlinePlayer, Roster
 from .play.session import Handler, Session
+from .play.swap_opening import SWAP_FEATURE
 from .ranking.ladder import Ladder
 from .results.unread_ends import UnreadEnds
 
@@ -124,6 +125,7 @@ class Hub:
         if hello.levels is not None:
             player.levels = hello.levels
         player.capacity = hello.capacity
+        player.features = frozenset(hello.features or ())
         session.reply(
             hello,
             {
@@ -135,6 +137,7 @@ class Hub:
                 "games": self.games,
                 "limits": self.limits,
                 "resumed": [live.id for live in self.matches.of(player) if live.announced],
+                "features": [SWAP_FEATURE],  # the protocol extensions this server speaks
             },
         )
         log.info(

@@ -81,6 +81,7 @@ class OnlinePlayer:
         "cluster_playing",
         "ending",
         "ends_sent",
+        "features",
         "forgets_ends",
         "games",
         "grace",
@@ -99,6 +100,7 @@ class OnlinePlayer:
         self.games: list[str] = list(games or [])
         self.levels: int | None = None  # a bot's strength levels, from its hello
         self.capacity: int | None = None  # matches it plays at once, all games together (its hello)
+        self.features: frozenset[str] = frozenset()  # protocol extensions its client speaks (its hello)
         self.session: Connection | None = None
         self.matches: list[str] = []  # ids of its live matches, oldest first
         # On a node of a cluster: its live matches on every node, as this node last read them (the

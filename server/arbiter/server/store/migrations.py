@@ -201,6 +201,10 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (player_id, game_id)
     ) WITHOUT ROWID;
     """,
+    # 11: a swap opening's choices (JSON list of {by: player name, choice, ply}); NULL without one.
+    """
+    ALTER TABLE games ADD COLUMN swap TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -84,6 +84,8 @@ from .rows import (
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    SAVE_SWAP,
+    SWAP_PLAYERS,
     UNREAD_ENDS,
     PageQuery,
     ban_of,
@@ -180,6 +182,13 @@ class RefusalWrite:
     refusal: RefusedMove
 
 
+@dataclass(frozen=True)
+class SwapWrite:
+    match_id: str
+    choices: str  # JSON list
+    swapped: bool
+
+
 EndFuture = concurrent.futures.Future[dict[str, float]] | asyncio.Future[dict[str, float]]
 
 
@@ -195,7 +204,7 @@ class EndWrite:
     future: EndFuture
 
 
-Write = StartWrite | MoveWrite | RefusalWrite | EndWrite
+Write = StartWrite | MoveWrite | RefusalWrite | SwapWrite | EndWrite
 Ends = dict[EndWrite, dict[str, float] | StoreError]  # what became of each end of a batch
 
 
@@ -484,6 +493,9 @@ class SqlStore(Store, Generic[C]):
     def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
         self._enqueue(RefusalWrite(match_id, refusal))
 
+    def record_swap(self, match_id: str, choices: list[dict[str, Any]], *, swapped: bool) -> None:
+        self._enqueue(SwapWrite(match_id, to_json(choices), swapped))
+
     async def discard_game(self, match_id: str) -> None:
         async def delete(conn: C) -> None:
             async with conn.transaction():
@@ -686,6 +698,8 @@ class SqlStore(Store, Generic[C]):
                 await self._insert_moves(conn, moves, game_ids, next_ply)
             for refusal in (w for w in writes if isinstance(w, RefusalWrite)):  # rare: one by one
                 await _save_refusal(conn, refusal)
+            for swap in (w for w in writes if isinstance(w, SwapWrite)):  # before the end rates the players
+                await conn.execute(SWAP_PLAYERS if swap.swapped else SAVE_SWAP, (swap.choices, swap.match_id))
             ended = await self._end_all(conn, finishing) if finishing else {}
             for game_id, _ in ended.values():  # the others are marked unread by _finish
                 await conn.execute(OWE_ENDS, (game_id, game_id))
