@@ -86,6 +86,9 @@ async def test_the_probe_finds_swap2board_and_the_decisions_come_back_checked() 
         for pool in (plain, placing, moving):
             await pool.probe([15], {4})
         assert not plain.swap2 and placing.swap2 and moving.swap2
+        assert plain.refusal("renju", {"opening": "swap2"}) == "the engine does not answer SWAP2BOARD (no swap2)"
+        assert placing.refusal("renju", {"opening": "swap2"}) is None
+        assert "swap2 only" in (placing.refusal("gomoku", {"opening": "swap1"}) or "")
         loop = asyncio.get_running_loop()
 
         def request(moves: list[list[int]], game: str = "renju") -> ThinkRequest:

@@ -37,6 +37,7 @@ async def test_the_probe_finds_rapfi_s_rules_and_swap2_and_its_decisions_are_leg
         assert pool.about.startswith('name="Rapfi')
         assert pool.squares == {15, 20} and pool.rules == {0, 1, 4} and pool.swap2
         assert pool.refusal("caro", {}) == "the engine does not play Caro (INFO rule 8)"
+        assert pool.refusal("renju", {"opening": "swap2"}) is None
         loop = asyncio.get_running_loop()
 
         def request(moves: list[list[int]]) -> ThinkRequest:
