@@ -20,6 +20,7 @@ from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.server import RunningServer
+from tests.support.wsclient import Client, play_move, start_match
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -114,6 +115,46 @@ async def test_the_probe_finds_swap2board_and_the_decisions_come_back_checked() 
     finally:
         for pool in (plain, placing, moving):
             await pool.close()
+
+
+async def test_an_engine_s_swap2_decisions_play_a_whole_opening_on_a_real_server(server: RunningServer) -> None:
+    """The engine opens a swap2 game on a real server with its three stones, the person places two more,
+    the engine takes white with its move (its SWAP2BOARD answer) and plays on from the whole BOARD."""
+    pool = EnginePool([*ENGINE, "--swap2", "place,move"], slots=1)
+    engine = await Client.connect(server.url, features=["swap"])
+    person = await Client.connect(server.url, features=["swap"])
+    try:
+        match = await start_match(engine, person, "gomoku", params={"opening": "swap2"})
+        loop = asyncio.get_running_loop()
+
+        def request(moves: list[list[int]]) -> ThinkRequest:
+            return ThinkRequest(match, "gomoku", {"opening": "swap2"}, moves, 0.2, deadline=loop.time() + 2)
+
+        moves = (await pool.swap(request([]))).stones
+        for ply, stone in enumerate(moves):
+            moved = await play_move(engine, match, ply, stone)
+            assert moved["type"] == "moved", moved
+        assert moved["swap"]["phase"] == "choose" and moved["swap"]["to_act"] == 1
+        assert (await person.request("swap", match=match, choice="place"))["type"] == "ok"
+        for ply, stone in enumerate([[0, 0], [14, 14]], start=3):
+            assert (await play_move(person, match, ply, stone))["type"] == "moved"
+            moves.append(stone)
+        await engine.expect("moved", match=match, ply=4)
+        decision = await pool.swap(request(moves))
+        assert decision.take == "white" and len(decision.stones) == 1
+        assert (await engine.request("swap", match=match, choice="white"))["type"] == "ok"
+        swapped = await person.expect("swapped", match=match, choice="white")
+        assert [player["name"] for player in swapped["players"]] == [person.name, engine.name]  # colour order
+        assert (await play_move(engine, match, 5, decision.stones[0]))["type"] == "moved"
+        moves += [decision.stones[0], [0, 14]]
+        assert (await play_move(person, match, 6, [0, 14]))["type"] == "moved"
+        answer = await pool.think(request(moves))
+        assert (await play_move(engine, match, 7, answer.move))["type"] == "moved"
+        assert (await person.request("resign", match=match))["type"] == "ok"
+    finally:
+        await pool.close()
+        await engine.close()
+        await person.close()
 
 
 async def test_a_forbidden_point_the_engine_plays_gives_up_as_an_illegal_move() -> None:
