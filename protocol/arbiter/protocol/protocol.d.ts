@@ -257,8 +257,8 @@ export interface Welcome {
   games: GameInfo[];
   limits: Limits;
   resumed: string[];
-  features: string[];
   re?: number | string;
+  features?: string[];
 }
 
 /** The server message `error` (SPEC.md, Server messages). */

@@ -217,8 +217,8 @@ class Welcome(ServerMessage, frozen=True, tag="welcome"):
     games: GameList
     limits: LimitsMap
     resumed: list[str]
-    features: list[str]
     re: Re = UNSET
+    features: list[str] | UnsetType = UNSET  # absent from a server older than the extensions
 
 
 class Error(ServerMessage, frozen=True, tag="error"):
