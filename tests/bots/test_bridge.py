@@ -157,6 +157,39 @@ async def test_an_engine_s_swap2_decisions_play_a_whole_opening_on_a_real_server
         await person.close()
 
 
+@pytest.mark.process
+async def test_the_bridge_plays_a_swap2_opening_through_swap2board(server: RunningServer, tmp_path: Path) -> None:
+    """A real ``arbiter bridge pbrain`` opens a swap2 game: its engine's three stones, then, after the
+    person's two more, its choice (white, with its move) — every decision SWAP2BOARD's."""
+    process = await bridge_process(server, tmp_path, "pbrain", [*ENGINE, "--swap2", "place,move"], games="gomoku")
+    person = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"),
+                                  features=["swap"])  # fmt: skip
+    try:
+        await logged(process, '"connected"')
+        fields = {"to": "engine", "game": "gomoku", "params": {"opening": "swap2"}, "color": "second"}
+        created = await person.request("challenge", **fields, clock={"initial_ms": 60_000})
+        assert created["type"] == "challenge_created", created
+        match = (await person.expect("match_start"))["match"]
+        moved = [await person.expect("moved", match=match, ply=ply) for ply in range(3)]
+        assert [m["move"] for m in moved] == [[7, 7], [8, 7], [7, 9]]  # the engine's SWAP2BOARD proposal
+        assert (await person.request("swap", match=match, choice="place"))["type"] == "ok"
+        for ply, stone in enumerate([[0, 0], [14, 14]], start=3):
+            assert (await play_move(person, match, ply, stone))["type"] == "moved"
+        swapped = await person.expect("swapped", match=match, choice="white", timeout=30)
+        assert swapped["by"] == 0 and [p["name"] for p in swapped["players"]] == ["tester", "engine"]
+        sixth = await person.expect("moved", match=match, ply=5, timeout=30)
+        assert sixth["move"] not in ([7, 7], [8, 7], [7, 9], [0, 0], [14, 14])
+        assert (await play_move(person, match, 6, [0, 14]))["type"] == "moved"
+        await person.expect("moved", match=match, ply=7, timeout=30)  # its own move again, from the BOARD
+        assert (await person.request("resign", match=match))["type"] == "ok"
+        (record,) = await finished_records(tmp_path, process)
+        assert record["resigned"] is None
+    finally:
+        await person.close()
+        if process.returncode is None:
+            process.kill()
+
+
 async def test_a_forbidden_point_the_engine_plays_gives_up_as_an_illegal_move() -> None:
     pool = EnginePool(ENGINE, slots=1)  # it plays renju's black as free style: h8 is its longest line
     try:

@@ -17,7 +17,10 @@ The swap openings go through ``SWAP2BOARD`` (Gomocup's swap2 extension; pbrain/e
 answers), probed last: an engine that answers an empty board's ``SWAP2BOARD`` with three stones
 plays swap2 (``swap2``), one that answers ``ERROR``/``UNKNOWN`` or nothing in time does not, and
 is refused every swap game (``refusal``), as every engine is refused swap1 (SWAP2BOARD's answer at
-three stones may be two more stones, which swap1 has not). A decision's stones go as BOARD's
+three stones may be two more stones, which swap1 has not). The client asks a swap phase's decisions one at a time
+(``request.swap``: the next stone, or a choice): the pool asks SWAP2BOARD at 0, 3 and 5 stones and
+keeps the stones of its answer for the requests that follow (``_planned``), the stone a colour choice
+came with too, which is then the engine's move. A decision's stones go as BOARD's
 ``x,y,who`` lines (1 = the side to move's), as Rapfi reads them; after one, the engine's next move
 is asked with the whole BOARD.
 """
@@ -25,6 +28,7 @@ is asked with the whole BOARD.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 import time
@@ -88,6 +92,7 @@ class EnginePool(ProcessPool[EngineProcess]):
         self.about = ""  # the engine's ABOUT line: name="…", version="…"
         self.swap2 = False  # whether it answers SWAP2BOARD
         self._spawned = 0
+        self._planned: dict[str, list[Any]] = {}  # match id → the moves a swap2 decision fixed, from ply 0
 
     # --- what it plays ------------------------------------------------------------------------
     async def probe(self, sizes: Sequence[int], rules: Iterable[int] = ()) -> None:
@@ -157,7 +162,37 @@ class EnginePool(ProcessPool[EngineProcess]):
 
     # --- moves --------------------------------------------------------------------------------
     async def think(self, request: ThinkRequest) -> ThinkResult:
-        """The engine's move for ``request`` (its match's engine), or GiveUp with the cause."""
+        """The engine's move for ``request`` (its match's engine), or its swap decision (``request.swap``),
+        or GiveUp with the cause."""
+        planned = self._planned.get(request.match_id, [])
+        ply = len(request.moves)
+        if request.swap is not None and request.swap.get("phase") == "choose":
+            return await self._choose(request)
+        if len(planned) > ply and planned[:ply] == request.moves:  # a stone (or move) a decision fixed
+            return ThinkResult(planned[ply], {"swap": "planned"})
+        if request.swap is not None:  # a phase's stones with none planned: the opener's three, or two more
+            decision = await self.swap(dataclasses.replace(request, moves=request.moves[: 3 if ply >= 3 else 0]))
+            if decision.take is not None:
+                raise GiveUp("protocol_error", f"{self.argv[0]} chose {decision.take} where it had to place stones")
+            self._planned[request.match_id] = [*request.moves[: 3 if ply >= 3 else 0], *decision.stones]
+            return await self.think(request)
+        return await self._move(request)
+
+    async def _choose(self, request: ThinkRequest) -> ThinkResult:
+        """A swap choice: the engine's SWAP2BOARD answer as one of the phase's options."""
+        assert request.swap is not None
+        decision = await self.swap(request)
+        self._planned[request.match_id] = [*request.moves, *decision.stones]
+        choice = decision.take or "place"
+        if choice not in request.swap.get("options", ()):
+            raise GiveUp("protocol_error", f"{self.argv[0]} chose {choice}, not one of {request.swap.get('options')}")
+        return ThinkResult(choice, {"swap": choice})
+
+    def forget(self, match_id: str) -> None:
+        self._planned.pop(match_id, None)
+        super().forget(match_id)
+
+    async def _move(self, request: ThinkRequest) -> ThinkResult:
         began = time.monotonic()
         rules = request.game_rules()
         engine = self._busy.get(request.match_id)
