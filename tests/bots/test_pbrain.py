@@ -225,25 +225,6 @@ def test_swap2board_proposes_chooses_and_refuses_bad_positions(rule: int) -> Non
     assert answers(engine, "SWAP2BOARD", "7,7,x")[0].startswith("ERROR a SWAP2BOARD line is x,y or x,y,who")
 
 
-def test_the_swap_decisions_follow_the_search() -> None:
-    """An opening the search rates clearly black's is taken as black; one clearly white's as white, with its
-    move; a proposal is the least lopsided of the openings."""
-    from arbiter.bots.gomoku.brain import GomokuBrain
-    from arbiter.bots.pbrain.swap import MARGIN, SwapChooser, swap_decision
-
-    brain, game = GomokuBrain(level=3), create_game("gomoku")
-    chooser = SwapChooser(brain, game, match_id="t")
-    strong_black = [[7, 7], [0, 0], [8, 8]]  # white's stone in a corner: black has two in the centre
-    _, advantage = chooser._search(strong_black, 0.2)
-    assert advantage <= -MARGIN
-    assert swap_decision(brain, game, strong_black, 0.4, match_id="t").take == "black"
-    strong_white = [[7, 7], [8, 8], [0, 14]]  # black's second stone in a corner
-    decision = swap_decision(brain, game, [*strong_white, [9, 9], [14, 0]], 0.2, match_id="t")
-    assert decision.take == "white" and len(decision.stones) == 1
-    proposal = swap_decision(brain, game, [], 1.0, match_id="t")
-    assert proposal.take is None and len(proposal.stones) == 3
-
-
 async def test_arbiter_pbrain_answers_swap2board_over_its_pipes() -> None:
     """A manager's swap2 opening with a real ``arbiter pbrain gomoku``: three stones, then a choice on them."""
     engine = await Engine.start("gomoku", "--level", "3")

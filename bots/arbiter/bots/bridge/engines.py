@@ -33,6 +33,7 @@ import logging
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from arbiter.engine import EngineError, Game, ParamError, create_game
@@ -40,7 +41,6 @@ from arbiter.engine.gomocup import info_rule, rule_name
 
 from ..brain import Brain, ThinkRequest, ThinkResult
 from ..client.deciding import GiveUp
-from ..pbrain.swap import Decision
 from .base import SETUP_TIMEOUT, ProcessPool, answer_deadline
 from .process import EngineProcess
 
@@ -49,6 +49,14 @@ log = logging.getLogger("arbiter.bots.bridge")
 WARM_TURN_MS = 200  # the warm-up search's timeout_turn
 MAX_MATCH_MS = 86_400_000  # timeouts above a day read as "no limit" to some engines: never send more
 RECT_PROBE = (12, 10)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An engine's swap2 decision: ``take`` a colour ("black", "white") or None, and the stones it placed."""
+
+    take: str | None
+    stones: list[list[int]]
 
 
 class EngineBrain(Brain):

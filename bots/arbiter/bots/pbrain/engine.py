@@ -13,7 +13,8 @@ an empty board three stones (``x,y x,y x,y``); on three, ``SWAP`` (we take black
 stay white and play it) or two (we place two more and hand the choice back); on five, ``SWAP`` or a
 move. A stone line is ``x,y`` (Gomocup's text) or ``x,y,who`` (BOARD's, as Rapfi reads it); the
 stones are black and white alternately from black, whatever ``who`` says. The decisions come from
-the brain's own search (swap.py); the stones we answer are on our board, so a TURN may follow.
+the brain's own search, as our bots decide them on a server (bots/arbiter/bots/swap.py); the
+stones we answer are on our board, so a TURN may follow.
 
 ``PbrainEngine`` knows no input or output of its own: ``handle(line)`` returns the lines to print,
 and it thinks through the ``Brain`` it is given, so tests drive it line by line. The board maps to
@@ -36,9 +37,9 @@ from typing import Any
 from arbiter.engine import EngineError, Game, ParamError, State, create_game
 from arbiter.engine.gomocup import rule_name, rule_params
 
+from .. import swap
 from ..brain import Brain, ThinkRequest
 from ..timeman import TimeManager, moves_left
-from .swap import swap_decision
 
 FASTEST_MS = 100  # timeout_turn 0 means "as fast as possible"
 TURN_SHARE = 0.8  # of timeout_turn, what one search may take (the rest: start-up, output, the manager)
@@ -250,12 +251,30 @@ class PbrainEngine:
         if state.is_terminal:
             self.state = None
             return ["ERROR the position is already over"]
-        decision = swap_decision(self.brain, self.game, moves, self._budget(state), match_id=f"pbrain-{self.match}")
-        for stone in decision.stones:
+        budget = self._budget(state)
+        if moves:  # a choice: SWAP (black), white and its move, or (at three) two more stones
+            options = ["black", "white", "place"] if len(moves) == 3 else ["black", "white"]
+            choice = self._decide(moves, {"phase": "choose", "stones": len(moves), "options": options}, budget / 3)
+            if choice == "black":
+                return ["SWAP"]
+            if choice == "white":
+                return self._move()
+        placed: list[list[int]] = []
+        upto = 5 if moves else 3  # the opener's three, or two more
+        phase: dict[str, Any] = {"phase": "place", "stones": upto, "options": []}
+        for _ in range(upto - len(moves)):
+            stone = self._decide(moves + placed, phase, budget / 3)
             state.play(self.game.decode_move(stone))
-        if decision.take == "black":
-            return ["SWAP"]
-        return [" ".join(f"{x},{y}" for x, y in decision.stones)]
+            placed.append(stone)
+        return [" ".join(f"{x},{y}" for x, y in placed)]
+
+    def _decide(self, moves: list[list[int]], phase: dict[str, Any], budget: float) -> Any:
+        """The brain's swap decision (swap.py, as the client asks it): the next stone or a choice."""
+        assert self.game is not None
+        decision = {"rule": "swap2", "to_act": 0, "choices": [], **phase}
+        request = ThinkRequest(f"pbrain-{self.match}", self.game.name, dict(self.game.params), moves, budget,
+                               seed=len(moves), swap=decision)  # fmt: skip
+        return swap.decide(self.brain, request).move
 
     def _set_board(self, stones: list[tuple[int, int, int]]) -> list[str]:
         """A whole position (our stones 1, theirs 2): replayed alternately, the side with more first."""
