@@ -52,7 +52,13 @@ def test_exact_five_follows_info_rule_even_after_start() -> None:
     engine = PbrainEngine(RandomBrain(), name="r")
     assert answers(engine, "START 10", "INFO rule 1") == ["OK"]
     answers(engine, "BEGIN")
-    assert engine.game is not None and engine.game.params == {"m": 10, "n": 10, "k": 5, "exact": True}
+    assert engine.game is not None and engine.game.params == {
+        "m": 10,
+        "n": 10,
+        "k": 5,
+        "exact": True,
+        "opening": "none",
+    }
 
 
 @pytest.mark.parametrize(
@@ -65,7 +71,7 @@ def test_renju_and_caro_follow_info_rule(rule: int, params: dict) -> None:
     assert answers(engine, "START 15", f"INFO rule {rule}") == ["OK"]
     answers(engine, "BEGIN")
     assert engine.game is not None and engine.game.family == "five"
-    assert engine.game.params == {"m": 15, "n": 15, **params}
+    assert engine.game.params == {"m": 15, "n": 15, **params, "opening": "none"}
 
 
 def test_a_brain_that_does_not_play_a_rule_refuses_it_and_keeps_its_rule() -> None:
