@@ -503,9 +503,10 @@ class Matches:
         session.ok(msg)
         live.broadcast(encode({"type": "draw_declined", "match": live.id, "by": color}))
 
-    def on_swap(self, session: Session, msg: Swap) -> None:
+    async def on_swap(self, session: Session, msg: Swap) -> None:
         """A decision of a swap opening: announced to all as ``swapped``; settling the colours puts
-        the players in colour order and records the choices."""
+        the players in colour order. Each choice is recorded (on a cluster's node durably before it
+        is announced, as a move is journaled: another node adopting the match replays the phase)."""
         live, seat = self._acting(session, msg)
         swap = live.swap
         if swap is None:
@@ -522,7 +523,17 @@ class Matches:
         if swap.swapped:
             live.players = (live.players[1], live.players[0])
             live.levels.reverse()
+        seats = live.players[::-1] if swap.swapped else live.players
+        choices = [{**c.describe(), "by": seats[c.by].name} for c in swap.choices]
+        try:
+            self.store.record_swap(live.id, choices, swapped=swap.swapped)
+            if self.config.cluster_url is not None:
+                await self.store.flush()
+        except Exception:  # the store must never block play; its own error handling reports the failure
+            log.exception("store failed to record a swap opening's choice", extra={"match": live.id})
         session.ok(msg)
+        if self.live.get(live.id) is not live:  # it ended while the choice was being written
+            return
         now = self.now()
         live.broadcast(
             encode(
@@ -539,12 +550,6 @@ class Matches:
                 }
             )
         )
-        seats = live.players[::-1] if swap.swapped else live.players
-        choices = [{**c.describe(), "by": seats[c.by].name} for c in swap.choices]
-        try:  # each choice, so another node adopting the match can replay the phase
-            self.store.record_swap(live.id, choices, swapped=swap.swapped)
-        except Exception:  # the store must never block play; its own error handling reports the failure
-            log.exception("store failed to queue a swap opening", extra={"match": live.id})
         if swap.done:
             self.lobby.match_listed(live.summary())  # the players in their colours' order
         self._arm(live)
