@@ -4,11 +4,16 @@ reconnect, and the record carrying the choices."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 import pytest
 
+from arbiter.server.results.game_files import read_psq, read_sgf
+from arbiter.server.results.records import parse_records
 from tests.server.conftest import Connect
+from tests.server.test_export_formats import http_get
 from tests.support.wsclient import Client, play_move, start_match
 
 SWAP = {"features": ["swap"]}
@@ -146,7 +151,8 @@ async def test_the_decider_s_clock_runs_and_it_loses_on_time(connect: Connect, s
     assert end["reason"] == "timeout" and end["winner"] == 1 - seat
     assert end["clocks"][seat] == 0 and end["clocks"][1 - seat] > 0
     record = await store.get_game(match)
-    assert record.start.players == (opener.name, chooser.name) and record.swap == []
+    placed = [{"by": chooser.name, "choice": "place", "ply": 3}] if decider == "opener" else []
+    assert record.start.players == (opener.name, chooser.name) and record.swap == placed  # each choice is kept
 
 
 async def test_clients_without_the_feature_get_no_swap_game(connect: Connect) -> None:
@@ -178,3 +184,26 @@ async def test_a_returning_player_gets_the_phase_back(connect: Connect) -> None:
     assert state["color"] == 1 and state["ply"] == 4 and state["moves"][3] == EXTENSION[0]
     assert state["swap"]["phase"] == "place" and state["swap"]["to_act"] == 1 and state["swap"]["stones"] == 5
     assert (await play_move(back, match, 4, EXTENSION[1]))["type"] == "moved"
+
+
+async def test_the_records_carry_the_opening_and_its_choices(connect: Connect, server, store) -> None:
+    opener, chooser, match = await opened(connect, "swap2")
+    await place(opener, chooser, match, 0, PROPOSAL)
+    await swap(chooser, opener, match, "place")
+    await place(chooser, opener, match, 3, EXTENSION)
+    await swap(opener, chooser, match, "white")
+    assert (await opener.request("resign", match=match))["type"] == "ok"
+    await opener.expect("end", match=match)
+    await store.flush()
+    choices = [{"by": chooser.name, "choice": "place", "ply": 3}, {"by": opener.name, "choice": "white", "ply": 5}]
+    status, _, body = await asyncio.to_thread(http_get, f"{server.http_url}/game.json?match={match}")
+    game = json.loads(body)
+    assert status == 200 and game["swap"] == choices and game["players"] == [chooser.name, opener.name]
+    assert game["params"]["opening"] == "swap2" and game["pool"].startswith("gomoku[opening=swap2]/")
+    record = await store.get_game(match)
+    for fmt, read in (("sgf", read_sgf), ("psq", read_psq), ("text", parse_records)):
+        status, _, text = await asyncio.to_thread(http_get, f"{server.http_url}/export?match={match}&format={fmt}")
+        assert status == 200 and read(text)[0].swap == choices, fmt
+        assert read(text)[0].start.players == record.start.players == (chooser.name, opener.name)
+    _, _, sgf = await asyncio.to_thread(http_get, f"{server.http_url}/export?match={match}&format=sgf")
+    assert f"ON[swap2; {chooser.name} placed two more; {opener.name} took white]" in sgf

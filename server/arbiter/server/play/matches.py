@@ -54,7 +54,8 @@ from .lobby import Lobby
 from .match import Match, MatchError, Result
 from .players import OnlinePlayer
 from .session import Handler, Session
-from .swap_opening import SWAP_FEATURE, SwapOpening, choose, opening_of, place
+from .swap_opening import SWAP_FEATURE, SwapOpening, choose, opening_of, place, stored_choices, stored_seats
+from .swap_opening import resume as resume_swap
 
 log = logging.getLogger("arbiter.server")
 GUEST_LABEL = "guest"  # registered names cannot take it: check_player_name refuses guest-like names
@@ -320,8 +321,9 @@ class Matches:
         ``charged_s`` of its turn so far. A record whose moves already end the game is ended (and
         recorded) at once. MatchError if the record does not replay."""
         start = record.start
-        match = self._replayed(record, charged_s)
+        match, swap = self._replayed(record, charged_s)
         live = LiveMatch(match, players, self._on_flag, self.now)
+        live.swap = swap  # the phase as the replay left it
         live.infos = [move.info for move in record.moves]
         live.analysis_delay = self.config.analysis_delay_plies if start.rated else 0
         live.levels = list(start.levels)
@@ -341,16 +343,21 @@ class Matches:
         log.info("match adopted", extra={"match": match.id, "ply": match.ply, "players": [p.name for p in players]})
         return live
 
-    def _replayed(self, record: GameRecord, charged_s: float = 0.0) -> Match:
-        """The match of a stored record, its moves replayed with the time each took (MatchError if
-        they do not replay)."""
+    def _replayed(self, record: GameRecord, charged_s: float = 0.0) -> tuple[Match, SwapOpening | None]:
+        """The match of a stored record, its moves (and a swap opening's choices) replayed with the
+        time each took, and its swap opening's phase (MatchError if they do not replay)."""
         start = record.start
         game = create_game(start.game, start.params)
         match = Match(start.match_id, game, ClockSpec.from_description(start.clock), rated=start.rated)
         stored = [(move.move, move.elapsed_ms) for move in record.moves]
         match.open_with([wire for wire, _ in stored[: start.opening]])
-        match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
-        return match
+        swap = opening_of(match)
+        if swap is None:
+            match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
+        else:
+            choices = stored_choices(record.swap, stored_seats(record.swap, start.players))
+            resume_swap(match, swap, stored, choices, self.now(), charged_s=charged_s)
+        return match, swap
 
     def stored_end(self, record: GameRecord) -> bytes:
         """The ``end`` of a match that ended on a node that died before its players heard it."""
@@ -361,7 +368,7 @@ class Matches:
                 "result": record.result,
                 "winner": {"1-0": 0, "0-1": 1}.get(record.result or ""),
                 "reason": record.reason or "interrupted",
-                "clocks": self._replayed(record).clocks_ms(self.now()),
+                "clocks": self._replayed(record)[0].clocks_ms(self.now()),
                 "ply": len(record.moves),
                 "rating_changes": record.rating_changes,
             }
@@ -496,9 +503,10 @@ class Matches:
         session.ok(msg)
         live.broadcast(encode({"type": "draw_declined", "match": live.id, "by": color}))
 
-    def on_swap(self, session: Session, msg: Swap) -> None:
+    async def on_swap(self, session: Session, msg: Swap) -> None:
         """A decision of a swap opening: announced to all as ``swapped``; settling the colours puts
-        the players in colour order and records the choices."""
+        the players in colour order. Each choice is recorded (on a cluster's node durably before it
+        is announced, as a move is journaled: another node adopting the match replays the phase)."""
         live, seat = self._acting(session, msg)
         swap = live.swap
         if swap is None:
@@ -515,7 +523,17 @@ class Matches:
         if swap.swapped:
             live.players = (live.players[1], live.players[0])
             live.levels.reverse()
+        seats = live.players[::-1] if swap.swapped else live.players
+        choices = [{**c.describe(), "by": seats[c.by].name} for c in swap.choices]
+        try:
+            self.store.record_swap(live.id, choices, swapped=swap.swapped)
+            if self.config.cluster_url is not None:
+                await self.store.flush()
+        except Exception:  # the store must never block play; its own error handling reports the failure
+            log.exception("store failed to record a swap opening's choice", extra={"match": live.id})
         session.ok(msg)
+        if self.live.get(live.id) is not live:  # it ended while the choice was being written
+            return
         now = self.now()
         live.broadcast(
             encode(
@@ -533,12 +551,6 @@ class Matches:
             )
         )
         if swap.done:
-            seats = live.players[::-1] if swap.swapped else live.players
-            choices = [{**c.describe(), "by": seats[c.by].name} for c in swap.choices]
-            try:
-                self.store.record_swap(live.id, choices, swapped=swap.swapped)
-            except Exception:  # the store must never block play; its own error handling reports the failure
-                log.exception("store failed to queue a swap opening", extra={"match": live.id})
             self.lobby.match_listed(live.summary())  # the players in their colours' order
         self._arm(live)
 

@@ -153,3 +153,41 @@ def choose(match: Match, opening: SwapOpening, seat: int, choice: str, now: floa
             match.draw_offer = 1 - match.draw_offer
     clock.start(match.to_move, now, match.lag[match.to_move])
     return made
+
+
+def resume(
+    match: Match, opening: SwapOpening, moves: list[tuple[Any, int]], choices: list[Choice], now: float, *,
+    charged_s: float = 0.0,
+) -> None:  # fmt: skip
+    """``Match.resume`` through a swap opening: replay the stored stones and ``choices`` (each at its
+    ply; a choice's own time is not stored, so it is charged nothing), the side to act having been
+    thinking for ``charged_s`` by ``now``. MatchError if they do not replay."""
+    at = now - charged_s - sum(elapsed_ms for _, elapsed_ms in moves) / 1000
+    match.start(at)
+    pending = sorted(choices, key=lambda c: c.ply)
+    for ply, (wire, elapsed_ms) in enumerate([*moves, (None, 0)]):
+        while pending and pending[0].ply == ply:
+            made = pending.pop(0)
+            choose(match, opening, made.by, made.choice, at)
+        if wire is None:
+            break
+        at += elapsed_ms / 1000
+        if opening.done:
+            match.play(match.to_move, ply, wire, at)
+        else:
+            assert opening.to_act is not None
+            place(match, opening, opening.to_act, ply, wire, at)
+
+
+def stored_choices(record_swap: list[dict[str, Any]], seats: tuple[str, str]) -> list[Choice]:
+    """A record's choices (by player name) as seats' choices, ``seats`` the opener then the chooser."""
+    return [Choice(seats.index(c["by"]), c["choice"], c["ply"]) for c in record_swap]
+
+
+def stored_seats(record_swap: list[dict[str, Any]], players: tuple[str, str]) -> tuple[str, str]:
+    """The opener and the chooser of a stored game whose players are in its record's order (colour
+    order once a colour was chosen): the first choice is always the chooser's."""
+    if not record_swap:
+        return players
+    chooser = record_swap[0]["by"]
+    return (players[1], players[0]) if players[0] == chooser else players

@@ -346,7 +346,7 @@ class Store(ABC):
 
     @abstractmethod
     def record_swap(self, match_id: str, choices: list[dict[str, Any]], *, swapped: bool) -> None:
-        """Queue a settled swap opening like ``record_move``: its choices in order, each ``{by:
+        """Queue a swap opening's choices so far like ``record_move`` (after each): in order, each ``{by:
         player name, choice, ply}``; ``swapped``: the opener took white, so the game's players (and
         their levels) change places, the first being black (``GameStart.players``)."""
 
