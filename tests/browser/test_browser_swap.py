@@ -3,7 +3,7 @@ parameters) and in the game's header; a swap2 game in which the page's player pl
 clicks (the status says which), the other player (a client of the test's own) places two more, and the
 page chooses with the buttons its options allow while its clock runs; after the choice the view is
 rebuilt in colour order and the page plays on as white; a spectator sees the phase; the replay names
-the opening."""
+the opening and the choices."""
 
 from __future__ import annotations
 
@@ -83,6 +83,8 @@ async def test_a_swap2_game_through_the_choice_buttons(new_page, site: Site):
     await page.get_by_role("link", name="Replay", exact=True).click()
     await page.wait_for_selector("#replay-ply")
     assert "Swap2 opening" in await page.inner_text(".match-title")
+    record = await page.inner_text("#swap-record")
+    assert "placed two more" in record and "took white" in record
     await chooser.close()
 
 
