@@ -17,7 +17,8 @@ from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 GAMES = [("tictactoe", {}), ("tictactoe4", {}), ("gomoku10", {}), ("gomoku", {"exact": True}), ("gomoku", {}),
          ("mnk", {"m": 7, "n": 5, "k": 4, "exact": False}), ("renju", {}), ("caro", {}), ("caro", {"exact": True}),
-         ("five", {"m": 9, "n": 7, "rule": "renju"})]  # fmt: skip
+         ("five", {"m": 9, "n": 7, "rule": "renju"}), ("gomoku", {"opening": "swap2"}),
+         ("renju", {"opening": "swap1"})]  # fmt: skip
 names = st.text(string.ascii_letters + string.digits + "_-.", min_size=1, max_size=16).filter(lambda n: n[0].isalnum())
 texts = st.text(string.printable + "é中]\\", max_size=16)
 millis = st.integers(0, 4_102_444_800_000).map(lambda ms: ms / 1000)
@@ -60,6 +61,10 @@ def records(draw: st.DrawFn) -> GameRecord:
         changes = {name: diff / 100 for name, diff in zip(players, diffs, strict=True)}
     clock = draw(st.dictionaries(st.sampled_from(["initial_ms", "increment_ms", "move_limit_ms"]),
                                  st.one_of(st.none(), st.integers(0, 10**7)), max_size=3))  # fmt: skip
+    swap = []
+    if params.get("opening") and len(moves) >= 3:  # a swap opening's choices, by player name
+        choices = draw(st.sampled_from([["white"], ["black"], ["place", "white"], ["place", "black"]]))
+        swap = [{"by": players[1 - i % 2], "choice": c, "ply": 3 + 2 * i} for i, c in enumerate(choices)]
     return GameRecord(
         start=GameStart(draw(texts.filter(bool)), game, params, players, clock, rated, draw(millis)),
         moves=[MoveRecord(ply, move, draw(st.integers(0, 10**7)), draw(infos)) for ply, move in enumerate(moves)],
@@ -67,7 +72,18 @@ def records(draw: st.DrawFn) -> GameRecord:
         reason=draw(st.one_of(st.none(), st.sampled_from(["line", "resign", "timeout", "board_full"]), texts)) or None,
         ended=draw(st.one_of(st.none(), millis)),
         rating_changes=changes,
+        swap=swap,
     )
+
+
+def test_a_swap_opening_is_named_in_sgf_on_and_read_back() -> None:
+    start = GameStart("s1", "gomoku", {"opening": "swap2"}, ("ann", "bob"), {}, False, 0.0)
+    swap = [{"by": "bob", "choice": "place", "ply": 3}, {"by": "ann", "choice": "white", "ply": 5}]
+    moves = [MoveRecord(ply, move, 0) for ply, move in enumerate([[7, 7], [8, 7], [7, 9], [6, 8], [9, 6]])]
+    record = GameRecord(start, moves, None, None, None, swap=swap)
+    text = write_sgf([record])
+    assert "ON[swap2; bob placed two more; ann took white]" in text
+    assert read_sgf(text) == [record] and read_psq(write_psq([record]))[0].swap == swap
 
 
 @settings(derandomize=True, max_examples=120, deadline=None)

@@ -171,7 +171,7 @@ def test_summary_and_json_of_a_result() -> None:
     data = json.loads(json.dumps(result.as_json(), allow_nan=False))
     assert (data["wins"], data["draws"], data["losses"], data["played"], data["scored"]) == (2, 1, 0, 4, 3)
     assert data["by_color"]["first"] == {"wins": 2, "draws": 0, "losses": 0}
-    assert data["params"] == {"m": 3, "n": 3, "k": 3, "exact": False}
+    assert data["params"] == {"m": 3, "n": 3, "k": 3, "exact": False, "opening": "none"}
     all_won = SeriesResult(config, outcomes=[GameOutcome(0, 0, 1.0, "line")])
     assert all_won.as_json()["elo"] is None and all_won.as_json()["elo_ci"][1] is None
 
@@ -384,7 +384,7 @@ def test_the_command_prints_the_summary() -> None:
     outcome = run_cli("series random:1 random --game mnk -p m=4 -p n=3 -p k=3 --games 2 --move-time 500")
     assert outcome.exit_code == 0, outcome.output
     assert "A = random-1-A (random)   B = random-B (random)" in outcome.stdout
-    assert "mnk (m=4 n=3 k=3 exact=False), clock 5+0.5 s, 500 ms per move, 2 of 2 games" in outcome.stdout
+    assert "mnk (m=4 n=3 k=3 exact=False opening=none), clock 5+0.5 s, 500 ms per move, 2 of 2 games" in outcome.stdout
     assert "95% CI" in outcome.stdout and "Elo difference" in outcome.stdout
 
 

@@ -20,6 +20,7 @@ from arbiter.bots.brain import ThinkRequest
 from arbiter.bots.bridge.engines import EnginePool, position_commands
 from arbiter.bots.client.deciding import GiveUp
 from arbiter.server import RunningServer
+from tests.support.wsclient import Client, play_move, start_match
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -74,6 +75,119 @@ async def test_the_probe_offers_only_the_rules_info_rule_took() -> None:
     finally:
         await strict.close()
         await anything.close()
+
+
+async def test_the_probe_finds_swap2board_and_the_decisions_come_back_checked() -> None:
+    """An engine with SWAP2BOARD proposes, chooses and places through the pool; one without it is found
+    out at the probe (it answers UNKNOWN), and a decision the phase does not take gives up."""
+    plain = EnginePool(ENGINE, slots=1)
+    placing = EnginePool([*ENGINE, "--swap2", "place,swap"], slots=1)
+    moving = EnginePool([*ENGINE, "--swap2", "move,move"], slots=1)
+    try:
+        for pool in (plain, placing, moving):
+            await pool.probe([15], {4})
+        assert not plain.swap2 and placing.swap2 and moving.swap2
+        assert plain.refusal("renju", {"opening": "swap2"}) == "the engine does not answer SWAP2BOARD (no swap2)"
+        assert placing.refusal("renju", {"opening": "swap2"}) is None
+        assert "swap2 only" in (placing.refusal("gomoku", {"opening": "swap1"}) or "")
+        loop = asyncio.get_running_loop()
+
+        def request(moves: list[list[int]], game: str = "renju") -> ThinkRequest:
+            return ThinkRequest("m1", game, {}, moves, 0.2, deadline=loop.time() + 2)
+
+        proposal = await placing.swap(request([]))
+        assert proposal.take is None and proposal.stones == [[7, 7], [8, 7], [7, 9]]
+        placed = await placing.swap(request(proposal.stones))
+        assert placed.take is None and len(placed.stones) == 2
+        five = [*proposal.stones, *placed.stones]
+        assert (await placing.swap(request(five))).take == "black"  # SWAP: it takes black
+        stay = await moving.swap(request(proposal.stones))
+        assert stay.take == "white" and len(stay.stones) == 1 and stay.stones[0] not in proposal.stones
+        # After a decision the engine's board is the decision's: its next move comes from the whole BOARD.
+        after = await moving.think(request([*proposal.stones, *stay.stones, [0, 0]]))
+        assert after.move not in [*proposal.stones, *stay.stones, [0, 0]]
+        with pytest.raises(GiveUp) as gave_up:
+            await moving.swap(request([[7, 7]]))
+        assert gave_up.value.cause == "protocol_error"
+        with pytest.raises(GiveUp) as gave_up:  # an engine that never took SWAP2BOARD
+            await plain.swap(request([]))
+        assert "does not answer SWAP2BOARD" in str(gave_up.value)
+    finally:
+        for pool in (plain, placing, moving):
+            await pool.close()
+
+
+async def test_an_engine_s_swap2_decisions_play_a_whole_opening_on_a_real_server(server: RunningServer) -> None:
+    """The engine opens a swap2 game on a real server with its three stones, the person places two more,
+    the engine takes white with its move (its SWAP2BOARD answer) and plays on from the whole BOARD."""
+    pool = EnginePool([*ENGINE, "--swap2", "place,move"], slots=1)
+    engine = await Client.connect(server.url, features=["swap"])
+    person = await Client.connect(server.url, features=["swap"])
+    try:
+        match = await start_match(engine, person, "gomoku", params={"opening": "swap2"})
+        loop = asyncio.get_running_loop()
+
+        def request(moves: list[list[int]]) -> ThinkRequest:
+            return ThinkRequest(match, "gomoku", {"opening": "swap2"}, moves, 0.2, deadline=loop.time() + 2)
+
+        moves = (await pool.swap(request([]))).stones
+        for ply, stone in enumerate(moves):
+            moved = await play_move(engine, match, ply, stone)
+            assert moved["type"] == "moved", moved
+        assert moved["swap"]["phase"] == "choose" and moved["swap"]["to_act"] == 1
+        assert (await person.request("swap", match=match, choice="place"))["type"] == "ok"
+        for ply, stone in enumerate([[0, 0], [14, 14]], start=3):
+            assert (await play_move(person, match, ply, stone))["type"] == "moved"
+            moves.append(stone)
+        await engine.expect("moved", match=match, ply=4)
+        decision = await pool.swap(request(moves))
+        assert decision.take == "white" and len(decision.stones) == 1
+        assert (await engine.request("swap", match=match, choice="white"))["type"] == "ok"
+        swapped = await person.expect("swapped", match=match, choice="white")
+        assert [player["name"] for player in swapped["players"]] == [person.name, engine.name]  # colour order
+        assert (await play_move(engine, match, 5, decision.stones[0]))["type"] == "moved"
+        moves += [decision.stones[0], [0, 14]]
+        assert (await play_move(person, match, 6, [0, 14]))["type"] == "moved"
+        answer = await pool.think(request(moves))
+        assert (await play_move(engine, match, 7, answer.move))["type"] == "moved"
+        assert (await person.request("resign", match=match))["type"] == "ok"
+    finally:
+        await pool.close()
+        await engine.close()
+        await person.close()
+
+
+@pytest.mark.process
+async def test_the_bridge_plays_a_swap2_opening_through_swap2board(server: RunningServer, tmp_path: Path) -> None:
+    """A real ``arbiter bridge pbrain`` opens a swap2 game: its engine's three stones, then, after the
+    person's two more, its choice (white, with its move) — every decision SWAP2BOARD's."""
+    process = await bridge_process(server, tmp_path, "pbrain", [*ENGINE, "--swap2", "place,move"], games="gomoku")
+    person = await Client.connect(server.url, token=await server.hub.store.add_player("tester", "human"),
+                                  features=["swap"])  # fmt: skip
+    try:
+        await logged(process, '"connected"')
+        fields = {"to": "engine", "game": "gomoku", "params": {"opening": "swap2"}, "color": "second"}
+        created = await person.request("challenge", **fields, clock={"initial_ms": 60_000})
+        assert created["type"] == "challenge_created", created
+        match = (await person.expect("match_start"))["match"]
+        moved = [await person.expect("moved", match=match, ply=ply) for ply in range(3)]
+        assert [m["move"] for m in moved] == [[7, 7], [8, 7], [7, 9]]  # the engine's SWAP2BOARD proposal
+        assert (await person.request("swap", match=match, choice="place"))["type"] == "ok"
+        for ply, stone in enumerate([[0, 0], [14, 14]], start=3):
+            assert (await play_move(person, match, ply, stone))["type"] == "moved"
+        swapped = await person.expect("swapped", match=match, choice="white", timeout=30)
+        assert swapped["by"] == 0 and [p["name"] for p in swapped["players"]] == ["tester", "engine"]
+        sixth = await person.expect("moved", match=match, ply=5, timeout=30)
+        assert sixth["move"] not in ([7, 7], [8, 7], [7, 9], [0, 0], [14, 14])
+        assert (await play_move(person, match, 6, [0, 14]))["type"] == "moved"
+        await person.expect("moved", match=match, ply=7, timeout=30)  # its own move again, from the BOARD
+        assert (await person.request("resign", match=match))["type"] == "ok"
+        (record,) = await finished_records(tmp_path, process)
+        assert record["resigned"] is None
+    finally:
+        await person.close()
+        if process.returncode is None:
+            process.kill()
 
 
 async def test_a_forbidden_point_the_engine_plays_gives_up_as_an_illegal_move() -> None:

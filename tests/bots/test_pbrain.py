@@ -52,7 +52,8 @@ def test_exact_five_follows_info_rule_even_after_start() -> None:
     engine = PbrainEngine(RandomBrain(), name="r")
     assert answers(engine, "START 10", "INFO rule 1") == ["OK"]
     answers(engine, "BEGIN")
-    assert engine.game is not None and engine.game.params == {"m": 10, "n": 10, "k": 5, "exact": True}
+    assert engine.game is not None
+    assert engine.game.params == {"m": 10, "n": 10, "k": 5, "exact": True, "opening": "none"}
 
 
 @pytest.mark.parametrize(
@@ -65,7 +66,7 @@ def test_renju_and_caro_follow_info_rule(rule: int, params: dict) -> None:
     assert answers(engine, "START 15", f"INFO rule {rule}") == ["OK"]
     answers(engine, "BEGIN")
     assert engine.game is not None and engine.game.family == "five"
-    assert engine.game.params == {"m": 15, "n": 15, **params}
+    assert engine.game.params == {"m": 15, "n": 15, **params, "opening": "none"}
 
 
 def test_a_brain_that_does_not_play_a_rule_refuses_it_and_keeps_its_rule() -> None:
@@ -187,3 +188,55 @@ async def test_two_brains_play_each_other_through_two_pbrain_processes(bots, gam
         for engine in engines:
             if engine.process.returncode is None:
                 engine.process.kill()
+
+
+def _stones(answer: str) -> list[str]:
+    return answer.split()
+
+
+@pytest.mark.parametrize("rule", [0, 4])
+def test_swap2board_proposes_chooses_and_refuses_bad_positions(rule: int) -> None:
+    from arbiter.bots.gomoku.brain import GomokuBrain
+
+    engine = PbrainEngine(GomokuBrain(level=3), name="g")
+    assert answers(engine, "START 15", "INFO timeout_turn 400", f"INFO rule {rule}") == ["OK"]
+    game = create_game("renju" if rule == 4 else "gomoku")
+    proposal = _stones(answers(engine, "SWAP2BOARD", "DONE")[-1])  # three stones on an empty board
+    assert len(proposal) == 3
+    state = game.new_state()
+    for stone in proposal:
+        state.play(game.decode_move(cell(stone)))  # legal, all three
+    choice = answers(engine, "SWAP2BOARD", *proposal, "DONE")[-1]
+    assert choice == "SWAP" or len(_stones(choice)) in (1, 2)
+    for stone in [] if choice == "SWAP" else _stones(choice):
+        state.play(game.decode_move(cell(stone)))
+    if choice != "SWAP" and len(_stones(choice)) == 1:  # it stays white: the game goes on with TURN
+        assert engine.state is not None and engine.state.ply == 4
+        reply = answers(engine, "TURN 0,0")[-1]
+        state.play(game.decode_move([0, 0]))
+        state.play(game.decode_move(cell(reply)))
+    # Five stones, as BOARD writes them (x,y,who) or Gomocup's x,y: SWAP or white's sixth stone.
+    five = ["7,7,2", "8,7,1", "9,9,2", "8,8,1", "8,6,2"]
+    for lines in (five, [line.rsplit(",", 1)[0] for line in five]):
+        choice = answers(engine, "SWAP2BOARD", *lines, "DONE")[-1]
+        assert choice == "SWAP" or (len(_stones(choice)) == 1 and cell(choice) not in ([7, 7], [8, 7], [9, 9]))
+    assert answers(engine, "SWAP2BOARD", "7,7", "DONE") == ["ERROR SWAP2BOARD decides at 0, 3 or 5 stones, not 1"]
+    assert answers(engine, "SWAP2BOARD", "7,7", "7,7", "8,8", "DONE")[0].startswith("ERROR the stones are not")
+    assert answers(engine, "SWAP2BOARD", "7,7,x")[0].startswith("ERROR a SWAP2BOARD line is x,y or x,y,who")
+
+
+async def test_arbiter_pbrain_answers_swap2board_over_its_pipes() -> None:
+    """A manager's swap2 opening with a real ``arbiter pbrain gomoku``: three stones, then a choice on them."""
+    engine = await Engine.start("gomoku", "--level", "3")
+    try:
+        await engine.send("START 15", "INFO timeout_turn 500", "INFO rule 4", "SWAP2BOARD", "DONE")
+        assert await engine.answer() == "OK"
+        proposal = (await engine.answer()).split()
+        assert len(proposal) == 3 and all(len(cell(stone)) == 2 for stone in proposal)
+        await engine.send("SWAP2BOARD", *proposal, "DONE")
+        choice = await engine.answer()
+        assert choice == "SWAP" or len(choice.split()) in (1, 2)
+        assert await engine.end() == 0
+    finally:
+        if engine.process.returncode is None:
+            engine.process.kill()

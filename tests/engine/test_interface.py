@@ -111,7 +111,7 @@ def test_describe_games_lists_every_game_with_defaults() -> None:
     assert described["renju"]["fixed"] == {"m": 15, "n": 15, "rule": "renju", "exact": False}
     gomoku = described["gomoku"]
     assert gomoku["fixed"] == {"m": 15, "n": 15, "k": 5}
-    assert [p["name"] for p in gomoku["params"]] == ["exact"]
+    assert [p["name"] for p in gomoku["params"]] == ["exact", "opening"]
     msgpack.packb(describe_games())  # plain values only
 
 

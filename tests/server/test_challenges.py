@@ -24,7 +24,7 @@ async def test_challenge_offered_then_declined(connect, server):
     assert created["type"] == "challenge_created"
     offer = created["challenge"]
     assert offer["from"] == alice.name and offer["to"] == bob.name and offer["color"] == "second"
-    assert offer["params"] == {"m": 3, "n": 3, "k": 3, "exact": True} and offer["rated"] is False
+    assert offer["params"] == {"m": 3, "n": 3, "k": 3, "exact": True, "opening": "none"} and offer["rated"] is False
     assert 0 < offer["expires_ms"] <= 60_000
     assert (await bob.expect("challenge_offered"))["challenge"] == offer
     assert (await bob.request("decline", challenge=offer["id"]))["type"] == "ok"

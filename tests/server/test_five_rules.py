@@ -14,7 +14,7 @@ async def test_renju_and_caro_are_offered(connect: Connect) -> None:
     games = {game["name"]: game for game in (await connect()).welcome["games"]}
     assert games["renju"]["family"] == games["caro"]["family"] == "five"
     assert games["caro"]["fixed"] == {"m": 15, "n": 15, "rule": "caro"}
-    assert [p["name"] for p in games["caro"]["params"]] == ["exact"]
+    assert [p["name"] for p in games["caro"]["params"]] == ["exact", "opening"]
 
 
 async def test_black_s_forbidden_point_is_refused_with_its_reason(connect: Connect) -> None:

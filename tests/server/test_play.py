@@ -32,7 +32,7 @@ async def test_match_start_carries_everything(connect):
     accepted = await second.request("accept", challenge=created["challenge"]["id"])
     start = await first.expect("match_start")
     assert start["match"] == accepted["match"]
-    assert start["game"] == "gomoku" and start["params"] == {"m": 15, "n": 15, "k": 5, "exact": True}
+    assert start["game"] == "gomoku" and start["params"] == {"m": 15, "n": 15, "k": 5, "exact": True, "opening": "none"}
     assert start["color"] == 1 and start["to_move"] == 0
     assert [p["name"] for p in start["players"]] == [second.name, first.name]
     assert start["clock"] == {"initial_ms": 5000, "increment_ms": 100, "move_limit_ms": 3000}

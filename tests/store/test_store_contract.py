@@ -258,6 +258,26 @@ async def test_a_rated_game_is_recorded_with_its_moves_and_the_servers_ratings(s
     assert (bob.games, bob.wins, bob.draws, bob.losses) == (1, 0, 0, 1)
 
 
+@pytest.mark.parametrize("swapped", [False, True])
+async def test_a_swap_opening_keeps_its_choices_and_rates_the_final_colours(store: Store, swapped: bool) -> None:
+    await players(store, "alice", "bob")
+    start = replace(game_start("s1", game="gomoku"), params={"opening": "swap1"}, levels=(2, None))
+    await store.start_game(start)
+    for ply, move in enumerate([[7, 7], [8, 7], [7, 9]]):
+        store.record_move("s1", MoveRecord(ply, move, 100))
+    choices = [{"by": "bob", "choice": "black" if swapped else "white", "ply": 3}]
+    store.record_swap("s1", choices, swapped=swapped)
+    store.record_move("s1", MoveRecord(3, [0, 0], 100))
+    changes = await store.finish_game("s1", "1-0", "resign", start.started + 60, rate_result)
+    record = await store.get_game("s1")
+    assert record is not None and record.swap == choices and len(record.moves) == 4
+    black, white = ("bob", "alice") if swapped else ("alice", "bob")
+    assert record.start.players == (black, white)
+    assert record.start.levels == ((None, 2) if swapped else (2, None))  # the level follows its player
+    assert changes[black] > 0 > changes[white]  # black won, whoever opened
+    assert (await store.list_games())[0].swap == choices
+
+
 async def test_analysis_text_of_any_kind_comes_back_as_written(store: Store) -> None:
     """A move's analysis is free text from an engine: the characters a bulk format treats as
     field, row or NULL markers (PostgreSQL's COPY) are stored as they came."""

@@ -20,6 +20,7 @@ from arbiter.engine import Game, State, create_game, game_names
 FALLBACK_BUDGET = 0.02  # seconds a fallback move may think (Brain.fallback_move)
 MAX_PV = 64  # moves of a principal variation a move's analysis carries (the protocol's bound)
 MAX_SCORE = 10**9
+CP_SCALE = 400.0  # an evaluation of this many centipawns counts as a clear edge (Brain.evaluate)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ class ThinkRequest:
     # The clocks when the turn came: remaining_ms (the mover's), opponent_ms, initial_ms, increment_ms,
     # move_limit_ms (if any).
     clock: dict[str, int] | None = None
+    # A swap opening's decision instead of a move (the protocol's swap field: phase, stones, options):
+    # the next stone of the phase, or one of its options (swap.py).
+    swap: dict[str, Any] | None = None
 
     def game_rules(self) -> Game:
         return create_game(self.game, self.params)
@@ -152,6 +156,17 @@ class Brain(ABC):
             elif 0 <= score <= 1:
                 out["score"], out["unit"] = score, "win"
         return out or None
+
+    def evaluate(self, request: ThinkRequest) -> float | None:
+        """The position's value for the side to move, from -1 (lost) to 1 (won), by this brain's own
+        search within ``request.budget``: what a swap opening's choices rest on (swap.py). None
+        when the search gives no evaluation (``score_unit``)."""
+        info = self.think(dataclasses.replace(request, swap=None)).info
+        if self.score_unit == "cp" and isinstance(info.get("score"), int | float):
+            return math.tanh(info["score"] / CP_SCALE)
+        if self.score_unit == "win" and isinstance(info.get("value"), int | float):
+            return 2 * info["value"] - 1
+        return None
 
     def fallback_move(self, request: ThinkRequest) -> ThinkResult:
         """The cheapest sound move, for when the request's deadline cannot be met: level 1 with a

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from . import swap
 from .brain import Brain, ThinkRequest
 
 
@@ -96,7 +97,7 @@ def _think(conn: Connection, brain: Brain, job_id: int, request: ThinkRequest, s
     if stopped_in is not None:
         request = dataclasses.replace(request, budget=max(request.budget - stopped_in, 0.0))
     try:
-        result = brain.think(request)
+        result = brain.think(request) if request.swap is None else swap.decide(brain, request)
     except Exception:
         conn.send(("error", job_id, traceback.format_exc()))
         return

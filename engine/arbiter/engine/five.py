@@ -53,7 +53,7 @@ from .base import (
     ParamError,
 )
 from .fastrandom import below, seed_from_numpy
-from .mnk import MAX_SIDE, MnkGame, MnkState, place
+from .mnk import MAX_SIDE, OPENING, MnkGame, MnkState, place
 
 RULE_RENJU = 0
 RULE_CARO = 1
@@ -544,6 +544,7 @@ class FiveGame(MnkGame):
             choices=RULES,
         ),
         Param("exact", bool, False, "caro only: an overline does not win"),
+        OPENING,
     )
 
     def validate(self) -> None:

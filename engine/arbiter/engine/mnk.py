@@ -260,6 +260,19 @@ def playout(p, s, buffer):
     return STATUS_DRAW
 
 
+# How the first stones come: the server runs a swap opening (its play/swap_opening.py); the rules of
+# the position do not change. Gomoku-family games only (five in a row).
+OPENINGS = ("none", "swap1", "swap2")
+OPENING = Param(
+    "opening",
+    str,
+    "none",
+    "swap1: the first player places three stones, the second chooses a colour; swap2: the second may "
+    "instead place two more and let the first choose (five in a row only)",
+    choices=OPENINGS,
+)
+
+
 class MnkGame(Game):
     """m×n board, k in a row. Presets: tictactoe, tictactoe4, gomoku10, gomoku."""
 
@@ -270,12 +283,15 @@ class MnkGame(Game):
         Param("n", int, 15, "rows", minimum=1, maximum=MAX_SIDE),
         Param("k", int, 5, "stones in a row that win", minimum=1, maximum=MAX_SIDE),
         Param("exact", bool, False, "only exactly k in a row wins (an overline does not)"),
+        OPENING,
     )
 
     def validate(self) -> None:
         m, n, k = self.params["m"], self.params["n"], self.params["k"]
         if k > max(m, n):
             raise ParamError(f"k={k} is larger than the board ({m}x{n}): no line can ever win")
+        if self.params["opening"] != "none" and k != 5:
+            raise ParamError(f"opening={self.params['opening']} is for five in a row (k=5), not k={k}")
 
     def _param_values(self) -> list[int]:
         return [self.params["m"], self.params["n"], self.params["k"], int(self.params["exact"])]

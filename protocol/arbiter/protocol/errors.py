@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_CHALLENGE = "not_your_challenge"
     TOO_MANY_CHALLENGES = "too_many_challenges"
     TOO_MANY_MATCHES = "too_many_matches"
+    FEATURE_NEEDED = "feature_needed"
     # Matches
     UNKNOWN_MATCH = "unknown_match"
     MATCH_OVER = "match_over"
@@ -64,6 +65,7 @@ class ErrorCode(StrEnum):
     # Tournaments
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     ENTRY_CLOSED = "entry_closed"
+    SWAP_PHASE = "swap_phase"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -95,6 +97,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NOT_YOUR_CHALLENGE: "only the target may accept or decline, only the challenger may cancel",
     ErrorCode.TOO_MANY_CHALLENGES: "the player already has limits.max_open_challenges open challenges and seeks",
     ErrorCode.TOO_MANY_MATCHES: "a player would exceed limits.max_matches live matches",
+    ErrorCode.FEATURE_NEEDED: "the game needs a protocol feature (e.g. `swap`) that a player's hello.features lacks",
     ErrorCode.UNKNOWN_MATCH: "no match with that id has been played on this server recently",
     ErrorCode.MATCH_OVER: "the match has ended; nothing can be played in it",
     ErrorCode.NOT_A_PLAYER: "only the two players may act in a match (spectators and strangers may not)",
@@ -116,6 +119,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NO_HINT_REQUEST: "no hint was asked of this bot for that match and ply",
     ErrorCode.UNKNOWN_TOURNAMENT: "no tournament by that name on this server",
     ErrorCode.ENTRY_CLOSED: "the tournament takes no entry: it has started, or its field is by invitation",
+    ErrorCode.SWAP_PHASE: "the swap opening waits for something else: a choice instead of a stone, or no choice now",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

@@ -325,6 +325,13 @@ class Hello(Request):
         default=None,
         metadata=spec(optional(boolean), "a bot that suggests moves to its casual opponents on request (section 15)"),
     )
+    features: list[str] | None = field(
+        default=None,
+        metadata=spec(
+            optional(names),
+            "protocol extensions the client speaks (`swap`: the swap openings); unknown ones are ignored",
+        ),
+    )
 
 
 @dataclass(slots=True, kw_only=True)
@@ -440,6 +447,20 @@ class DeclineDraw(MatchRequest):
     TYPE: ClassVar[str] = "decline_draw"
 
 
+SWAP_CHOICES = ("black", "white", "place")
+
+
+@dataclass(slots=True, kw_only=True)
+class Swap(MatchRequest):
+    TYPE: ClassVar[str] = "swap"
+    choice: str = field(
+        metadata=spec(
+            choice(*SWAP_CHOICES),
+            "the decider's choice in a swap opening: a colour, or (swap2's chooser, at 3 stones) to place two more",
+        )
+    )
+
+
 @dataclass(slots=True, kw_only=True)
 class Spectate(MatchRequest):
     TYPE: ClassVar[str] = "spectate"
@@ -484,7 +505,7 @@ def register(cls: type[Request]) -> type[Request]:
 
 for _cls in (
     Hello, Ping, Lobby, Subscribe, Unsubscribe, Challenge, Accept, Decline, Cancel, MakeMove, Resign, Abort,
-    OfferDraw, AcceptDraw, DeclineDraw, Spectate, Unspectate, Sync,
+    OfferDraw, AcceptDraw, DeclineDraw, Spectate, Unspectate, Sync, Swap,
 ):  # fmt: skip
     register(_cls)
 

@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer | TournamentEnter;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Swap | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer | TournamentEnter;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven | TournamentGames;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | Swapped | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven | TournamentGames;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -29,6 +29,8 @@ export interface Hello {
   takebacks?: "casual" | "never" | null;
   /** a bot that suggests moves to its casual opponents on request (section 15) */
   hints?: boolean | null;
+  /** protocol extensions the client speaks (`swap`: the swap openings); unknown ones are ignored */
+  features?: string[] | null;
 }
 
 /** The client message `ping` (SPEC.md, Client messages). */
@@ -196,6 +198,17 @@ export interface Sync {
   match: string;
 }
 
+/** The client message `swap` (SPEC.md, Client messages). */
+export interface Swap {
+  type: "swap";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+  /** the decider's choice in a swap opening: a colour, or (swap2's chooser, at 3 stones) to place two more */
+  choice: "black" | "white" | "place";
+}
+
 /** The client message `ladder_join` (SPEC.md, Client messages). */
 export interface LadderJoin {
   type: "ladder_join";
@@ -307,6 +320,7 @@ export interface Welcome {
   limits: Limits;
   resumed: string[];
   re?: number | string;
+  features?: string[];
 }
 
 /** The server message `error` (SPEC.md, Server messages). */
@@ -415,6 +429,7 @@ export interface MatchStart {
   levels: (number | null)[];
   challenge: string | null;
   moves: ((number | number[])[])[];
+  swap?: SwapInfo;
 }
 
 /** The server message `match_state` (SPEC.md, Server messages). */
@@ -438,6 +453,7 @@ export interface MatchState {
   re?: number | string;
   infos?: unknown[];
   forbidden?: ForbiddenPoint[];
+  swap?: SwapInfo;
 }
 
 /** The server message `moved` (SPEC.md, Server messages). */
@@ -452,6 +468,7 @@ export interface Moved {
   info?: Record<string, unknown>;
   analysis?: Record<string, unknown>;
   forbidden?: ForbiddenPoint[];
+  swap?: SwapInfo;
 }
 
 /** The server message `draw_offered` (SPEC.md, Server messages). */
@@ -493,6 +510,19 @@ export interface End {
   clocks: number[];
   ply: number;
   rating_changes: Record<string, number>;
+}
+
+/** The server message `swapped` (SPEC.md, Server messages). */
+export interface Swapped {
+  type: "swapped";
+  match: string;
+  by: number;
+  choice: "black" | "place" | "white";
+  swap: SwapInfo;
+  players: (Record<string, unknown>)[];
+  levels: (number | null)[];
+  clocks: number[];
+  to_move: number;
 }
 
 /** The server message `ladder_joined` (SPEC.md, Server messages). */
@@ -697,4 +727,22 @@ export interface RatingEntry {
 export interface ForbiddenPoint {
   move: number[];
   kind: "double-four" | "double-three" | "overline";
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): SwapChoice. */
+export interface SwapChoice {
+  by: number;
+  choice: "black" | "place" | "white";
+  ply: number;
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): SwapInfo. */
+export interface SwapInfo {
+  rule: "swap1" | "swap2";
+  phase: "choose" | "done" | "place";
+  to_act: number | null;
+  stones: number;
+  options: ("black" | "place" | "white")[];
+  choices: SwapChoice[];
+  colors: number[] | null;
 }

@@ -148,10 +148,30 @@ class ForbiddenPoint(_Shape, frozen=True):
     kind: Literal["overline", "double-four", "double-three"]
 
 
+class SwapChoice(_Shape, frozen=True):
+    """One decision of a swap opening: ``by`` (a seat) chose ``choice`` with ``ply`` stones down."""
+
+    by: int
+    choice: Literal["black", "white", "place"]
+    ply: int
+
+
+class SwapInfo(_Shape, frozen=True):
+    """A swap opening's phase (SPEC.md, "Swap openings"): seats, not colours, until ``colors`` is set."""
+
+    rule: Literal["swap1", "swap2"]
+    phase: Literal["place", "choose", "done"]
+    to_act: int | None
+    stones: int
+    options: list[Literal["black", "white", "place"]]
+    choices: list[SwapChoice]
+    colors: list[int] | None
+
+
 SHAPES: dict[str, type[_Shape]] = {
     cls.__name__: cls
     for cls in (Player, PresenceEntry, Clock, ChallengeInfo, MatchSummary, GameParam, GameInfo, ClockLimits,
-                Limits, RatingEntry, ForbiddenPoint)
+                Limits, RatingEntry, ForbiddenPoint, SwapChoice, SwapInfo)
 }  # fmt: skip
 
 
@@ -179,6 +199,7 @@ LimitsMap = Annotated[dict[str, Any], _one(Limits)]
 RatingMap = Annotated[dict[str, Any], _one(RatingEntry)]
 RatingList = Annotated[list[Any], _many(RatingEntry)]
 ForbiddenList = Annotated[list[Any], _many(ForbiddenPoint)]
+SwapMap = Annotated[dict[str, Any], _one(SwapInfo)]
 
 # A move: a list of ints, or of lists of ints (SPEC.md section 13).
 Move = list[int | list[int]]
@@ -197,6 +218,7 @@ class Welcome(ServerMessage, frozen=True, tag="welcome"):
     limits: LimitsMap
     resumed: list[str]
     re: Re = UNSET
+    features: list[str] | UnsetType = UNSET  # absent from a server older than the extensions
 
 
 class Error(ServerMessage, frozen=True, tag="error"):
@@ -283,6 +305,7 @@ class MatchStart(_MatchMessage, frozen=True, tag="match_start"):
     color: int
     challenge: str | None
     moves: list[Move]
+    swap: SwapMap | UnsetType = UNSET  # a swap opening's phase (color is then the seat)
 
 
 class MatchState(_MatchMessage, frozen=True, tag="match_state"):
@@ -294,6 +317,20 @@ class MatchState(_MatchMessage, frozen=True, tag="match_state"):
     re: Re = UNSET
     infos: list[Any] | UnsetType = UNSET
     forbidden: ForbiddenList | UnsetType = UNSET  # renju, black to move: its forbidden points
+    swap: SwapMap | UnsetType = UNSET  # a swap opening's phase
+
+
+class Swapped(ServerMessage, frozen=True, tag="swapped"):
+    """A decision of a swap opening, to players and spectators."""
+
+    match: str
+    by: int
+    choice: Literal["black", "white", "place"]
+    swap: SwapMap
+    players: PlayerList
+    levels: list[int | None]
+    clocks: list[int]
+    to_move: int
 
 
 class Moved(ServerMessage, frozen=True, tag="moved"):
@@ -306,6 +343,7 @@ class Moved(ServerMessage, frozen=True, tag="moved"):
     info: dict[str, Any] | UnsetType = UNSET
     analysis: dict[str, Any] | UnsetType = UNSET  # a rated match's: {ply, info} of an earlier move
     forbidden: ForbiddenList | UnsetType = UNSET  # renju, black to move next: its forbidden points
+    swap: SwapMap | UnsetType = UNSET  # a swap opening's stone: the phase after it
 
 
 class DrawOffered(ServerMessage, frozen=True, tag="draw_offered"):
@@ -354,7 +392,7 @@ def register(cls: type[ServerMessage]) -> type[ServerMessage]:
 for _cls in (
     Welcome, Error, Ok, Pong, LobbyState, Presence, PlayerOffline, SeekAdded, SeekRemoved, MatchListed,
     MatchUnlisted, ChallengeCreated, ChallengeOffered, ChallengeClosed, MatchStart, MatchState, Moved,
-    DrawOffered, DrawDeclined, PlayerLeft, PlayerReturned, End,
+    DrawOffered, DrawDeclined, PlayerLeft, PlayerReturned, End, Swapped,
 ):  # fmt: skip
     register(_cls)
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arbiter.engine import game_names
+from arbiter.engine import ParamError, create_game, game_names
 from arbiter.protocol.codec import MAX_FRAME_BYTES
 from arbiter.server.basics.pools import pool_key
 from arbiter.server.net.client_address import IPNetwork
@@ -33,6 +33,7 @@ class LadderConfig:
     clocks: Mapping[str, ClockSpec] = field(default_factory=lambda: dict(DEFAULT_LADDER_CLOCKS))
     default_clock: ClockSpec = DEFAULT_LADDER_CLOCK
     openings: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_LADDER_OPENINGS))  # plies by game
+    swaps: Mapping[str, str] = field(default_factory=dict)  # game → the swap opening its ladder plays (swap2)
     window: float = 200.0  # rating points a pairing may span at first
     widen_per_s: float = 10.0  # and more for every second of waiting
     rematch_after_s: float = 30.0  # two players who just met wait this long before meeting again
@@ -42,9 +43,13 @@ class LadderConfig:
     def clock_for(self, game: str) -> ClockSpec:
         return self.clocks.get(game, self.default_clock)
 
+    def params_for(self, game: str) -> dict[str, Any]:
+        """The rules of the ladder's ``game``: its defaults, with the swap opening it plays, if any."""
+        return {"opening": self.swaps[game]} if game in self.swaps else {}
+
     def pool_of(self, game: str) -> str:
-        """The ladder's rating pool for ``game``: its default rules under the ladder's clock."""
-        return pool_key(game, {}, self.clock_for(game).describe())
+        """The ladder's rating pool for ``game``: its rules under the ladder's clock."""
+        return pool_key(game, self.params_for(game), self.clock_for(game).describe())
 
 
 def parse_analysis_delay(text: str) -> int | None:
@@ -64,6 +69,18 @@ def parse_ladder_opening(text: str) -> tuple[str, int]:
     if not plies.isdigit() or int(plies) > 20:
         raise ValueError(f"{text!r}: PLIES is a whole number from 0 to 20")
     return game, int(plies)
+
+
+def parse_ladder_swap(text: str) -> tuple[str, str]:
+    """``gomoku=swap2``: GAME=RULE, the swap opening the ladder's GAME plays (none: no swap); ValueError."""
+    game, sep, rule = text.partition("=")
+    if not sep or game not in game_names():
+        raise ValueError(f"{text!r}: expected GAME=RULE with a game from {game_names()}")
+    try:
+        create_game(game, {"opening": rule})
+    except ParamError as error:
+        raise ValueError(f"{text!r}: {error}") from None
+    return game, rule
 
 
 def parse_ladder_clock(text: str) -> tuple[str, ClockSpec]:

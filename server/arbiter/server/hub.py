@@ -39,6 +39,7 @@ from .play.match import MatchError
 from .play.matches import Matches
 from .play.players import Identity, OnlinePlayer, Roster
 from .play.session import Handler, Session
+from .play.swap_opening import SWAP_FEATURE
 from .ranking.ladder import Ladder
 from .results.unread_ends import UnreadEnds
 from .tournaments.scheduler import TournamentScheduler
@@ -131,6 +132,7 @@ class Hub:
             player.levels = hello.levels
         player.capacity = hello.capacity
         player.takebacks, player.hints = hello.takebacks or "never", bool(hello.hints)
+        player.features = frozenset(hello.features or ())
         session.reply(
             hello,
             {
@@ -142,6 +144,7 @@ class Hub:
                 "games": self.games,
                 "limits": self.limits,
                 "resumed": [live.id for live in self.matches.of(player) if live.announced],
+                "features": [SWAP_FEATURE],  # the protocol extensions this server speaks
             },
         )
         log.info(

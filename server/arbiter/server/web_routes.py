@@ -209,6 +209,7 @@ class WebClient:
                 for m in record.moves
             ],
             "rating_changes": record.rating_changes,
+            **({"swap": record.swap} if record.swap else {}),  # a swap opening's choices, by player name
         }
         return json_response(connection, HTTPStatus.OK, body)
 

@@ -2,6 +2,7 @@
 and the quirks of real engines on demand.
 
     python threat_engine.py [--crash-at N | --hang-at N | --occupied-at N | --garbage-at N] [--rules 0,1]
+                            [--swap2 AT3,AT5]
 
 It plays five in a row: win if it can, else block the opponent's win, else extend its longest
 line next to its stones (the centre to begin). Like a strong real engine it takes only square
@@ -11,6 +12,11 @@ before each move. The faults count its own moves from 1 in each game: at the Nth
 answers an occupied cell, or prints something that is not a move. ``INFO rule`` is taken for the
 values of ``--rules`` (default: any) and answered with an ERROR otherwise; it plays the same
 moves whatever the rule, so in renju as black it may play a forbidden point.
+
+``SWAP2BOARD`` (stone lines ``x,y`` or ``x,y,who``, black first) is answered only with ``--swap2``
+(else UNKNOWN, line by line, as an engine without it does): three stones round the centre on an
+empty board; on three stones ``AT3`` (``swap``: SWAP, ``move``: its move, ``place``: two of its
+moves), on five ``AT5`` (``swap`` or ``move``).
 """
 
 from __future__ import annotations
@@ -60,11 +66,13 @@ def main() -> None:
     for fault in ("crash", "hang", "occupied", "garbage"):
         parser.add_argument(f"--{fault}-at", type=int, default=0)
     parser.add_argument("--rules", type=lambda text: {int(rule) for rule in text.split(",")})
+    parser.add_argument("--swap2", type=lambda text: text.split(","))
     faults = parser.parse_args()
     board: Board | None = None
     moves = 0
     last_move = 0.0
     stones: list[tuple[int, int, int]] | None = None
+    swap_block = False  # whether the stones are a SWAP2BOARD's
 
     def say(line: str) -> None:
         sys.stdout.write(line + "\n")
@@ -93,14 +101,18 @@ def main() -> None:
             say(f"UNKNOWN {line.split(' ', 1)[-1]}")
             continue
         if stones is not None:
-            if line.upper() == "DONE":
+            if line.upper() == "DONE" and swap_block:
+                assert board is not None
+                say(swap2(board, stones, faults.swap2))
+                stones = None
+            elif line.upper() == "DONE":
                 assert board is not None
                 board.cells = {(x, y): who for x, y, who in stones}
                 stones = None
                 move()
             else:
-                x, y, who = (int(v) for v in line.split(","))
-                stones.append((x, y, who))
+                x, y, *who = (int(v) for v in line.split(","))
+                stones.append((x, y, who[0] if who else 0))
             continue
         word, _, rest = line.partition(" ")
         word = word.upper()
@@ -125,7 +137,9 @@ def main() -> None:
             board.cells[(x, y)] = 2
             move()
         elif word == "BOARD":
-            stones = []
+            stones, swap_block = [], False
+        elif word == "SWAP2BOARD" and faults.swap2:
+            stones, swap_block = [], True
         elif word == "INFO":
             key, _, value = rest.partition(" ")
             if key == "rule" and faults.rules is not None and int(value) not in faults.rules:
@@ -136,6 +150,24 @@ def main() -> None:
             return
         else:
             say(f"UNKNOWN {line}")
+
+
+def swap2(board: Board, stones: list[tuple[int, int, int]], choices: list[str]) -> str:
+    """The answer to SWAP2BOARD at ``stones`` (black first): see the module docstring."""
+    centre = board.size // 2
+    if not stones:
+        return f"{centre},{centre} {centre + 1},{centre} {centre},{centre + 2}"
+    choice = choices[0] if len(stones) == 3 else choices[1]
+    if choice == "swap":
+        return "SWAP"
+    mover = len(stones) % 2  # the colour to move; its stones are ours
+    board.cells = {(x, y): 1 if i % 2 == mover else 2 for i, (x, y, _) in enumerate(stones)}
+    first = board.choose()
+    if choice == "move":
+        return f"{first[0]},{first[1]}"
+    board.cells[first] = 1
+    second = board.choose()
+    return f"{first[0]},{first[1]} {second[0]},{second[1]}"
 
 
 if __name__ == "__main__":

@@ -234,9 +234,11 @@ class StdioPool(ProcessPool[StdioProcess]):
     def refusal(self, game: str, params: Mapping[str, Any]) -> str | None:
         """Why a challenge's game is not one the program plays, or None."""
         try:
-            create_game(game, params)
+            rules = create_game(game, params)
         except EngineError as error:
             return str(error)
+        if rules.params.get("opening", "none") != "none":  # the stdio protocol has no swap decisions
+            return "the stdio bridge plays no swap opening"
         return None if self.handshake.plays(game) else f"{self.handshake.name} does not play {game}"
 
     async def think(self, request: ThinkRequest) -> ThinkResult:

@@ -48,6 +48,7 @@ from arbiter.protocol.messages import (
     Ping,
     Request,
     Resign,
+    Swap,
     Sync,
 )
 from arbiter.protocol.server_messages import (
@@ -60,6 +61,7 @@ from arbiter.protocol.server_messages import (
     Moved,
     Ok,
     ServerMessage,
+    Swapped,
     Welcome,
 )
 from arbiter.protocol.tournaments import TournamentEnter
@@ -70,6 +72,7 @@ from .settings import BotSettings
 
 log = logging.getLogger("arbiter.bots")
 
+SWAP_FEATURE = "swap"  # hello.features: this client plays the swap openings (SPEC.md section 17)
 FINISHED_KEPT = 1000  # records of finished games kept in memory (the game log keeps them all)
 
 
@@ -197,10 +200,26 @@ class LiveGame:
     decisions: list[dict[str, Any]] = field(default_factory=list)
     resyncs: int = 0
     resigned: str | None = None  # the cause, once the bot resigned it for one
+    swap: dict[str, Any] | None = None  # a swap opening's phase (the protocol's swap field); color is a seat until done
+
+    @property
+    def in_swap(self) -> bool:
+        return self.swap is not None and self.swap["phase"] != "done"
 
     @property
     def our_turn(self) -> bool:
-        return not self.state.is_terminal and self.state.to_move == self.color
+        if self.state.is_terminal:
+            return False
+        if self.in_swap:
+            assert self.swap is not None
+            return self.swap["to_act"] == self.color
+        return self.state.to_move == self.color
+
+    @property
+    def turn_key(self) -> int:
+        """What a decision is kept under: the ply of a move, or minus the ply for a swap choice."""
+        choosing = self.in_swap and self.swap is not None and self.swap["phase"] == "choose"
+        return -len(self.moves) if choosing else len(self.moves)
 
     def replay(self, moves: list[Any]) -> None:
         """Rebuild the position from the server's move list."""
@@ -260,6 +279,7 @@ class ClientCore:
                 capacity=self.settings.announced_capacity,
                 takebacks=self.settings.takebacks,
                 hints=self.settings.hints,
+                features=[SWAP_FEATURE],
             )
         ).wire()
 
@@ -352,6 +372,8 @@ class ClientCore:
                 self._on_end(message, effects)
             case ChallengeOffered():
                 self._on_challenge_offered(message, effects)
+            case Swapped():
+                self._on_swapped(message, now, effects)
             case DrawOffered():
                 live = self.games.get(message.match)
                 if live is not None and message.by != live.color:
@@ -448,6 +470,7 @@ class ClientCore:
     def _on_match_start(self, message: MatchStart, now: float, out: list[Effect]) -> None:
         live = self._new_live(message, message.color)
         live.replay(message.moves)  # a balanced opening the server played (ladder bot games)
+        live.swap = message.swap if isinstance(message.swap, dict) else None
         live.clocks = list(message.clocks)
         live.turn_received = now
         self.games[live.id] = live
@@ -468,6 +491,9 @@ class ClientCore:
             self.games[live.id] = live
             out.append(Started(live))
         live.replay(message.moves)
+        live.color = message.color  # a seat, or the colour a swap opening settled
+        live.players = [p["name"] for p in message.players]
+        live.swap = message.swap if isinstance(message.swap, dict) else None
         live.clocks = list(message.clocks)
         live.turn_received = now
         live.resyncs += 1
@@ -495,8 +521,28 @@ class ClientCore:
             out.append(self._send(Sync(match=live.id), _Pending("plain")))
             return
         live.moves.append(message.move)
+        if isinstance(message.swap, dict):
+            live.swap = message.swap
         live.clocks = list(message.clocks)
         live.turn_received = now
+        self._play_if_our_turn(live, out)
+
+    def _on_swapped(self, message: Swapped, now: float, out: list[Effect]) -> None:
+        """A swap opening's decision: settled colours make this bot's seat its colour."""
+        live = self.games.get(message.match)
+        if live is None:
+            out.append(Notice(message))
+            return
+        rid = self._move_requests.pop((live.id, -len(live.moves)), None)
+        if rid is not None:
+            self._pending.pop(rid, None)
+        if live.in_swap and message.swap["phase"] == "done":
+            live.color = message.swap["colors"][live.color]
+        live.swap = message.swap
+        live.players = [p["name"] for p in message.players]
+        live.clocks = list(message.clocks)
+        live.turn_received = now
+        log.info("swap", extra={"match": live.id, "by": message.by, "choice": message.choice, "color": live.color})
         self._play_if_our_turn(live, out)
 
     def _on_end(self, message: End, out: list[Effect]) -> None:
@@ -518,6 +564,7 @@ class ClientCore:
             "reason": message.reason,
             "clocks": message.clocks,
             "moves": live.moves,
+            "swap": live.swap,
             "decisions": live.decisions,
             "resyncs": live.resyncs,
             "resigned": live.resigned,
@@ -591,7 +638,7 @@ class ClientCore:
             return
         if not live.our_turn:
             return
-        ply = len(live.moves)
+        ply = live.turn_key
         if ply in live.ready:
             out.append(self._move(live, ply))
         elif live.thinking_ply != ply:
@@ -607,6 +654,7 @@ class ClientCore:
             latency=self.latency,
             moves_left=moves_left(live.state),
         )
+        deciding = live.swap if live.in_swap else None
         deadline = live.turn_received + plan.deadline
         request = ThinkRequest(
             live.id,
@@ -615,6 +663,7 @@ class ClientCore:
             list(live.moves),
             plan.budget,
             seed=zlib.crc32(f"{live.id}/{ply}".encode()),
+            swap=deciding,
             level=live.level,
             deadline=deadline,  # the adapter's clock is time.monotonic, as the pool's
             clock={
@@ -643,11 +692,15 @@ class ClientCore:
         live.ready[ply] = decision.move
         if decision.analysis is not None:
             live.analyses[ply] = decision.analysis
-        if self.connected and len(live.moves) == ply and live.our_turn:  # else the resync sends it
+        if self.connected and live.turn_key == ply and live.our_turn:  # else the resync sends it
             return [self._move(live, ply)]
         return []
 
     def _move(self, live: LiveGame, ply: int) -> Send:
+        if ply < 0:  # a swap opening's choice
+            send = self._send(Swap(match=live.id, choice=live.ready[ply]), _Pending("move", live.id, ply))
+            self._move_requests[(live.id, ply)] = send.message["id"]
+            return send
         send = self._send(
             MakeMove(match=live.id, ply=ply, move=live.ready[ply], info=live.analyses.get(ply)),
             _Pending("move", live.id, ply),

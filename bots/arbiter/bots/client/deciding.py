@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -60,7 +61,7 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
     try:
         answer = await asyncio.wait_for(search(think.request), max(0.0, think.deadline - began))
         move, info = answer.move, answer.info
-        if legal(think.state, move):
+        if acceptable(think, move):
             analysis = pool.brain_class.analysis(answer)
         else:
             cause, source = "illegal", f"fallback: the brain's move {move!r} is illegal"
@@ -97,6 +98,9 @@ async def decide(think: Think, search: Search, pool: Fallbacks) -> Decision:
 def fallback_move(think: Think, pool: Fallbacks, cause: str) -> tuple[Any, str]:
     """The brain's cheapest sound move from the pool's warm brain, with ``cause``; a random legal
     move only if the brain itself fails (cause ``random``). GiveUp from a pool that has no fallback."""
+    phase = think.request.swap
+    if phase is not None and phase["phase"] == "choose":  # a swap opening's choice: any option will do
+        return random.Random(think.request.seed).choice(phase["options"]), cause
     try:
         move = pool.fallback(think.request).move
         if legal(think.state, move):
@@ -107,6 +111,14 @@ def fallback_move(think: Think, pool: Fallbacks, cause: str) -> tuple[Any, str]:
         log.exception("the fallback move failed", extra={"match": think.match})
     game = think.state.game
     return game.encode_move(random_move(think.state, np.random.default_rng(think.request.seed))), "random"
+
+
+def acceptable(think: Think, move: Any) -> bool:
+    """Whether ``move`` answers ``think``: a legal move, or one of a swap opening's options."""
+    phase = think.request.swap
+    if phase is not None and phase["phase"] == "choose":
+        return move in phase["options"]
+    return legal(think.state, move)
 
 
 def legal(state: State, move: Any) -> bool:

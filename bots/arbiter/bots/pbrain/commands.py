@@ -24,8 +24,9 @@ def pbrain(bot_name: str, level: int | None, options: tuple[str, ...], log_level
 
     Piskvork and the Gomocup managers can then play it against any other engine: m,n,k boards from
     3x3 (tic-tac-toe) up, five in a row from 5x5 under INFO rule (1 exact five, 4 renju, 8 caro, 9
-    exact-five caro: refused with ERROR by a brain that does not play it). Time follows INFO
-    timeout_turn, timeout_match and time_left. The brain is warmed before the first answer.
+    exact-five caro: refused with ERROR by a brain that does not play it), and SWAP2BOARD's swap2
+    decisions from the brain's own search. Time follows INFO timeout_turn, timeout_match and
+    time_left. The brain is warmed before the first answer.
     """
     from arbiter.bots.brain import BrainOptionError
     from arbiter.bots.pbrain.engine import PbrainEngine

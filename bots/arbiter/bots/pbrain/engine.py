@@ -8,6 +8,14 @@ standard input and output, one command a line (the "new protocol" of the Gomocup
 limits and rules; no answer), ``ABOUT`` (our name), ``END``. A move is ``x,y``, 0-based, x the column.
 An engine may also print ``MESSAGE``/``DEBUG``/``ERROR``/``UNKNOWN`` lines at any time.
 
+``SWAP2BOARD`` (Gomocup's swap2 extension, 2020) + stone lines + ``DONE`` asks a swap2 decision: on
+an empty board three stones (``x,y x,y x,y``); on three, ``SWAP`` (we take black), one move (we
+stay white and play it) or two (we place two more and hand the choice back); on five, ``SWAP`` or a
+move. A stone line is ``x,y`` (Gomocup's text) or ``x,y,who`` (BOARD's, as Rapfi reads it); the
+stones are black and white alternately from black, whatever ``who`` says. The decisions come from
+the brain's own search, as our bots decide them on a server (bots/arbiter/bots/swap.py); the
+stones we answer are on our board, so a TURN may follow.
+
 ``PbrainEngine`` knows no input or output of its own: ``handle(line)`` returns the lines to print,
 and it thinks through the ``Brain`` it is given, so tests drive it line by line. The board maps to
 an Arbiter game: 3×3 is tic-tac-toe, 4×4 its 4×4 form (four in a row), anything from 5 up five in a
@@ -29,6 +37,7 @@ from typing import Any
 from arbiter.engine import EngineError, Game, ParamError, State, create_game
 from arbiter.engine.gomocup import rule_name, rule_params
 
+from .. import swap
 from ..brain import Brain, ThinkRequest
 from ..timeman import TimeManager, moves_left
 
@@ -82,6 +91,7 @@ class PbrainEngine:
         self.state: State | None = None
         self.match = 0  # a new id for each game, so the brain never mixes up two games' memory
         self.board_lines: list[tuple[int, int, int]] | None = None  # while a BOARD block comes in
+        self.swap_block = False  # whether that block is a SWAP2BOARD's
         self.finished = False
 
     # --- the conversation ---------------------------------------------------------------------------
@@ -131,7 +141,12 @@ class PbrainEngine:
 
     def _cmd_BOARD(self, argument: str) -> list[str]:
         self._position()
-        self.board_lines = []
+        self.board_lines, self.swap_block = [], False
+        return []
+
+    def _cmd_SWAP2BOARD(self, argument: str) -> list[str]:
+        self._position()
+        self.board_lines, self.swap_block = [], True
         return []
 
     def _cmd_INFO(self, argument: str) -> list[str]:
@@ -205,15 +220,61 @@ class PbrainEngine:
         assert self.board_lines is not None
         if text.upper() == "DONE":
             stones, self.board_lines = self.board_lines, None
-            return self._set_board(stones)
+            return self._swap2(stones) if self.swap_block else self._set_board(stones)
         parts = text.split(",")
+        if self.swap_block and len(parts) == 2:
+            parts.append("0")  # Gomocup's x,y: the colour is the stone's place in the list
         try:
             x, y, who = (int(part) for part in parts)
         except ValueError:
             self.board_lines = None
-            return [f"ERROR a BOARD line is x,y,who, not {text!r}; the position is left as it was"]
+            shape = "x,y or x,y,who" if self.swap_block else "x,y,who"
+            return [f"ERROR a {'SWAP2BOARD' if self.swap_block else 'BOARD'} line is {shape}, not {text!r}; "
+                    "the position is left as it was"]  # fmt: skip
         self.board_lines.append((x, y, who))
         return []
+
+    def _swap2(self, stones: list[tuple[int, int, int]]) -> list[str]:
+        """A swap2 decision at ``stones`` (0, 3 or 5, black first), answered as the module docstring says."""
+        if len(stones) not in (0, 3, 5):
+            return [f"ERROR SWAP2BOARD decides at 0, 3 or 5 stones, not {len(stones)}"]
+        self._new_game()
+        state = self._position()
+        assert self.game is not None
+        moves = [[x, y] for x, y, _ in stones]
+        try:
+            for move in moves:
+                state.play(self.game.decode_move(move))
+        except EngineError as error:
+            self.state = None
+            return [f"ERROR the stones are not a position of {self.game.name}: {error}"]
+        if state.is_terminal:
+            self.state = None
+            return ["ERROR the position is already over"]
+        budget = self._budget(state)
+        if moves:  # a choice: SWAP (black), white and its move, or (at three) two more stones
+            options = ["black", "white", "place"] if len(moves) == 3 else ["black", "white"]
+            choice = self._decide(moves, {"phase": "choose", "stones": len(moves), "options": options}, budget / 3)
+            if choice == "black":
+                return ["SWAP"]
+            if choice == "white":
+                return self._move()
+        placed: list[list[int]] = []
+        upto = 5 if moves else 3  # the opener's three, or two more
+        phase: dict[str, Any] = {"phase": "place", "stones": upto, "options": []}
+        for _ in range(upto - len(moves)):
+            stone = self._decide(moves + placed, phase, budget / 3)
+            state.play(self.game.decode_move(stone))
+            placed.append(stone)
+        return [" ".join(f"{x},{y}" for x, y in placed)]
+
+    def _decide(self, moves: list[list[int]], phase: dict[str, Any], budget: float) -> Any:
+        """The brain's swap decision (swap.py, as the client asks it): the next stone or a choice."""
+        assert self.game is not None
+        decision = {"rule": "swap2", "to_act": 0, "choices": [], **phase}
+        request = ThinkRequest(f"pbrain-{self.match}", self.game.name, dict(self.game.params), moves, budget,
+                               seed=len(moves), swap=decision)  # fmt: skip
+        return swap.decide(self.brain, request).move
 
     def _set_board(self, stones: list[tuple[int, int, int]]) -> list[str]:
         """A whole position (our stones 1, theirs 2): replayed alternately, the side with more first."""

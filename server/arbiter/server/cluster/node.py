@@ -87,7 +87,7 @@ def _profile(player: OnlinePlayer) -> dict[str, Any]:
     """What a player's hello told its home, which the node standing in for it needs (the ladder's
     capacity), and a bot's owner (whose ban covers it, and who may not play it rated)."""
     return {"games": player.games, "levels": player.levels, "capacity": player.capacity,
-            "owner": player.identity.owner}  # fmt: skip
+            "owner": player.identity.owner, "features": sorted(player.features)}  # fmt: skip
 
 
 class Cluster:
@@ -454,6 +454,7 @@ class Cluster:
         player = session.player
         assert player is not None
         player.games, player.levels, player.capacity = profile["games"], profile["levels"], profile["capacity"]
+        player.features = frozenset(profile.get("features") or ())  # (absent from a node without the extensions)
         session.receive(frame)
 
     def _on_out(self, owner: str, name: str, data: bytes) -> None:

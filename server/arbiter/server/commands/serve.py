@@ -19,6 +19,7 @@ from arbiter.server.config import (
     parse_analysis_delay,
     parse_ladder_clock,
     parse_ladder_opening,
+    parse_ladder_swap,
 )
 from arbiter.server.event_loop import LOOPS, LoopUnavailable, default_loop
 from arbiter.server.event_loop import run as run_on_loop
@@ -112,6 +113,14 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
     "colours swapped: drawn from the game's book of judged openings if it has one of that length (gomoku and "
     "gomoku10: 3 plies), else random moves checked by playouts; e.g. gomoku=3; 0 turns it off (repeatable; "
     "defaults: gomoku=3, gomoku10=3).",
+)
+@click.option(
+    "--ladder-swap",
+    "ladder_swaps",
+    multiple=True,
+    metavar="GAME=RULE",
+    help="The ladder's GAME plays a swap opening, its own rating pool: e.g. gomoku=swap2 (swap1, swap2; none: "
+    "no swap). Only clients that announce the swap feature may join it (repeatable).",
 )
 @click.option(
     "--max-open-challenges",
@@ -322,6 +331,7 @@ def serve(
     ladder_clocks: tuple[str, ...],
     ladder_rematch_after: float,
     ladder_openings: tuple[str, ...],
+    ladder_swaps: tuple[str, ...],
     max_open_challenges: int,
     max_spectators: int,
     max_lag_credit_ms: int,
@@ -388,6 +398,16 @@ def serve(
         except ValueError as error:
             fail(f"--ladder-opening {error}")
         openings[game] = plies
+    swaps: dict[str, str] = {}
+    for text in ladder_swaps:
+        try:
+            game, rule = parse_ladder_swap(text)
+        except ValueError as error:
+            fail(f"--ladder-swap {error}")
+        if rule == "none":
+            swaps.pop(game, None)
+        else:
+            swaps[game] = rule
     try:
         delay_plies = parse_analysis_delay(analysis_delay)
     except ValueError as error:
@@ -420,7 +440,7 @@ def serve(
         ping_interval_s=ping_interval or None,
         ping_timeout_s=ping_timeout or None,
         drain_timeout_s=drain_timeout,
-        ladder=LadderConfig(clocks=clocks, openings=openings, rematch_after_s=ladder_rematch_after),
+        ladder=LadderConfig(clocks=clocks, openings=openings, swaps=swaps, rematch_after_s=ladder_rematch_after),
         warm_engine=not no_warm,
         cluster_url=cluster_url,
         node_id=node_id,

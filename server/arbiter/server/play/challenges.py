@@ -20,7 +20,7 @@ from arbiter.protocol.messages import Accept, Cancel, Challenge, Decline, Reques
 from ..basics.clock import Alarm, ClockSpec
 from ..config import ServerConfig
 from .lobby import Lobby
-from .matches import Matches
+from .matches import Matches, check_features
 from .players import OnlinePlayer, Roster, same_owner
 from .session import Handler, Session
 
@@ -103,6 +103,7 @@ class Challenges:
             if target is player:
                 raise ProtocolError(ErrorCode.SELF_CHALLENGE, "you cannot challenge yourself")
         self._check_level(msg.level, target)
+        check_features(game, (player,) if target is None else (player, target))
         if msg.rated and (player.identity.guest or (target is not None and target.identity.guest)):
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
         if msg.rated and target is not None:
@@ -140,6 +141,7 @@ class Challenges:
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "rated games are between registered players only")
         if challenge.rated:
             _check_owners(challenge.challenger, player)
+        check_features(challenge.game, (player,))
         limit = self.config.max_matches
         if len(player.matches) >= limit or len(challenge.challenger.matches) >= limit:
             raise ProtocolError(ErrorCode.TOO_MANY_MATCHES, f"a player may play at most {limit} matches at once")

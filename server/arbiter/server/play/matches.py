@@ -30,6 +30,7 @@ from arbiter.protocol.messages import (
     Request,
     Resign,
     Spectate,
+    Swap,
     Sync,
     Unspectate,
 )
@@ -53,6 +54,8 @@ from .lobby import Lobby
 from .match import Match, MatchError, Result
 from .players import OnlinePlayer
 from .session import Handler, Session
+from .swap_opening import SWAP_FEATURE, SwapOpening, choose, opening_of, place, stored_choices, stored_seats
+from .swap_opening import resume as resume_swap
 
 log = logging.getLogger("arbiter.server")
 GUEST_LABEL = "guest"  # registered names cannot take it: check_player_name refuses guest-like names
@@ -65,7 +68,9 @@ def metric_label(player: OnlinePlayer) -> str:
 
 
 class LiveMatch:
-    __slots__ = ("alarm", "analysis_delay", "announced", "infos", "levels", "match", "players", "pool", "spectators")
+    __slots__ = (
+        "alarm", "analysis_delay", "announced", "infos", "levels", "match", "players", "pool", "spectators", "swap",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -84,6 +89,8 @@ class LiveMatch:
         self.infos: list[dict[str, Any] | None] = []  # each move's analysis (move.info), for spectators
         # Plies spectators wait for a move's analysis (None: until the game is over): rated matches only.
         self.analysis_delay: int | None = 0
+        # A swap opening's phase (swap_opening.py): until it is done, colours are seats.
+        self.swap: SwapOpening | None = opening_of(match)
 
     @property
     def id(self) -> str:
@@ -137,6 +144,7 @@ class LiveMatch:
             "connected": [p.connected for p in self.players],
             "levels": self.levels,
             **({"forbidden": forbidden} if (forbidden := match.forbidden()) else {}),
+            **({} if self.swap is None else {"swap": self.swap.describe()}),
             **({} if color is not None or not any(released := self.released_infos()) else {"infos": released}),
         }
 
@@ -146,6 +154,18 @@ class LiveMatch:
         if delay is None:
             return []
         return self.infos if delay == 0 else self.infos[: max(0, len(self.infos) - delay)]
+
+
+def check_features(game: Game, players: tuple[OnlinePlayer, ...]) -> None:
+    """ProtocolError(feature_needed) if ``game`` needs a protocol feature one of ``players`` lacks."""
+    if game.params.get("opening", "none") == "none":
+        return
+    for player in players:
+        if SWAP_FEATURE not in player.features:
+            raise ProtocolError(
+                ErrorCode.FEATURE_NEEDED,
+                f'{player.name}\'s client does not announce the swap openings (hello.features: ["swap"])',
+            )
 
 
 # Writes an accepted move outside this node, then calls back to announce it (a cluster's: node.py).
@@ -200,6 +220,7 @@ class Matches:
             Spectate: self.on_spectate,
             Unspectate: self.on_unspectate,
             Sync: self.on_sync,
+            Swap: self.on_swap,
         }
 
     def of(self, player: OnlinePlayer) -> list[LiveMatch]:
@@ -226,6 +247,7 @@ class Matches:
 
         The caller has checked both players' match limits. ProtocolError(unavailable) if the store fails.
         """
+        check_features(game, players)
         match_id = secrets.token_urlsafe(6)
         while match_id in self.live or match_id in self._ended:
             match_id = secrets.token_urlsafe(6)
@@ -277,6 +299,8 @@ class Matches:
             "challenge": challenge,  # the challenge or seek it came from (None: the ladder)
             "moves": list(match.moves),  # a balanced opening already played (ladder bot games), else []
         }
+        if live.swap is not None:
+            message["swap"] = live.swap.describe()
         for color, player in enumerate(players):
             message["color"] = color
             player.send(encode(message))
@@ -297,8 +321,9 @@ class Matches:
         ``charged_s`` of its turn so far. A record whose moves already end the game is ended (and
         recorded) at once. MatchError if the record does not replay."""
         start = record.start
-        match = self._replayed(record, charged_s)
+        match, swap = self._replayed(record, charged_s)
         live = LiveMatch(match, players, self._on_flag, self.now)
+        live.swap = swap  # the phase as the replay left it
         live.infos = [move.info for move in record.moves]
         live.analysis_delay = self.config.analysis_delay_plies if start.rated else 0
         live.levels = list(start.levels)
@@ -318,16 +343,21 @@ class Matches:
         log.info("match adopted", extra={"match": match.id, "ply": match.ply, "players": [p.name for p in players]})
         return live
 
-    def _replayed(self, record: GameRecord, charged_s: float = 0.0) -> Match:
-        """The match of a stored record, its moves replayed with the time each took (MatchError if
-        they do not replay)."""
+    def _replayed(self, record: GameRecord, charged_s: float = 0.0) -> tuple[Match, SwapOpening | None]:
+        """The match of a stored record, its moves (and a swap opening's choices) replayed with the
+        time each took, and its swap opening's phase (MatchError if they do not replay)."""
         start = record.start
         game = create_game(start.game, start.params)
         match = Match(start.match_id, game, ClockSpec.from_description(start.clock), rated=start.rated)
         stored = [(move.move, move.elapsed_ms) for move in record.moves]
         match.open_with([wire for wire, _ in stored[: start.opening]])
-        match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
-        return match
+        swap = opening_of(match)
+        if swap is None:
+            match.resume(stored[start.opening :], self.now(), charged_s=charged_s)
+        else:
+            choices = stored_choices(record.swap, stored_seats(record.swap, start.players))
+            resume_swap(match, swap, stored, choices, self.now(), charged_s=charged_s)
+        return match, swap
 
     def stored_end(self, record: GameRecord) -> bytes:
         """The ``end`` of a match that ended on a node that died before its players heard it."""
@@ -338,7 +368,7 @@ class Matches:
                 "result": record.result,
                 "winner": {"1-0": 0, "0-1": 1}.get(record.result or ""),
                 "reason": record.reason or "interrupted",
-                "clocks": self._replayed(record).clocks_ms(self.now()),
+                "clocks": self._replayed(record)[0].clocks_ms(self.now()),
                 "ply": len(record.moves),
                 "rating_changes": record.rating_changes,
             }
@@ -355,8 +385,13 @@ class Matches:
             raise ProtocolError(ErrorCode.NOT_A_PLAYER, "only the match's players may move")
         match = live.match
         self._credit_lag(live, 1 - color)  # moves alternate: the opponent's clock is the next to start
+        swap = live.swap
         try:
-            played = match.play(color, msg.ply, msg.move, session.received_at)
+            if swap is None or swap.done:
+                played = match.play(color, msg.ply, msg.move, session.received_at)
+            else:  # a swap opening's stone: the placer may move again
+                self._credit_lag(live, color)
+                played = place(match, swap, color, msg.ply, msg.move, session.received_at)
         except MatchError as error:
             self._record_refusal(live, color, msg.move, error.code.value)
             if match.over:  # the move came after the flag fell: the match ended on time
@@ -373,6 +408,8 @@ class Matches:
         }
         if match.renju and (forbidden := match.forbidden()):  # black to move next: what its board marks
             moved["forbidden"] = forbidden
+        if swap is not None and played.ply < swap.stones:
+            moved["swap"] = swap.describe()
         info = msg.info
         live.infos.append(info)
         if info is not None and "fallback" in info:
@@ -465,6 +502,57 @@ class Matches:
         live.match.decline_draw(color)
         session.ok(msg)
         live.broadcast(encode({"type": "draw_declined", "match": live.id, "by": color}))
+
+    async def on_swap(self, session: Session, msg: Swap) -> None:
+        """A decision of a swap opening: announced to all as ``swapped``; settling the colours puts
+        the players in colour order. Each choice is recorded (on a cluster's node durably before it
+        is announced, as a move is journaled: another node adopting the match replays the phase)."""
+        live, seat = self._acting(session, msg)
+        swap = live.swap
+        if swap is None:
+            raise ProtocolError(ErrorCode.SWAP_PHASE, f"{live.match.game.name} here has no swap opening")
+        self._credit_lag(live, 0)
+        self._credit_lag(live, 1)
+        match = live.match
+        try:
+            choose(match, swap, seat, msg.choice, session.received_at)
+        except MatchError:
+            if match.over:  # the choice came after the flag fell
+                self.end(live)
+            raise
+        if swap.swapped:
+            live.players = (live.players[1], live.players[0])
+            live.levels.reverse()
+        seats = live.players[::-1] if swap.swapped else live.players
+        choices = [{**c.describe(), "by": seats[c.by].name} for c in swap.choices]
+        try:
+            self.store.record_swap(live.id, choices, swapped=swap.swapped)
+            if self.config.cluster_url is not None:
+                await self.store.flush()
+        except Exception:  # the store must never block play; its own error handling reports the failure
+            log.exception("store failed to record a swap opening's choice", extra={"match": live.id})
+        session.ok(msg)
+        if self.live.get(live.id) is not live:  # it ended while the choice was being written
+            return
+        now = self.now()
+        live.broadcast(
+            encode(
+                {
+                    "type": "swapped",
+                    "match": live.id,
+                    "by": seat,
+                    "choice": msg.choice,
+                    "swap": swap.describe(),
+                    "players": [p.identity.describe() for p in live.players],
+                    "levels": live.levels,
+                    "clocks": match.clocks_ms(now),
+                    "to_move": match.to_move,
+                }
+            )
+        )
+        if swap.done:
+            self.lobby.match_listed(live.summary())  # the players in their colours' order
+        self._arm(live)
 
     def on_spectate(self, session: Session, msg: Spectate) -> None:
         live = self._find(msg.match)

@@ -81,6 +81,7 @@ class OnlinePlayer:
         "cluster_playing",
         "ending",
         "ends_sent",
+        "features",
         "forgets_ends",
         "games",
         "grace",
@@ -103,6 +104,7 @@ class OnlinePlayer:
         self.capacity: int | None = None  # matches it plays at once, all games together (its hello)
         self.takebacks = "never"  # a bot's takeback policy, from its hello (SPEC section 15)
         self.hints = False  # a bot that suggests moves to its casual opponents (its hello)
+        self.features: frozenset[str] = frozenset()  # protocol extensions its client speaks (its hello)
         self.session: Connection | None = None
         self.matches: list[str] = []  # ids of its live matches, oldest first
         # On a node of a cluster: its live matches on every node, as this node last read them (the

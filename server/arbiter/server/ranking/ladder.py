@@ -31,9 +31,10 @@ from arbiter.server.store.base import Store, StoreError, UnknownPlayer
 
 from ..config import LadderConfig
 from ..play.match import Result
-from ..play.matches import LiveMatch, Matches
+from ..play.matches import LiveMatch, Matches, check_features
 from ..play.players import Roster, owner_of
 from ..play.session import Handler, Session
+from ..play.swap_opening import SWAP_FEATURE
 from .standings import describe_rating
 
 log = logging.getLogger("arbiter.server")
@@ -98,6 +99,7 @@ class Ladder:
         if player.identity.guest:
             raise ProtocolError(ErrorCode.RATED_NEEDS_ACCOUNT, "the ladder is rated: log in with a player's token")
         _check_game(msg.game)
+        check_features(create_game(msg.game, self.config.params_for(msg.game)), (player,))
         try:
             rating = await self.store.get_rating(player.name, self.pool_of(msg.game))
         except UnknownPlayer:
@@ -206,9 +208,13 @@ class Ladder:
                 return  # unknown now: pair at the next pass
 
         def can_play(queue: LadderQueue) -> Callable[[str], bool]:
+            swap = queue.game in self.config.swaps
+
             def free(name: str) -> bool:
                 player = roster.get(name)
                 if player is None or not player.connected:
+                    return False
+                if swap and SWAP_FEATURE not in player.features:  # came back with a client that has no swap
                     return False
                 if counts is None:
                     return len(player.matches) < min(limit, player.capacity or limit)  # all its matches, every game
@@ -237,13 +243,14 @@ class Ladder:
             queue.match_over(first, second, self.now())
             return
         opening: list[Any] = []
-        if self.config.openings.get(game) and one.identity.kind == other.identity.kind == "bot":
+        rules = self.config.params_for(game)
+        if self.config.openings.get(game) and not rules and one.identity.kind == other.identity.kind == "bot":
             (first, second), opening = self._opening(game, first, second)
             if first != one.name:  # the opening's second game: the colours of its first swapped
                 one, other = other, one
         try:
             live = await self.live_matches.start(
-                (one, other), create_game(game), self.config.clock_for(game), rated=True, opening=opening
+                (one, other), create_game(game, rules), self.config.clock_for(game), rated=True, opening=opening
             )
         except ProtocolError as error:
             log.warning(

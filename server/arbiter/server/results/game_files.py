@@ -113,6 +113,8 @@ def _metadata(record: GameRecord) -> str:
             values[f"rating_diff{i}"] = round(record.rating_changes[name], 2)
     if any(move.info for move in record.moves):
         values["infos"] = [move.info for move in record.moves]
+    if record.swap:
+        values["swap"] = record.swap
     return format_map(values)
 
 
@@ -183,7 +185,10 @@ def _assemble(
     if result_text not in ("1-0", "0-1", "1/2-1/2", "*"):
         raise GameFileError(f"{where(-1)}: result {result_text!r} is not 1-0, 0-1, 1/2-1/2 or *")
     result = None if result_text == "*" else result_text
-    return GameRecord(start, moves, result, str(meta.get("reason") or "") or None, ended, changes)
+    swap = meta.get("swap")
+    if swap is not None and not (isinstance(swap, list) and all(isinstance(c, dict) for c in swap)):
+        raise GameFileError(f"{where(-1)}: swap {swap!r} is not a list of choices")
+    return GameRecord(start, moves, result, str(meta.get("reason") or "") or None, ended, changes, swap=swap or [])
 
 
 # --- psq ------------------------------------------------------------------------------------------
@@ -257,6 +262,7 @@ def _sgf_tree(record: GameRecord) -> str:
         "RE": _sgf_result(record),
         "DT": format_time(start.started)[:10],
         "GN": start.match_id,
+        **({"ON": opening} if (opening := _sgf_opening(record)) else {}),
         "GC": f"Arbiter {_metadata(record)}",
     }
     nodes = ["".join(f"{key}[{_sgf_escape(value)}]" for key, value in root.items())]
@@ -266,6 +272,16 @@ def _sgf_tree(record: GameRecord) -> str:
         comment = format_map({"elapsed_ms": move.elapsed_ms, **(move.info or {})})
         nodes.append(f"{colour}[{SGF_LETTERS[x]}{SGF_LETTERS[y]}]C[{_sgf_escape(comment)}]")
     return "(;" + "\n;".join(nodes) + ")\n"
+
+
+def _sgf_opening(record: GameRecord) -> str:
+    """SGF's ``ON`` (the opening played): a swap opening's rule and choices, for people; "" without one."""
+    rule = record.start.params.get("opening", "none")
+    if rule == "none":
+        return ""
+    said = [f"{c.get('by')} {'placed two more' if c.get('choice') == 'place' else 'took ' + str(c.get('choice'))}"
+            for c in record.swap]  # fmt: skip
+    return "; ".join([rule, *said])
 
 
 def _sgf_result(record: GameRecord) -> str:

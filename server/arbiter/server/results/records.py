@@ -67,6 +67,8 @@ def format_record(record: GameRecord) -> str:
             tags.append((tag, str(level)))
     if start.opening:
         tags.append(("Opening", str(start.opening)))
+    if record.swap:  # a swap opening's choices: [{by: name, choice, ply}]
+        tags.append(("Swap", json.dumps(record.swap, separators=(",", ":"), ensure_ascii=False)))
     for tag, name in (("FirstRatingDiff", first), ("SecondRatingDiff", second)):
         if name in record.rating_changes:
             tags.append((tag, f"{record.rating_changes[name]:+.2f}"))
@@ -234,6 +236,7 @@ def _parse_one(lines: list[str], i: int) -> tuple[GameRecord, int]:
         ended=parse_time(tags["End"], at["End"]) if tags.get("End") else None,
         rating_changes=changes,
         asides=_parse_asides(game, tags, at),
+        swap=_parse_swap(tags, at),
     )
     return record, i
 
@@ -342,6 +345,19 @@ def _unescape(text: str, line: int) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _parse_swap(tags: dict[str, str], at: dict[str, int]) -> list[dict[str, Any]]:
+    """The Swap tag: a swap opening's choices, a JSON list of maps (none without the tag)."""
+    if "Swap" not in tags:
+        return []
+    try:
+        choices = json.loads(tags["Swap"])
+    except ValueError:
+        choices = None
+    if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+        raise RecordError(f"line {at['Swap'] + 1}: the Swap tag is a JSON list of choices, not {tags['Swap']!r}")
+    return choices
 
 
 def _parse_count(tags: dict[str, str], at: dict[str, int], tag: str) -> int | None:

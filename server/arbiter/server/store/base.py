@@ -242,6 +242,7 @@ class GameRecord:
     refusals: list[RefusedMove] = field(default_factory=list)  # the first MAX_REFUSALS_KEPT, in order
     refused: int = 0  # every refused move, including those beyond the ones kept
     asides: list[AsideMove] = field(default_factory=list)  # moves taken back and hints given, in order
+    swap: list[dict[str, Any]] = field(default_factory=list)  # a swap opening's choices ({by: name, choice, ply})
 
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -355,6 +356,12 @@ class Store(ABC):
     @abstractmethod
     def record_move(self, match_id: str, move: MoveRecord) -> None:
         """Queue a move for the next batched write. Never blocks, never waits."""
+
+    @abstractmethod
+    def record_swap(self, match_id: str, choices: list[dict[str, Any]], *, swapped: bool) -> None:
+        """Queue a swap opening's choices so far like ``record_move`` (after each): in order, each ``{by:
+        player name, choice, ply}``; ``swapped``: the opener took white, so the game's players (and
+        their levels) change places, the first being black (``GameStart.players``)."""
 
     @abstractmethod
     def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:

@@ -72,11 +72,12 @@ class _Game:
     refusals: list[RefusedMove] = field(default_factory=list)
     refused: int = 0
     asides: list[AsideMove] = field(default_factory=list)
+    swap: list[dict[str, Any]] = field(default_factory=list)
 
     def record(self) -> GameRecord:
         return GameRecord(
             self.start, list(self.moves), self.result, self.reason, self.ended, dict(self.rating_changes),
-            list(self.refusals), self.refused, list(self.asides),
+            list(self.refusals), self.refused, list(self.asides), list(self.swap),
         )  # fmt: skip
 
 
@@ -319,6 +320,14 @@ class MemoryStore(Store):
         game = self._games.get(match_id)
         if game is not None and game.ended is None:
             game.moves.append(move)
+
+    def record_swap(self, match_id: str, choices: list[dict[str, Any]], *, swapped: bool) -> None:
+        game = self._games.get(match_id)
+        if game is not None and game.ended is None:
+            game.swap = list(choices)
+            if swapped:
+                start = game.start
+                game.start = replace(start, players=start.players[::-1], levels=start.levels[::-1])
 
     def record_refusal(self, match_id: str, refusal: RefusedMove) -> None:
         game = self._games.get(match_id)

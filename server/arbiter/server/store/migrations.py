@@ -248,6 +248,10 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, seq)
     ) WITHOUT ROWID;
     """,
+    # 13: a swap opening's choices (JSON list of {by: player name, choice, ply}); NULL without one.
+    """
+    ALTER TABLE games ADD COLUMN swap TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -49,7 +49,7 @@ BANS_VERSION = "SELECT version FROM bans_version"
 RATING_COLUMNS = "rating, deviation, volatility, games, wins, draws, losses"
 GAME_COLUMNS = (
     "id, match_id, game, params, first_name, second_name, clock, rated, started, ended, result, reason,"
-    " pool, first_level, second_level, opening, refused"
+    " pool, first_level, second_level, opening, refused, swap"
 )
 MOVE_COLUMNS = "game_id, ply, move, elapsed_ms, info"
 REFUSAL_COLUMNS = "game_id, ply, color, move, code, at"
@@ -61,6 +61,13 @@ SAVE_ASIDE = (
 # A refused move: count it on its game, then keep it if it is among the first MAX_REFUSALS_KEPT.
 COUNT_REFUSAL = "UPDATE games SET refused = refused + 1 WHERE match_id = ? RETURNING id, refused"
 SAVE_REFUSAL = "INSERT INTO refused_moves (game_id, seq, ply, color, move, code, at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+# A settled swap opening (migration 11): its choices, and when the opener took white the players change
+# places (SQL reads every right-hand side before the row changes).
+SAVE_SWAP = "UPDATE games SET swap = ? WHERE match_id = ?"
+SWAP_PLAYERS = (
+    "UPDATE games SET swap = ?, first_name = second_name, second_name = first_name, first_id = second_id,"
+    " second_id = first_id, first_level = second_level, second_level = first_level WHERE match_id = ?"
+)
 # A rated identity's rating after each of its games in a pool, oldest first.
 HISTORY = (
     "SELECT at, rating, deviation FROM rating_history WHERE player_id = ? AND pool = ? AND level = ? ORDER BY at, id"
@@ -308,9 +315,10 @@ def game_records(
             refusals=refused[game_id],
             refused=refused_total,
             asides=aside[game_id],
+            swap=[] if swap is None else json.loads(swap),
         )
         for (game_id, match_id, game, params, first, second, clock, rated, started, ended, result, reason, pool,
-             first_level, second_level, opening, refused_total) in games
+             first_level, second_level, opening, refused_total, swap) in games
     ]  # fmt: skip
 
 

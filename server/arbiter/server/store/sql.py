@@ -104,8 +104,10 @@ from .rows import (
     SAVE_HISTORY,
     SAVE_RATING,
     SAVE_REFUSAL,
+    SAVE_SWAP,
     SET_SEED,
     SET_TOURNAMENT_STATE,
+    SWAP_PLAYERS,
     TOURNAMENT_GAMES,
     UNREAD_ENDS,
     UPDATE_TOURNAMENT_GAME,
@@ -218,6 +220,13 @@ class AsideWrite:
     keep: int | None
 
 
+@dataclass(frozen=True)
+class SwapWrite:
+    match_id: str
+    choices: str  # JSON list
+    swapped: bool
+
+
 EndFuture = concurrent.futures.Future[dict[str, float]] | asyncio.Future[dict[str, float]]
 
 
@@ -233,7 +242,7 @@ class EndWrite:
     future: EndFuture
 
 
-Write = StartWrite | MoveWrite | RefusalWrite | AsideWrite | EndWrite
+Write = StartWrite | MoveWrite | RefusalWrite | AsideWrite | SwapWrite | EndWrite
 Ends = dict[EndWrite, dict[str, float] | StoreError]  # what became of each end of a batch
 
 
@@ -634,6 +643,9 @@ class SqlStore(Store, Generic[C]):
     def record_asides(self, match_id: str, asides: list[AsideMove], keep: int | None = None) -> None:
         self._enqueue(AsideWrite(match_id, list(asides), keep))
 
+    def record_swap(self, match_id: str, choices: list[dict[str, Any]], *, swapped: bool) -> None:
+        self._enqueue(SwapWrite(match_id, to_json(choices), swapped))
+
     async def discard_game(self, match_id: str) -> None:
         async def delete(conn: C) -> None:
             async with conn.transaction():
@@ -842,6 +854,8 @@ class SqlStore(Store, Generic[C]):
                     await self._insert_moves(conn, moves, game_ids, next_ply)
                 for refusal in (w for w in part if isinstance(w, RefusalWrite)):  # rare: one by one
                     await _save_refusal(conn, refusal)
+                for swap in (w for w in part if isinstance(w, SwapWrite)):  # before the end rates the players
+                    await conn.execute(SWAP_PLAYERS if swap.swapped else SAVE_SWAP, (swap.choices, swap.match_id))
             ended = await self._end_all(conn, finishing) if finishing else {}
             for game_id, _ in ended.values():  # the others are marked unread by _finish
                 await conn.execute(OWE_ENDS, (game_id, game_id))

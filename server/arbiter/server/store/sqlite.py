@@ -53,6 +53,7 @@ from .sql import (
     RefusalWrite,
     SqlStore,
     StartWrite,
+    SwapWrite,
     Write,
     run_now,
 )
@@ -253,7 +254,7 @@ class SqliteStore(SqlStore[_Connection]):
                 # while failing: the caller learns now whether the end is written or kept for later.
                 self._pending.append(item)
                 deadline = time.monotonic()
-            elif isinstance(item, StartWrite | MoveWrite | RefusalWrite | AsideWrite):
+            elif isinstance(item, StartWrite | MoveWrite | RefusalWrite | AsideWrite | SwapWrite):
                 self._pending.append(item)
                 if deadline is None:
                     deadline = time.monotonic() + self.flush_interval

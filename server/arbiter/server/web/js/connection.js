@@ -167,7 +167,7 @@ export class Connection {
     const token = account || resume;
     this._usedToken = account ? "account" : resume ? "resume" : null;
     /** @type {Fields<"hello">} */
-    const fields = { protocol: PROTOCOL_VERSION, client: CLIENT_NAME };
+    const fields = { protocol: PROTOCOL_VERSION, client: CLIENT_NAME, features: ["swap"] }; // the swap openings' choices
     if (token) fields.token = token;
     let welcome;
     try {

@@ -87,13 +87,19 @@ export function mountLobby(root, ctx) {
     return /** @type {import("arbiter-protocol").GameInfo} */ (ctx.game(gameSelect.value));
   }
 
+  /** Whether the game is five in a row (its k fixed or by default 5), the games a swap opening is for. */
+  function fiveInARow(game) {
+    const k = game.params.find((p) => p.name === "k");
+    return game.family === "five" || (game.fixed.k ?? (k && k.default)) === 5;
+  }
+
   function renderParams() {
     const game = selectedGame();
     const fixed = describeParams(game.fixed);
     fill(
       paramBox,
       fixed ? h("p", { class: "fixed" }, fixed) : null,
-      game.params.map((p) => {
+      game.params.filter((p) => p.name !== "opening" || fiveInARow(game)).map((p) => {
         const name = `param-${p.name}`;
         let input;
         if (p.type === "bool") input = h("input", { type: "checkbox", name, checked: p.default });
@@ -112,6 +118,7 @@ export function mountLobby(root, ctx) {
     const params = {};
     for (const p of game.params) {
       const input = paramBox.querySelector(`[name="param-${p.name}"]`);
+      if (!input) continue; // a parameter the form does not show (the opening of a game that is not five in a row)
       if (p.type === "bool") params[p.name] = input.checked;
       else if (p.type === "int") params[p.name] = Number.parseInt(input.value, 10);
       else params[p.name] = input.value;

@@ -5,6 +5,12 @@
 // The view asks for the match's full state with `spectate` (the server answers a player with its
 // colour and a stranger as a new spectator), then follows `moved`, `end`, draw and presence
 // events. After a reconnect it asks again, so a refresh or a dropped connection carries on.
+//
+// A swap opening (swap1, swap2: state.swap, SPEC.md section 17) runs before the colours are
+// settled: colour indices are seats (0 the opener), the seat in `swap.to_act` places stones or
+// chooses, with its clock running; the chooser's buttons are the choices `swap.options` allows
+// ("Black", "White", "Place two more"). Once a colour is chosen the view is rebuilt from a fresh
+// state, in colour order.
 
 import { AnalysisPanel } from "./analysis.js";
 import { createBoard, moveText } from "./boards.js";
@@ -12,7 +18,17 @@ import { Clocks } from "./clock.js";
 import { Board as FiveBoard } from "./five.js";
 import { Learner } from "./learner.js";
 import { ErrorCode } from "./protocol.js";
-import { describeClock, describeResult, describeRules, errorText, fill, h, notify, playerLink } from "./ui.js";
+import {
+  describeClock,
+  describeOpening,
+  describeResult,
+  describeRules,
+  errorText,
+  fill,
+  h,
+  notify,
+  playerLink,
+} from "./ui.js";
 
 const HINT_MS = 4000;
 const CONFIRM_MS = 3000;
@@ -41,6 +57,7 @@ export function mountMatch(root, ctx, matchId) {
   const status = h("div", { class: "match-status", id: "match-status" });
   const resultBox = h("div", { class: "result", id: "result", hidden: true });
   const actions = h("div", { class: "match-actions" });
+  const swapBox = h("div", { class: "swap-choice", id: "swap-choice", hidden: true });
   const moveList = h("ol", { class: "moves", id: "moves" });
   const analysisHolder = h("div", { class: "analysis-holder" });
   const boardHolder = h("div", { class: "board-holder" });
@@ -50,7 +67,7 @@ export function mountMatch(root, ctx, matchId) {
     "div",
     { class: "match", "data-match": matchId },
     h("div", { class: "board-col" }, bars[1], boardHolder, hint, bars[0]),
-    h("aside", { class: "side card" }, title, status, resultBox, actions, analysisHolder, h("h3", {}, "Moves"), moveList),
+    h("aside", { class: "side card" }, title, status, swapBox, resultBox, actions, analysisHolder, h("h3", {}, "Moves"), moveList),
   );
   root.append(layout);
 
@@ -70,6 +87,10 @@ export function mountMatch(root, ctx, matchId) {
   const playing = () => myColor() !== null && myColor() !== undefined;
   const opponent = () => state.players[1 - myColor()];
   const gameInfo = () => ctx.game(state.game) || { family: state.game, draw_offers: false };
+  /** The swap opening while the colours are not settled, else null. */
+  const swapPhase = () => (state && state.swap && state.swap.phase !== "done" ? state.swap : null);
+  /** Whose clock runs and who acts: the seat to act in a swap phase, else the colour to move. */
+  const acting = () => (swapPhase() ? swapPhase().to_act : state.to_move);
 
   // --- building the view from a full state ---------------------------------------------------
   function applyState(message) {
@@ -81,7 +102,7 @@ export function mountMatch(root, ctx, matchId) {
     if (fresh) build();
     board.reset(state.moves);
     if (board instanceof FiveBoard) board.setForbidden(state.moves.length, message.forbidden);
-    clocks.update(state.clocks, ended ? null : state.to_move);
+    clocks.update(state.clocks, ended ? null : acting());
     away = null;
     state.connected.forEach((connected, color) => {
       if (!connected && color !== myColor()) away = { color, until: null };
@@ -147,10 +168,11 @@ export function mountMatch(root, ctx, matchId) {
       return;
     }
     state.moves.push([...message.move]);
-    state.to_move = 1 - message.by;
+    state.to_move = (message.ply + 1) % 2; // the next stone's colour (in a swap phase `by` is a seat)
+    if (message.swap) state.swap = message.swap;
     if (analysis) analysis.onMoved(message);
     if (state.draw_offer !== null && state.draw_offer !== message.by) state.draw_offer = null;
-    clocks.update(message.clocks, ended ? null : state.to_move);
+    clocks.update(message.clocks, ended ? null : acting());
     renderMoves();
     const animate = message.by !== myColor();
     replaying += 1; // my turn starts once the opponent's turn has been shown
@@ -163,6 +185,42 @@ export function mountMatch(root, ctx, matchId) {
         refresh();
       });
     refresh();
+  }
+
+  function onSwapped(message) {
+    if (!state || message.match !== matchId) return;
+    state.swap = message.swap;
+    if (message.swap.phase === "done") {
+      board = null; // the players come in colour order now: the view is built again
+      resync();
+      return;
+    }
+    state.clocks = message.clocks;
+    clocks.update(message.clocks, ended ? null : acting());
+    refresh();
+  }
+
+  function sendChoice(choice) {
+    swapBox.querySelectorAll("button").forEach((button) => (button.disabled = true));
+    conn.request("swap", { match: matchId, choice }).catch((error) => {
+      notify(errorText(error), "error");
+      refresh();
+    });
+  }
+
+  function renderSwap() {
+    const phase = swapPhase();
+    const mine = phase && playing() && phase.to_act === myColor() && phase.phase === "choose" && !ended;
+    swapBox.hidden = !mine;
+    if (!mine) return;
+    const labels = { black: "Black", white: "White", place: "Place two more" };
+    fill(
+      swapBox,
+      h("p", {}, "Choose your colour", phase.options.includes("place") ? ", or place two more stones and let your opponent choose" : "", ":"),
+      phase.options.map((choice) =>
+        h("button", { class: "small primary", "data-choice": choice, onclick: () => sendChoice(choice) }, labels[choice] || choice),
+      ),
+    );
   }
 
   function onEnd(message) {
@@ -269,13 +327,15 @@ export function mountMatch(root, ctx, matchId) {
     if (!state) return;
     const me = myColor();
     const over = Boolean(ended);
-    const myTurn = !over && playing() && state.to_move === me && replaying === 0;
+    const phase = swapPhase();
+    const placing = !phase || phase.phase === "place";
+    const myTurn = !over && playing() && acting() === me && placing && replaying === 0;
     if (board) board.setTurn(myTurn);
     layout.classList.toggle("my-turn", myTurn && !moveInFlight); // waiting for my move's echo is not my turn
     if (learner) learner.refresh(myTurn, over);
     for (const bar of bars) {
       const color = Number(bar.dataset.color);
-      bar.classList.toggle("to-move", !over && state.to_move === color);
+      bar.classList.toggle("to-move", !over && acting() === color);
       const presence = bar.querySelector(".presence");
       if (presence) {
         presence.textContent =
@@ -286,6 +346,7 @@ export function mountMatch(root, ctx, matchId) {
             : "";
       }
     }
+    renderSwap();
     if (over) {
       const { result, reason, winner } = ended;
       let headline;
@@ -313,15 +374,20 @@ export function mountMatch(root, ctx, matchId) {
       return;
     }
     resultBox.hidden = true;
-    const mover = state.players[state.to_move].name;
-    if (!playing()) status.textContent = `Watching · ${mover} to move`;
+    const mover = state.players[acting()].name;
+    if (phase) {
+      const doing = phase.phase === "choose" ? "chooses" : `places stone ${state.moves.length + 1} of ${phase.stones}`;
+      if (!playing() || acting() !== me) status.textContent = `${describeOpening(phase.rule)} · ${mover} ${doing}`;
+      else if (phase.phase === "choose") status.textContent = "Your choice";
+      else status.textContent = `Place stone ${state.moves.length + 1} of ${phase.stones} (${state.moves.length % 2 ? "white" : "black"})`;
+    } else if (!playing()) status.textContent = `Watching · ${mover} to move`;
     else if (myTurn) status.textContent = "Your turn";
     else status.textContent = `${opponent().name} is thinking…`;
     if (!playing()) {
       actions.replaceChildren();
       return;
     }
-    const iMoved = state.moves.some((_, ply) => ply % 2 === me);
+    const iMoved = state.swap ? state.moves.length > 0 : state.moves.some((_, ply) => ply % 2 === me);
     const offer = state.draw_offer;
     const buttons = [];
     if (!iMoved) buttons.push(confirmButton("Abort", "Abort the game?", act("abort")));
@@ -377,6 +443,7 @@ export function mountMatch(root, ctx, matchId) {
     }),
     conn.on("moved", onMoved),
     conn.on("end", onEnd),
+    conn.on("swapped", onSwapped),
     conn.on("draw_offered", ({ match, by }) => {
       if (match !== matchId || !state) return;
       state.draw_offer = by;

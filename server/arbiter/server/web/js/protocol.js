@@ -57,6 +57,8 @@ export const ErrorCode = Object.freeze({
   TOO_MANY_CHALLENGES: "too_many_challenges",
   /** a player would exceed limits.max_matches live matches */
   TOO_MANY_MATCHES: "too_many_matches",
+  /** the game needs a protocol feature (e.g. `swap`) that a player's hello.features lacks */
+  FEATURE_NEEDED: "feature_needed",
   /** no match with that id has been played on this server recently */
   UNKNOWN_MATCH: "unknown_match",
   /** the match has ended; nothing can be played in it */
@@ -99,6 +101,8 @@ export const ErrorCode = Object.freeze({
   UNKNOWN_TOURNAMENT: "unknown_tournament",
   /** the tournament takes no entry: it has started, or its field is by invitation */
   ENTRY_CLOSED: "entry_closed",
+  /** the swap opening waits for something else: a choice instead of a stone, or no choice now */
+  SWAP_PHASE: "swap_phase",
   /** the server cannot do this now (storage failing, shutting down); try again later */
   UNAVAILABLE: "unavailable",
   /** a bug in the server; the request had no effect */

@@ -5,6 +5,13 @@
 import { createBoard, moveText } from "./boards.js";
 import { describeResult, describeRules, errorText, fetchJson, fill, formatClock, h, playerLink } from "./ui.js";
 
+const CHOICES = { black: "took black", white: "took white", place: "placed two more" };
+
+/** A swap opening's choices, as the record keeps them ({by: name, choice, ply}): "after 3 stones bob placed two more; …". */
+function describeChoices(choices) {
+  return choices.map(({ by, choice, ply }) => `after ${ply} stones ${by} ${CHOICES[choice] || choice}`).join("; ");
+}
+
 function failure(text) {
   return h("div", { class: "panel error", role: "alert" }, text);
 }
@@ -171,6 +178,7 @@ export function mountReplay(root, ctx, arg) {
           h("h2", { class: "match-title" }, game.game, " ",
             h("small", { class: "muted" }, describeRules(info, game.params))),
           h("p", { class: "players" }, names[0], " vs ", names[1]),
+          game.swap && game.swap.length ? h("p", { class: "swap-record", id: "swap-record" }, describeChoices(game.swap)) : null,
           h("div", { class: "result", id: "result" }, h("strong", {}, describeResult(game.result, game.reason))),
           h("h3", {}, "Moves"),
           list,

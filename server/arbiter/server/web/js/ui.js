@@ -117,9 +117,18 @@ export function describeRules(game, params) {
   const defaults = preset ? Object.fromEntries(preset.params.map((p) => [p.name, p.default])) : {};
   const shown = Object.entries(params || {}).filter(
     ([key, value]) =>
-      !(rule && (key === "rule" || key === "exact")) && !(preset && (key in preset.fixed || defaults[key] === value)),
+      key !== "opening" &&
+      !(rule && (key === "rule" || key === "exact")) &&
+      !(preset && (key in preset.fixed || defaults[key] === value)),
   );
-  return [rule, describeParams(Object.fromEntries(shown))].filter(Boolean).join(" · ");
+  const opening = describeOpening(params && params.opening);
+  return [rule, describeParams(Object.fromEntries(shown)), opening].filter(Boolean).join(" · ");
+}
+
+/** A swap opening's name for headers: "Swap2 opening"; "" for none. */
+export function describeOpening(opening) {
+  if (!opening || opening === "none") return "";
+  return `${opening[0].toUpperCase()}${opening.slice(1)} opening`;
 }
 
 /** The rule a five-in-a-row game is played under: "Renju (RIF)", "Caro", "Caro, exactly five"; "" for other games. */
