@@ -545,3 +545,16 @@ async def test_a_guest_is_owed_no_stored_end_and_a_discarded_game_owes_none(stor
     await play(store, "g2", X_WINS[:1], None, "abort", second="guest-0a1b2c", rated=False)
     await store.discard_game("g2")
     assert [r.start.match_id for r in await store.unread_ends("alice", 0.0, 10)] == ["g1"]
+
+
+async def test_a_review_is_kept_replaced_and_deleted_with_its_game(store: Store) -> None:
+    await players(store, "alice", "bob")
+    await play(store, "m1", X_WINS, "1-0", "line", rated=False)
+    assert await store.get_review("m1") is None
+    review = {"match": "m1", "positions": [{"win": [0.5, 0.5], "best": [1, 1]}], "summary": [], "text": "ü 五\t"}
+    await store.save_review("m1", review)
+    assert await store.get_review("m1") == review
+    await store.save_review("m1", {**review, "budget_ms": 300})  # a new review replaces the old
+    assert await store.get_review("m1") == {**review, "budget_ms": 300}
+    await store.discard_game("m1")
+    assert await store.get_review("m1") is None

@@ -53,6 +53,13 @@ class ErrorCode(StrEnum):
     DRAW_PENDING = "draw_pending"
     NO_DRAW_OFFER = "no_draw_offer"
     TOO_MANY_SPECTATED = "too_many_spectated"
+    # Analysis (reviews and the analysis board)
+    NO_ANALYSIS_WORKER = "no_analysis_worker"
+    ANALYSIS_QUEUE_FULL = "analysis_queue_full"
+    ANALYSIS_FAILED = "analysis_failed"
+    GAME_NOT_OVER = "game_not_over"
+    BAD_ANALYSIS = "bad_analysis"
+    UNKNOWN_JOB = "unknown_job"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -96,6 +103,12 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.DRAW_PENDING: "this side already has a draw offer standing",
     ErrorCode.NO_DRAW_OFFER: "there is no draw offer from the opponent to accept or decline",
     ErrorCode.TOO_MANY_SPECTATED: "the connection already watches limits.max_spectated matches",
+    ErrorCode.NO_ANALYSIS_WORKER: "no analysis worker for this game is connected: the server does not search itself",
+    ErrorCode.ANALYSIS_QUEUE_FULL: "the analysis queue holds limits.analysis_queue requests already; try again later",
+    ErrorCode.ANALYSIS_FAILED: "every worker that took the analysis failed it (refused results, gone, too slow)",
+    ErrorCode.GAME_NOT_OVER: "a review is of a finished game; this one is still being played",
+    ErrorCode.BAD_ANALYSIS: "a worker's analysis_result was refused (a ply missing, an illegal move, a win outside 0..1)",
+    ErrorCode.UNKNOWN_JOB: "no analysis job with that id is this worker's (finished, or given to another)",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

@@ -314,6 +314,13 @@ class Hello(Request):
             "a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one)",
         ),
     )
+    analysis: int | None = field(
+        default=None,
+        metadata=spec(
+            optional(integer(1, 64)),
+            "an analysis worker: the analysis jobs it takes at once, for the games in `games` (section Analysis)",
+        ),
+    )
 
 
 @dataclass(slots=True, kw_only=True)

@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | Review | Analyse | AnalysisResult;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | ReviewState | AnalysisReply | AnalysisJob;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -25,6 +25,8 @@ export interface Hello {
   capacity?: number | null;
   /** a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one) */
   levels?: number | null;
+  /** an analysis worker: the analysis jobs it takes at once, for the games in `games` (section Analysis) */
+  analysis?: number | null;
 }
 
 /** The client message `ping` (SPEC.md, Client messages). */
@@ -232,6 +234,41 @@ export interface Crosstable {
   game: string;
   /** a rating pool of the game, e.g. `gomoku[exact=true]/rapid` (see `ladder_join`); absent: its ladder's */
   pool?: string | null;
+}
+
+/** The client message `review` (SPEC.md, Client messages). */
+export interface Review {
+  type: "review";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** a finished game's id: its review, cached or made by the workers */
+  match: string;
+}
+
+/** The client message `analyse` (SPEC.md, Client messages). */
+export interface Analyse {
+  type: "analyse";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** a game name from welcome.games */
+  game: string;
+  /** rule parameters; absent ones take their defaults */
+  params?: Record<string, number | boolean | string> | null;
+  /** the position: the moves played from the start */
+  moves: ((number | number[])[])[];
+  /** the search's time; absent: the server's default */
+  budget_ms?: number | null;
+}
+
+/** The client message `analysis_result` (SPEC.md, Client messages). */
+export interface AnalysisResult {
+  type: "analysis_result";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the analysis_job's id */
+  job: string;
+  /** one per ply of the job: win = the chance of the side to move there (draw ½) */
+  evals: ({ ply: number; win: number; best: (number | number[])[] | null; pv?: ((number | number[])[])[]; depth?: number; nodes?: number })[];
 }
 
 /** The server message `welcome` (SPEC.md, Server messages). */
@@ -461,6 +498,38 @@ export interface CrosstableState {
   pool: string;
   table: Record<string, unknown>;
   re?: number | string;
+}
+
+/** The server message `review_state` (SPEC.md, Server messages). */
+export interface ReviewState {
+  type: "review_state";
+  match: string;
+  status: "done" | "failed" | "queued" | "running";
+  done: number;
+  total: number;
+  re?: number | string;
+}
+
+/** The server message `analysis` (SPEC.md, Server messages). */
+export interface AnalysisReply {
+  type: "analysis";
+  win: number[];
+  best: (number | number[])[] | null;
+  pv: ((number | number[])[])[];
+  re?: number | string;
+  depth?: number;
+  nodes?: number;
+}
+
+/** The server message `analysis_job` (SPEC.md, Server messages). */
+export interface AnalysisJob {
+  type: "analysis_job";
+  job: string;
+  game: string;
+  params: Record<string, unknown>;
+  moves: ((number | number[])[])[];
+  plies: number[];
+  budget_ms: number;
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */

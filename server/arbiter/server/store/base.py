@@ -457,3 +457,12 @@ class Store(ABC):
     @abstractmethod
     async def ends_read(self, reads: list[tuple[str, str]]) -> None:
         """Each ``(player, match id)``: the player's client confirmed reading the match's end."""
+
+    # --- reviews (SPEC section 15) ------------------------------------------------------------
+    @abstractmethod
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        """Keep the finished game's review (JSON-able), replacing one kept before."""
+
+    @abstractmethod
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        """The game's kept review, or None."""

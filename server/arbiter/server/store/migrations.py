@@ -201,6 +201,15 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (player_id, game_id)
     ) WITHOUT ROWID;
     """,
+    # N: each finished game's review by the analysis workers (SPEC section 15), cached as its JSON so
+    # a review is made once and served without a worker; deleted with its game.
+    """
+    CREATE TABLE reviews (
+        match_id TEXT PRIMARY KEY,
+        review TEXT NOT NULL,                 -- the review's JSON (docs/RECORDS.md)
+        created REAL NOT NULL                 -- unix time
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

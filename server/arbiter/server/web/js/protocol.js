@@ -81,6 +81,18 @@ export const ErrorCode = Object.freeze({
   NO_DRAW_OFFER: "no_draw_offer",
   /** the connection already watches limits.max_spectated matches */
   TOO_MANY_SPECTATED: "too_many_spectated",
+  /** no analysis worker for this game is connected: the server does not search itself */
+  NO_ANALYSIS_WORKER: "no_analysis_worker",
+  /** the analysis queue holds limits.analysis_queue requests already; try again later */
+  ANALYSIS_QUEUE_FULL: "analysis_queue_full",
+  /** every worker that took the analysis failed it (refused results, gone, too slow) */
+  ANALYSIS_FAILED: "analysis_failed",
+  /** a review is of a finished game; this one is still being played */
+  GAME_NOT_OVER: "game_not_over",
+  /** a worker's analysis_result was refused (a ply missing, an illegal move, a win outside 0..1) */
+  BAD_ANALYSIS: "bad_analysis",
+  /** no analysis job with that id is this worker's (finished, or given to another) */
+  UNKNOWN_JOB: "unknown_job",
   /** the server cannot do this now (storage failing, shutting down); try again later */
   UNAVAILABLE: "unavailable",
   /** a bug in the server; the request had no effect */
