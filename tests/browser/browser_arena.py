@@ -57,10 +57,25 @@ async def wait_online(server: RunningServer, name: str, process: subprocess.Pope
 async def random_bot(server: RunningServer, name: str, token: str) -> AsyncIterator[subprocess.Popen[bytes]]:
     """The real random bot as its own process (``arbiter bot random --token``), online while the block
     runs (the account ``name`` the token belongs to), stopped with SIGTERM after."""
+    async with arbiter_process(server, name, ["bot", "random", "--token", token, "--workers", "1"]) as process:
+        yield process
+
+
+@contextlib.asynccontextmanager
+async def analysis_worker(
+    server: RunningServer, name: str, token: str, games: str
+) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """The real analysis worker as its own process (``arbiter analyse --games``), as ``random_bot``."""
+    async with arbiter_process(server, name, ["analyse", "--token", token, "--games", games]) as process:
+        yield process
+
+
+@contextlib.asynccontextmanager
+async def arbiter_process(server: RunningServer, name: str, args: list[str]) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """``arbiter ARGS --server URL`` as its own process, online as ``name`` while the block runs,
+    stopped with SIGTERM after."""
     arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
-    command = [arbiter, "bot", "random", "--server", server.url, "--token", token, "--workers", "1",
-               "--log-level", "warning"]  # fmt: skip
-    process = subprocess.Popen(command)
+    process = subprocess.Popen([arbiter, *args, "--server", server.url, "--log-level", "warning"])
     try:
         await wait_online(server, name, process)
         yield process

@@ -1,17 +1,17 @@
 // @ts-check
 // A finished game's review in its replay: the server's analysis workers evaluate every position
-// (SPEC.md, "Analysis"; the page asks with `review` and follows `review_state` until it is done),
-// then the page shows the evaluation graph from the viewer's side, each move's class in the move
-// list (by the mover's drop in win probability, the thresholds the review names), the best move and
-// its line drawn on the board at each inaccuracy, mistake and blunder, a summary per player, and
-// beside each move the bot's own `info` from the game when it sent one.
+// (SPEC.md section 15: the page asks with `review`, follows `review_state` until it is done, then
+// reads it from /review.json). The page then shows the evaluation graph from the viewer's side,
+// each move's class in the move list (by the mover's drop in win probability, at the thresholds
+// the review names), the best move and its line drawn on the board at each inaccuracy, mistake and
+// blunder, a summary per player, and beside each move the bot's own `info` from the game.
 
 import { scoreText } from "./analysis.js";
 import { clearLine, drawLine } from "./bestline.js";
 import { moveText } from "./boards.js";
 import { EvalGraph } from "./evalgraph.js";
 import { ErrorCode } from "./protocol.js";
-import { errorText, fill, h } from "./ui.js";
+import { errorText, fetchJson, fill, h } from "./ui.js";
 import { mountVariations } from "./variations.js";
 
 /** How each class reads in the move list: a glyph as annotators write it, and its name. */
@@ -49,28 +49,42 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
   const viewer = me >= 0 ? me : 0; // a player sees their own chances; anyone else the first player's
   const status = h("p", { class: "review-status", id: "review-status", role: "status" }, "Asking for a review…");
   const progress = h("progress", { id: "review-progress", max: 1, value: 0, hidden: true });
+  const retry = h("button", { class: "small", id: "review-retry", hidden: true, onclick: () => ask() }, "Try again");
   const graph = new EvalGraph({ viewer, viewerName: game.players[viewer], onPick: go });
   graph.el.setAttribute("hidden", "");
   const detail = h("div", { class: "review-detail", id: "review-detail", "aria-live": "polite" });
   const summary = h("div", { class: "review-summary", id: "review-summary" });
-  fill(holder, h("section", { class: "review", id: "review" }, h("h3", {}, "Review"), status, progress, graph.el, detail,
+  fill(holder, h("section", { class: "review", id: "review" }, h("h3", {}, "Review"), status, retry, progress, graph.el, detail,
     summary));
   let review = null;
+  let reading = false; // the finished review is being read
   let ply = 0;
   let alive = true;
   const text = (move) => moveText(family, game.params, move);
 
   function apply(state) {
-    if (!alive || review || state.match !== matchId) return;
-    if (state.status === "done" && state.review) {
-      review = state.review;
+    if (!alive || reading || state.match !== matchId) return;
+    if (state.status === "done") {
+      reading = true; // the review is stored: read it once
       progress.hidden = true;
-      shown();
+      status.textContent = "Reading the review…";
+      fetchJson(`/review.json?match=${encodeURIComponent(matchId)}`).then(
+        (stored) => {
+          if (!alive) return;
+          review = stored;
+          shown();
+        },
+        (error) => {
+          reading = false;
+          if (alive) status.textContent = `The review did not load: ${errorText(error)}`;
+        },
+      );
       return;
     }
     if (state.status === "failed") {
       status.textContent = "The analysis failed: no worker could analyse this game. Try again later.";
       progress.hidden = true;
+      retry.hidden = false;
       return;
     }
     progress.hidden = false;
@@ -82,10 +96,14 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
   }
 
   function ask() {
-    if (review) return;
+    if (reading) return;
+    retry.hidden = true;
+    delete status.dataset.code;
+    status.textContent = "Asking for a review…";
     conn.request("review", { match: matchId }).then(apply, (error) => {
       if (!alive) return;
       progress.hidden = true;
+      retry.hidden = false;
       status.textContent = refusalText(error, game.game);
       status.dataset.code = error.code;
     });
@@ -155,8 +173,10 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
     }
     const judgement = JUDGEMENTS[move.class];
     const flawed = FLAWED.has(move.class) && move.best;
-    if (flawed) drawLine(board, family, game.params, game.moves.slice(0, move.ply).map((m) => m.move), move.pv.length ? move.pv : [move.best]);
-    const moverWin = (p) => percent(p);
+    if (flawed) {
+      const before = game.moves.slice(0, move.ply).map((m) => m.move);
+      drawLine(board, family, game.params, before, move.pv?.length ? move.pv : [move.best]);
+    }
     fill(
       detail,
       h(
@@ -164,7 +184,7 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
         { class: `review-move ${move.class}`, id: "review-move", "data-judgement": move.class },
         h("strong", {}, `${move.ply + 1}. ${text(move.move)}`),
         ` by ${move.name}: ${judgement.name}`,
-        ` (win chance ${moverWin(move.win_before)} → ${moverWin(move.win_after)})`,
+        ` (win chance ${percent(move.win_before)} → ${percent(move.win_after)})`,
       ),
       flawed
         ? h(
@@ -172,7 +192,7 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
             { class: "review-best", id: "review-best" },
             "Better was ",
             h("strong", {}, text(move.best)),
-            move.pv.length > 1 ? `, then ${move.pv.slice(1, 6).map(text).join(" ")}` : "",
+            move.pv?.length > 1 ? `, then ${move.pv.slice(1, 6).map(text).join(" ")}` : "",
             " (drawn on the board).",
           )
         : null,
@@ -233,6 +253,7 @@ export function reviewTools(view) {
   const back = () => {
     variations?.unmount();
     variations = null;
+    analysing.replaceChildren();
     analysing.hidden = true;
     if (layout) layout.hidden = false;
   };
