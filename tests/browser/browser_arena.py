@@ -1,5 +1,6 @@
 """What the browser tests share besides fixtures: the site under test, the arena with its bot, the
-real random bot as a process and the way to wait for a bot to come online, and where screenshots go."""
+real random bot (or any ``arbiter`` command) as a process and the way to wait for a bot to come
+online, a real bot in the test's own process, and where screenshots go."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from arbiter.bots.brain import Brain
+from arbiter.bots.client import BotClient, BotSettings
+from arbiter.bots.pool import BrainPool
 from arbiter.server import RunningServer
 from arbiter.server.store.sqlite import SqliteStore
 
@@ -85,6 +89,17 @@ async def arbiter_process(server: RunningServer, name: str, args: list[str]) -> 
             await asyncio.wait_for(asyncio.to_thread(process.wait), 15)
         except TimeoutError:
             process.kill()
+
+
+@contextlib.asynccontextmanager
+async def pooled_bot(site: Site, name: str, brain: type[Brain], settings: BotSettings) -> AsyncIterator[BotClient]:
+    """A real bot in this process with its own one-worker pool, online as the new bot account ``name``."""
+    token = await site.store.add_player(name, "bot")
+    async with (
+        BrainPool(brain, workers=1) as pool,
+        BotClient(site.server.url, token=token, pool=pool, settings=settings).running(connect_timeout=60) as client,
+    ):
+        yield client
 
 
 def screenshot_path(name: str) -> Path:

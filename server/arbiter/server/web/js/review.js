@@ -48,7 +48,8 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
   const me = conn.player ? game.players.indexOf(conn.player.name) : -1;
   const viewer = me >= 0 ? me : 0; // a player sees their own chances; anyone else the first player's
   const status = h("p", { class: "review-status", id: "review-status", role: "status" }, "Asking for a review…");
-  const progress = h("progress", { id: "review-progress", max: 1, value: 0, hidden: true });
+  const progress = h("progress", { id: "review-progress", "aria-label": "positions analysed", max: 1, value: 0,
+    hidden: true });
   const retry = h("button", { class: "small", id: "review-retry", hidden: true, onclick: () => ask() }, "Try again");
   const graph = new EvalGraph({ viewer, viewerName: game.players[viewer], onPick: go });
   graph.el.setAttribute("hidden", "");

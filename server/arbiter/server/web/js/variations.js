@@ -47,7 +47,8 @@ export function mountVariations(holder, { ctx, game, params, family, players, st
   let alive = true;
 
   const fillBar = h("div", { class: "eval-fill", id: "variation-fill" });
-  const bar = h("div", { class: "eval-bar", role: "meter", "aria-valuemin": "0", "aria-valuemax": "100" }, fillBar);
+  const bar = h("div", { class: "eval-bar", role: "meter", "aria-label": `${players[0]}'s chance`, "aria-valuemin": "0",
+    "aria-valuemax": "100" }, fillBar);
   const evaluation = h("p", { class: "analysis-line", id: "variation-eval", "aria-live": "polite" });
   const pvLine = h("p", { class: "analysis-pv", id: "variation-pv" });
   const again = h("button", { class: "small", id: "variation-again", hidden: true, onclick: () => evaluate(current) },
@@ -192,10 +193,8 @@ export function mountVariations(holder, { ctx, game, params, family, players, st
     if (event.target.closest && event.target.closest("input, select, textarea")) return;
     if (event.key === "ArrowLeft" && current.parent) goTo(current.parent);
     else if (event.key === "ArrowRight" && current.children.length) goTo(current.children[0]);
-    else return;
-    event.stopImmediatePropagation();
   };
-  document.addEventListener("keydown", keys, true);
+  document.addEventListener("keydown", keys);
 
   board.reset(start);
   board.onMove = play;
@@ -222,7 +221,7 @@ export function mountVariations(holder, { ctx, game, params, family, players, st
   return {
     unmount() {
       alive = false;
-      document.removeEventListener("keydown", keys, true);
+      document.removeEventListener("keydown", keys);
     },
   };
 }
