@@ -21,6 +21,7 @@ export const JUDGEMENTS = {
   inaccuracy: { glyph: "?!", name: "inaccuracy" },
   mistake: { glyph: "?", name: "mistake" },
   blunder: { glyph: "??", name: "blunder" },
+  opening: { glyph: "", name: "a move of the balanced opening the server chose" },
 };
 const FLAWED = new Set(["inaccuracy", "mistake", "blunder"]);
 
@@ -127,7 +128,7 @@ export function mountReview(holder, { ctx, matchId, game, family, board, list, g
       const judgement = JUDGEMENTS[m.class];
       item.dataset.judgement = m.class;
       item.querySelector(".judgement")?.remove();
-      item.firstElementChild?.after(
+      item.firstElementChild?.append(
         h("span", { class: `judgement ${m.class}`, title: judgement.name }, judgement.glyph,
           h("span", { class: "sr-only" }, ` ${judgement.name}`)),
       );
