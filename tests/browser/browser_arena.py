@@ -69,19 +69,23 @@ async def random_bot(server: RunningServer, name: str, token: str) -> AsyncItera
 async def analysis_worker(
     server: RunningServer, name: str, token: str, games: str
 ) -> AsyncIterator[subprocess.Popen[bytes]]:
-    """The real analysis worker as its own process (``arbiter analyse --games``), as ``random_bot``."""
-    async with arbiter_process(server, name, ["analyse", "--token", token, "--games", games]) as process:
+    """The real analysis worker as its own process (``arbiter analyse --games``), as ``random_bot``; it
+    warms the search of every game's bot before its hello, so it may take a while to come online."""
+    args = ["analyse", "--token", token, "--games", games]
+    async with arbiter_process(server, name, args, online_timeout=180) as process:
         yield process
 
 
 @contextlib.asynccontextmanager
-async def arbiter_process(server: RunningServer, name: str, args: list[str]) -> AsyncIterator[subprocess.Popen[bytes]]:
+async def arbiter_process(
+    server: RunningServer, name: str, args: list[str], online_timeout: float = 60
+) -> AsyncIterator[subprocess.Popen[bytes]]:
     """``arbiter ARGS --server URL`` as its own process, online as ``name`` while the block runs,
     stopped with SIGTERM after."""
     arbiter = shutil.which("arbiter", path=str(Path(sys.executable).parent)) or "arbiter"
     process = subprocess.Popen([arbiter, *args, "--server", server.url, "--log-level", "warning"])
     try:
-        await wait_online(server, name, process)
+        await wait_online(server, name, process, online_timeout)
         yield process
     finally:
         process.send_signal(signal.SIGTERM)
