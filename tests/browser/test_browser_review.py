@@ -1,8 +1,9 @@
 """Game review and the analysis board in headless Chromium, with the real analysis worker as its own
 process (``arbiter analyse``): a guest loses tic-tac-toe to the ``perfect`` bot, and the review shows
 the evaluation graph, marks the losing blunder and draws the better move on the board; on the
-analysis board a variation gets its own evaluation, and "Back to the game" returns to the replay;
-every family's board draws a mistake's better line. With no worker online, the page says so."""
+analysis board a variation gets its own evaluation, a request over the person's limit says so, and
+"Back to the game" returns to the replay; every family's board draws a mistake's better line. With
+no worker online, the page says so."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 BOT = "perfect"
 WORKER = "analyst"
 GAME = "tictactoe"
+ANALYSE_BURST = 3  # the analysis-board test asks for three positions, then one too many
 # A short random game of each other family (seeds picked for their length), reviewed in the browser.
 FAMILY_GAMES = {"ttt3d": 4, "vanishing": 15, "paper_soccer": 16, "gomoku10": 18}
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -44,9 +46,13 @@ def evaluation_shows(text: str, also: str = "true") -> str:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def site(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Site]:
-    """This module's own site: reviews at 50 ms a position, so each review here takes a second or two."""
+    """This module's own site: reviews at 50 ms a position, so each review here takes a second or two;
+    a person's analysis-board requests: ``ANALYSE_BURST``, then hardly ever (each test is a new guest)."""
     store = SqliteStore(tmp_path_factory.mktemp("review") / "review.db")
-    async with run_server(ServerConfig(port=0, reconnect_grace_s=30.0, review_budget_ms=50), store) as server:
+    config = ServerConfig(
+        port=0, reconnect_grace_s=30.0, review_budget_ms=50, analyse_burst=ANALYSE_BURST, analyse_per_s=0.001
+    )
+    async with run_server(config, store) as server:
         yield Site(server, store)
 
 
@@ -177,6 +183,11 @@ async def test_an_analysis_variation_gets_its_own_evaluation_and_the_game_is_lef
     two = "document.querySelectorAll('#variation-tree .variation-move[data-ply]').length === 2"
     await page.wait_for_function(evaluation_shows(f"{guest} 50%", two))  # the draw kept
     await page.screenshot(path=screenshot_path("analysis-board"))
+    empty = await page.eval_on_selector_all("#variations .cell[data-stone=empty]", "cs => cs.map(c => c.dataset.cell)")
+    await page.click(f'#variations .cell[data-cell="{empty[0]}"]')  # a fourth position: over the limit
+    await page.wait_for_selector("#variation-eval[data-code=rate_limited]")
+    assert "limits how often you can ask" in await page.inner_text("#variation-eval")
+    assert await page.locator("#variation-again").is_visible()
 
     await page.click("#variation-back")
     await page.wait_for_selector("#variations", state="detached")
