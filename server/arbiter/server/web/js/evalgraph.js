@@ -6,8 +6,8 @@
 
 import { s } from "./ui.js";
 
-const WIDTH = 600;
-const HEIGHT = 120;
+const WIDTH = 400;
+const HEIGHT = 140;
 const PAD = 4; // the dots at either end stay inside the picture
 
 export class EvalGraph {
