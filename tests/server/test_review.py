@@ -20,6 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.server import RunningServer, ServerConfig, run_server
+from arbiter.server.results.game_files import format_named
 from arbiter.server.store.memory import MemoryStore
 from tests.support.wsclient import Client, play_move, play_out, start_match
 
@@ -136,6 +137,13 @@ async def reviewed(server: RunningServer, connect: Any, liar: Client, match: str
     assert (over["best"], over["win"]) == (None, [1.0, 0.0])
     bad = await viewer.request("analyse", game="tictactoe", moves=[[0, 0], [0, 0]])
     assert bad["code"] == "illegal_move"
+    # The game's files carry it, and still read back as the game.
+    for fmt, mark in (("sgf", "\nreview: blunder (-50%"), ("text", "{review blunder (-50%")):
+        url = f"{server.http_url}/export?match={match}&format={fmt}"
+        body = (await asyncio.to_thread(lambda url=url: urllib.request.urlopen(url, timeout=10).read())).decode()
+        assert body.count(mark) == 1, body
+        (record,) = format_named(fmt).read(body)
+        assert [m.move for m in record.moves] == BLUNDER_GAME and all(m.info is None for m in record.moves)
     # The terminal's review, asked of the server: the kept one, the same verdicts.
     command = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "arbiter.cli", "review", match, "--server", server.url, stdout=asyncio.subprocess.PIPE
