@@ -130,7 +130,7 @@ class AnalysisWorker:
         """Warm the search processes, then serve the server's jobs until ``stop`` is set."""
         stop = stop or asyncio.Event()
         bots = sorted({best_bot(name) for name in self.games})
-        context = multiprocessing.get_context("forkserver")
+        context = multiprocessing.get_context("fork")  # the parent has imported the rules: children start at once
         with ProcessPoolExecutor(self.jobs, mp_context=context, initializer=warm, initargs=(bots,)) as pool:
             loop = asyncio.get_running_loop()
             await asyncio.gather(*(loop.run_in_executor(pool, warm, []) for _ in range(self.jobs)))

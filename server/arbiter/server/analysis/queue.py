@@ -96,6 +96,7 @@ class Analysis:
         self.waiting: deque[Job] = deque()  # jobs no worker has; the analysis board's go first
         self.buckets: dict[str, TokenBucket] = {}  # analyse requests per person
         self._ids = itertools.count(1)
+        self.answered = 0  # results taken
 
     def handlers(self) -> dict[type[Request], Handler]:
         return {Review: self.on_review, Analyse: self.on_analyse, AnalysisResult: self.on_result}
@@ -261,6 +262,7 @@ class Analysis:
         if job.timer is not None:
             job.timer.cancel()
         session.ok(msg)
+        self.answered += 1
         task = job.task
         task.engines.add(worker.name)
         task.evals.update((e["ply"], e) for e in msg.evals)
