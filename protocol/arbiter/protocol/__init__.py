@@ -5,8 +5,10 @@ form: ``codec`` (frames ↔ maps), ``messages`` (the client messages' schema and
 server's messages as typed values), ``errors`` (codes).
 """
 
-from . import ladder  # noqa: F401  (registers the ladder's messages)
-from . import analysis  # noqa: F401  (registers the analysis messages)
+from . import (
+    analysis,  # noqa: F401  (registers the analysis messages)
+    ladder,  # noqa: F401  (registers the ladder's messages)
+)
 from .codec import MAX_FRAME_BYTES, decode, encode
 from .errors import CLOSE_DESCRIPTIONS, ERROR_DESCRIPTIONS, CloseCode, ErrorCode, ProtocolError
 from .messages import CLIENT_MESSAGES, PROTOCOL_VERSION, Request, parse

@@ -13,7 +13,6 @@ from typing import Any, ClassVar, Literal
 
 from msgspec import UNSET, UnsetType
 
-from .codec import MAX_ARRAY_LEN
 from .messages import (
     IDENT,
     INT32,
@@ -61,7 +60,7 @@ def evals(value: Any) -> list[dict[str, Any]]:
             raise FieldError(f"has unknown key {sorted(map(str, unknown))[0]!r}")
         if not _is_int(item.get("ply")) or not 0 <= item["ply"] <= INT32:
             raise FieldError("ply must be a non-negative integer")
-        win = item.get("win")
+        win: Any = item.get("win")
         if type(win) not in (int, float) or not 0 <= win <= 1:  # NaN fails this too
             raise FieldError("win must be a probability from 0 to 1")
         if "best" not in item:

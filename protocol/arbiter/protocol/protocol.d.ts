@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | LadderJoin | LadderLeave | Leaderboard | Crosstable | Review | Analyse | AnalysisResult;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Review | Analyse | AnalysisResult | LadderJoin | LadderLeave | Leaderboard | Crosstable;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | LadderJoined | LeaderboardState | CrosstableState | ReviewState | AnalysisReply | AnalysisJob;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | ReviewState | AnalysisReply | AnalysisJob | LadderJoined | LeaderboardState | CrosstableState;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -194,6 +194,41 @@ export interface Sync {
   match: string;
 }
 
+/** The client message `review` (SPEC.md, Client messages). */
+export interface Review {
+  type: "review";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** a finished game's id: its review, cached or made by the workers */
+  match: string;
+}
+
+/** The client message `analyse` (SPEC.md, Client messages). */
+export interface Analyse {
+  type: "analyse";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** a game name from welcome.games */
+  game: string;
+  /** rule parameters; absent ones take their defaults */
+  params?: Record<string, number | boolean | string> | null;
+  /** the position: the moves played from the start */
+  moves: ((number | number[])[])[];
+  /** the search's time; absent: the server's default */
+  budget_ms?: number | null;
+}
+
+/** The client message `analysis_result` (SPEC.md, Client messages). */
+export interface AnalysisResult {
+  type: "analysis_result";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the analysis_job's id */
+  job: string;
+  /** one per ply of the job: win = the chance of the side to move there (draw ½) */
+  evals: ({ ply: number; win: number; best: (number | number[])[] | null; pv?: ((number | number[])[])[]; depth?: number; nodes?: number })[];
+}
+
 /** The client message `ladder_join` (SPEC.md, Client messages). */
 export interface LadderJoin {
   type: "ladder_join";
@@ -234,41 +269,6 @@ export interface Crosstable {
   game: string;
   /** a rating pool of the game, e.g. `gomoku[exact=true]/rapid` (see `ladder_join`); absent: its ladder's */
   pool?: string | null;
-}
-
-/** The client message `review` (SPEC.md, Client messages). */
-export interface Review {
-  type: "review";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** a finished game's id: its review, cached or made by the workers */
-  match: string;
-}
-
-/** The client message `analyse` (SPEC.md, Client messages). */
-export interface Analyse {
-  type: "analyse";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** a game name from welcome.games */
-  game: string;
-  /** rule parameters; absent ones take their defaults */
-  params?: Record<string, number | boolean | string> | null;
-  /** the position: the moves played from the start */
-  moves: ((number | number[])[])[];
-  /** the search's time; absent: the server's default */
-  budget_ms?: number | null;
-}
-
-/** The client message `analysis_result` (SPEC.md, Client messages). */
-export interface AnalysisResult {
-  type: "analysis_result";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the analysis_job's id */
-  job: string;
-  /** one per ply of the job: win = the chance of the side to move there (draw ½) */
-  evals: ({ ply: number; win: number; best: (number | number[])[] | null; pv?: ((number | number[])[])[]; depth?: number; nodes?: number })[];
 }
 
 /** The server message `welcome` (SPEC.md, Server messages). */
@@ -470,36 +470,6 @@ export interface End {
   rating_changes: Record<string, number>;
 }
 
-/** The server message `ladder_joined` (SPEC.md, Server messages). */
-export interface LadderJoined {
-  type: "ladder_joined";
-  game: string;
-  pool: string;
-  clock: Clock;
-  rating: RatingEntry;
-  waiting: number;
-  re?: number | string;
-}
-
-/** The server message `leaderboard` (SPEC.md, Server messages). */
-export interface LeaderboardState {
-  type: "leaderboard";
-  ratings: RatingEntry[];
-  game: string;
-  pool: string;
-  pools: string[];
-  re?: number | string;
-}
-
-/** The server message `crosstable` (SPEC.md, Server messages). */
-export interface CrosstableState {
-  type: "crosstable";
-  game: string;
-  pool: string;
-  table: Record<string, unknown>;
-  re?: number | string;
-}
-
 /** The server message `review_state` (SPEC.md, Server messages). */
 export interface ReviewState {
   type: "review_state";
@@ -530,6 +500,36 @@ export interface AnalysisJob {
   moves: ((number | number[])[])[];
   plies: number[];
   budget_ms: number;
+}
+
+/** The server message `ladder_joined` (SPEC.md, Server messages). */
+export interface LadderJoined {
+  type: "ladder_joined";
+  game: string;
+  pool: string;
+  clock: Clock;
+  rating: RatingEntry;
+  waiting: number;
+  re?: number | string;
+}
+
+/** The server message `leaderboard` (SPEC.md, Server messages). */
+export interface LeaderboardState {
+  type: "leaderboard";
+  ratings: RatingEntry[];
+  game: string;
+  pool: string;
+  pools: string[];
+  re?: number | string;
+}
+
+/** The server message `crosstable` (SPEC.md, Server messages). */
+export interface CrosstableState {
+  type: "crosstable";
+  game: string;
+  pool: string;
+  table: Record<string, unknown>;
+  re?: number | string;
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */

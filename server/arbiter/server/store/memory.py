@@ -8,8 +8,8 @@ is compared again with ``hmac.compare_digest``. Ratings are saved as the server 
 from __future__ import annotations
 
 import hashlib
-import json
 import hmac
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator

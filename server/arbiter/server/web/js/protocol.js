@@ -83,13 +83,13 @@ export const ErrorCode = Object.freeze({
   TOO_MANY_SPECTATED: "too_many_spectated",
   /** no analysis worker for this game is connected: the server does not search itself */
   NO_ANALYSIS_WORKER: "no_analysis_worker",
-  /** the analysis queue holds limits.analysis_queue requests already; try again later */
+  /** the analysis queue holds its bound of requests already; try again later */
   ANALYSIS_QUEUE_FULL: "analysis_queue_full",
   /** every worker that took the analysis failed it (refused results, gone, too slow) */
   ANALYSIS_FAILED: "analysis_failed",
   /** a review is of a finished game; this one is still being played */
   GAME_NOT_OVER: "game_not_over",
-  /** a worker's analysis_result was refused (a ply missing, an illegal move, a win outside 0..1) */
+  /** a worker's analysis_result was refused (a ply missing, an illegal move, a bad win) */
   BAD_ANALYSIS: "bad_analysis",
   /** no analysis job with that id is this worker's (finished, or given to another) */
   UNKNOWN_JOB: "unknown_job",
