@@ -9,11 +9,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from browser_arena import Site
+from browser_arena import Site, pooled_bot
 
 from arbiter.bots.client import BotClient, BotSettings
 from arbiter.bots.gomoku.brain import GomokuBrain
-from arbiter.bots.pool import BrainPool
 from tests.support.guest import play_mnk_to_end, start_game
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -25,12 +24,7 @@ GAME = "tictactoe4"  # the smallest board the gomoku bot plays: a quick game at 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def gomoku_bot(site: Site) -> AsyncIterator[BotClient]:
     """The real gomoku bot (several levels), in this process with its own one-worker pool."""
-    token = await site.store.add_player(BOT, "bot")
-    settings = BotSettings(games=(GAME,))
-    async with (
-        BrainPool(GomokuBrain, workers=1) as pool,
-        BotClient(site.server.url, token=token, pool=pool, settings=settings).running(connect_timeout=60) as client,
-    ):
+    async with pooled_bot(site, BOT, GomokuBrain, BotSettings(games=(GAME,))) as client:
         yield client
 
 

@@ -12,11 +12,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from browser_arena import Arena, screenshot_path
+from browser_arena import Arena, pooled_bot, screenshot_path
 
 from arbiter.bots.client import BotClient, BotSettings, ChallengeFilter
 from arbiter.bots.mcts.brain import MctsBrain
-from arbiter.bots.pool import BrainPool
 from arbiter.protocol.errors import CloseCode
 from arbiter.server.results.rating_updates import rate_result
 from arbiter.server.store.base import GameStart, MoveRecord
@@ -30,12 +29,8 @@ WATCHED_CLOCK = {"initial_ms": 8_000, "increment_ms": 0}  # MCTS spends about 0.
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def mcts_bot(arena: Arena) -> AsyncIterator[BotClient]:
     """The real MCTS bot, in this process with its own one-worker pool; it only plays games it asks for."""
-    token = await arena.store.add_player("mcts", "bot")
     settings = BotSettings(games=("gomoku",), accept=ChallengeFilter(games=frozenset()))
-    async with (
-        BrainPool(MctsBrain, workers=1) as pool,
-        BotClient(arena.server.url, token=token, pool=pool, settings=settings).running(connect_timeout=60) as client,
-    ):
+    async with pooled_bot(arena, "mcts", MctsBrain, settings) as client:
         yield client
 
 

@@ -646,3 +646,16 @@ async def test_tournaments_keep_their_field_pairings_and_results(store: Store) -
     assert (await store.get_tournament("Spring-1")).state == "finished"  # type: ignore[union-attr]
     with pytest.raises(UnknownTournament):
         await store.set_tournament_state("autumn", "paused")
+
+
+async def test_a_review_is_kept_replaced_and_deleted_with_its_game(store: Store) -> None:
+    await players(store, "alice", "bob")
+    await play(store, "m1", X_WINS, "1-0", "line", rated=False)
+    assert await store.get_review("m1") is None
+    review = {"match": "m1", "positions": [{"win": [0.5, 0.5], "best": [1, 1]}], "summary": [], "text": "ü 五\t"}
+    await store.save_review("m1", review)
+    assert await store.get_review("m1") == review
+    await store.save_review("m1", {**review, "budget_ms": 300})  # a new review replaces the old
+    assert await store.get_review("m1") == {**review, "budget_ms": 300}
+    await store.discard_game("m1")
+    assert await store.get_review("m1") is None

@@ -331,4 +331,33 @@ async def _run_bot(
         await pool.close()
 
 
-COMMANDS = [winning_move, bot]
+@click.command()
+@click.option(
+    "--server", required=True, metavar="URL", help="The server's websocket address, e.g. ws://127.0.0.1:8765."
+)
+@click.option("--token", envvar="ARBITER_TOKEN", metavar="TOKEN", help="A token to connect with (default: a guest).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Jobs searched at once, each in a process of its own.")  # fmt: skip
+@click.option("--games", metavar="G1,G2", help="Games to analyse (default: every game).")
+@log_options()
+def analyse(server: str, token: str | None, jobs: int, games: str | None, log_level: str, log_format: str) -> None:
+    """Serve a server's reviews and analysis board as an analysis worker (SPEC.md section 15):
+    each position searched by the best of our bots for its game. Ctrl-C or SIGTERM stops."""
+    from arbiter.bots.analysis import AnalysisWorker
+    from arbiter.cli.logs import configure_logging
+    from arbiter.engine import game_names
+
+    configure_logging(log_level, log_format)
+    chosen = None if games is None else [g.strip() for g in games.split(",") if g.strip()]
+    unknown = [g for g in chosen or [] if g not in game_names()]
+    if unknown:
+        fail(f"no game {', '.join(unknown)}; the games are {', '.join(game_names())}")
+
+    async def run() -> None:
+        stop, _ = stop_signals()
+        await AnalysisWorker(server, token=token, jobs=jobs, games=chosen).run(stop)
+
+    asyncio.run(run())
+
+
+COMMANDS = [winning_move, bot, analyse]

@@ -6,6 +6,7 @@ server's messages as typed values), ``errors`` (codes).
 """
 
 from . import (
+    analysis,  # noqa: F401  (registers the analysis messages)
     ladder,  # noqa: F401  (registers the ladder's messages)
     learning,  # noqa: F401  (registers takebacks' and hints' messages)
     tournaments,  # noqa: F401  (registers the tournaments' messages)

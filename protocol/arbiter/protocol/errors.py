@@ -66,6 +66,13 @@ class ErrorCode(StrEnum):
     UNKNOWN_TOURNAMENT = "unknown_tournament"
     ENTRY_CLOSED = "entry_closed"
     SWAP_PHASE = "swap_phase"
+    # Analysis (reviews and the analysis board)
+    NO_ANALYSIS_WORKER = "no_analysis_worker"
+    ANALYSIS_QUEUE_FULL = "analysis_queue_full"
+    ANALYSIS_FAILED = "analysis_failed"
+    GAME_NOT_OVER = "game_not_over"
+    BAD_ANALYSIS = "bad_analysis"
+    UNKNOWN_JOB = "unknown_job"
     # Server side
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -120,6 +127,12 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.UNKNOWN_TOURNAMENT: "no tournament by that name on this server",
     ErrorCode.ENTRY_CLOSED: "the tournament takes no entry: it has started, or its field is by invitation",
     ErrorCode.SWAP_PHASE: "the swap opening waits for something else: a choice instead of a stone, or no choice now",
+    ErrorCode.NO_ANALYSIS_WORKER: "no analysis worker for this game is connected: the server does not search itself",
+    ErrorCode.ANALYSIS_QUEUE_FULL: "the analysis queue holds its bound of requests already; try again later",
+    ErrorCode.ANALYSIS_FAILED: "every worker that took the analysis failed it (refused results, gone, too slow)",
+    ErrorCode.GAME_NOT_OVER: "a review is of a finished game; this one is still being played",
+    ErrorCode.BAD_ANALYSIS: "a worker's analysis_result was refused (a ply missing, an illegal move, a bad win)",
+    ErrorCode.UNKNOWN_JOB: "no analysis job with that id is this worker's (finished, or given to another)",
     ErrorCode.UNAVAILABLE: "the server cannot do this now (storage failing, shutting down); try again later",
     ErrorCode.INTERNAL: "a bug in the server; the request had no effect",
 }

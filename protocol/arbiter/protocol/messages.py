@@ -332,6 +332,13 @@ class Hello(Request):
             "protocol extensions the client speaks (`swap`: the swap openings); unknown ones are ignored",
         ),
     )
+    analysis: int | None = field(
+        default=None,
+        metadata=spec(
+            optional(integer(1, 64)),
+            "an analysis worker: the analysis jobs it takes at once, for the games in `games` (section Analysis)",
+        ),
+    )
 
 
 @dataclass(slots=True, kw_only=True)

@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Swap | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer | TournamentEnter;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Review | Analyse | AnalysisResult | LadderJoin | LadderLeave | Leaderboard | Crosstable;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | Swapped | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven | TournamentGames;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | ReviewState | AnalysisReply | AnalysisJob | LadderJoined | LeaderboardState | CrosstableState;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -25,12 +25,8 @@ export interface Hello {
   capacity?: number | null;
   /** a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one) */
   levels?: number | null;
-  /** a bot's takeback policy: grants them in casual games, or never (section 15); nil: never */
-  takebacks?: "casual" | "never" | null;
-  /** a bot that suggests moves to its casual opponents on request (section 15) */
-  hints?: boolean | null;
-  /** protocol extensions the client speaks (`swap`: the swap openings); unknown ones are ignored */
-  features?: string[] | null;
+  /** an analysis worker: the analysis jobs it takes at once, for the games in `games` (section Analysis) */
+  analysis?: number | null;
 }
 
 /** The client message `ping` (SPEC.md, Client messages). */
@@ -198,15 +194,39 @@ export interface Sync {
   match: string;
 }
 
-/** The client message `swap` (SPEC.md, Client messages). */
-export interface Swap {
-  type: "swap";
+/** The client message `review` (SPEC.md, Client messages). */
+export interface Review {
+  type: "review";
   /** chosen by the client, echoed as `re` */
   id?: number | string | null;
-  /** the match id */
+  /** a finished game's id: its review, cached or made by the workers */
   match: string;
-  /** the decider's choice in a swap opening: a colour, or (swap2's chooser, at 3 stones) to place two more */
-  choice: "black" | "white" | "place";
+}
+
+/** The client message `analyse` (SPEC.md, Client messages). */
+export interface Analyse {
+  type: "analyse";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** a game name from welcome.games */
+  game: string;
+  /** rule parameters; absent ones take their defaults */
+  params?: Record<string, number | boolean | string> | null;
+  /** the position: the moves played from the start */
+  moves: ((number | number[])[])[];
+  /** the search's time; absent: the server's default */
+  budget_ms?: number | null;
+}
+
+/** The client message `analysis_result` (SPEC.md, Client messages). */
+export interface AnalysisResult {
+  type: "analysis_result";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the analysis_job's id */
+  job: string;
+  /** one per ply of the job: win = the chance of the side to move there (draw ½) */
+  evals: ({ ply: number; win: number; best: (number | number[])[] | null; pv?: ((number | number[])[])[]; depth?: number; nodes?: number })[];
 }
 
 /** The client message `ladder_join` (SPEC.md, Client messages). */
@@ -251,64 +271,6 @@ export interface Crosstable {
   pool?: string | null;
 }
 
-/** The client message `takeback` (SPEC.md, Client messages). */
-export interface Takeback {
-  type: "takeback";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the match id */
-  match: string;
-}
-
-/** The client message `accept_takeback` (SPEC.md, Client messages). */
-export interface AcceptTakeback {
-  type: "accept_takeback";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the match id */
-  match: string;
-}
-
-/** The client message `decline_takeback` (SPEC.md, Client messages). */
-export interface DeclineTakeback {
-  type: "decline_takeback";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the match id */
-  match: string;
-}
-
-/** The client message `hint` (SPEC.md, Client messages). */
-export interface Hint {
-  type: "hint";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the match id */
-  match: string;
-}
-
-/** The client message `hint_answer` (SPEC.md, Client messages). */
-export interface HintAnswer {
-  type: "hint_answer";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the match id */
-  match: string;
-  /** the ply of the `hint_request` answered */
-  ply: number;
-  /** the suggested move for the side to move, in the game's encoding */
-  move: (number | number[])[];
-}
-
-/** The client message `tournament_enter` (SPEC.md, Client messages). */
-export interface TournamentEnter {
-  type: "tournament_enter";
-  /** chosen by the client, echoed as `re` */
-  id?: number | string | null;
-  /** the name of an open tournament */
-  tournament: string;
-}
-
 /** The server message `welcome` (SPEC.md, Server messages). */
 export interface Welcome {
   type: "welcome";
@@ -320,7 +282,6 @@ export interface Welcome {
   limits: Limits;
   resumed: string[];
   re?: number | string;
-  features?: string[];
 }
 
 /** The server message `error` (SPEC.md, Server messages). */
@@ -429,7 +390,6 @@ export interface MatchStart {
   levels: (number | null)[];
   challenge: string | null;
   moves: ((number | number[])[])[];
-  swap?: SwapInfo;
 }
 
 /** The server message `match_state` (SPEC.md, Server messages). */
@@ -453,7 +413,6 @@ export interface MatchState {
   re?: number | string;
   infos?: unknown[];
   forbidden?: ForbiddenPoint[];
-  swap?: SwapInfo;
 }
 
 /** The server message `moved` (SPEC.md, Server messages). */
@@ -468,7 +427,6 @@ export interface Moved {
   info?: Record<string, unknown>;
   analysis?: Record<string, unknown>;
   forbidden?: ForbiddenPoint[];
-  swap?: SwapInfo;
 }
 
 /** The server message `draw_offered` (SPEC.md, Server messages). */
@@ -512,17 +470,36 @@ export interface End {
   rating_changes: Record<string, number>;
 }
 
-/** The server message `swapped` (SPEC.md, Server messages). */
-export interface Swapped {
-  type: "swapped";
+/** The server message `review_state` (SPEC.md, Server messages). */
+export interface ReviewState {
+  type: "review_state";
   match: string;
-  by: number;
-  choice: "black" | "place" | "white";
-  swap: SwapInfo;
-  players: (Record<string, unknown>)[];
-  levels: (number | null)[];
-  clocks: number[];
-  to_move: number;
+  status: "done" | "failed" | "queued" | "running";
+  done: number;
+  total: number;
+  re?: number | string;
+}
+
+/** The server message `analysis` (SPEC.md, Server messages). */
+export interface AnalysisReply {
+  type: "analysis";
+  win: number[];
+  best: (number | number[])[] | null;
+  pv: ((number | number[])[])[];
+  re?: number | string;
+  depth?: number;
+  nodes?: number;
+}
+
+/** The server message `analysis_job` (SPEC.md, Server messages). */
+export interface AnalysisJob {
+  type: "analysis_job";
+  job: string;
+  game: string;
+  params: Record<string, unknown>;
+  moves: ((number | number[])[])[];
+  plies: number[];
+  budget_ms: number;
 }
 
 /** The server message `ladder_joined` (SPEC.md, Server messages). */
@@ -553,59 +530,6 @@ export interface CrosstableState {
   pool: string;
   table: Record<string, unknown>;
   re?: number | string;
-}
-
-/** The server message `takeback_offered` (SPEC.md, Server messages). */
-export interface TakebackOffered {
-  type: "takeback_offered";
-  match: string;
-  by: number;
-  ply: number;
-}
-
-/** The server message `takeback_declined` (SPEC.md, Server messages). */
-export interface TakebackDeclined {
-  type: "takeback_declined";
-  match: string;
-  by: number;
-}
-
-/** The server message `taken_back` (SPEC.md, Server messages). */
-export interface TakenBack {
-  type: "taken_back";
-  match: string;
-  by: number;
-  ply: number;
-  moves: ((number | number[])[])[];
-  clocks: number[];
-  to_move: number;
-}
-
-/** The server message `hint_request` (SPEC.md, Server messages). */
-export interface HintRequest {
-  type: "hint_request";
-  match: string;
-  ply: number;
-}
-
-/** The server message `hint` (SPEC.md, Server messages). */
-export interface HintGiven {
-  type: "hint";
-  match: string;
-  ply: number;
-  move: (number | number[])[];
-  used: number;
-}
-
-/** The server message `tournament_games` (SPEC.md, Server messages). */
-export interface TournamentGames {
-  type: "tournament_games";
-  tournament: string;
-  state: string;
-  game: string;
-  params: Record<string, unknown>;
-  clock: Clock;
-  games: (Record<string, unknown>)[];
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */
@@ -727,22 +651,4 @@ export interface RatingEntry {
 export interface ForbiddenPoint {
   move: number[];
   kind: "double-four" | "double-three" | "overline";
-}
-
-/** A shared object of server messages (SPEC.md, Shared objects): SwapChoice. */
-export interface SwapChoice {
-  by: number;
-  choice: "black" | "place" | "white";
-  ply: number;
-}
-
-/** A shared object of server messages (SPEC.md, Shared objects): SwapInfo. */
-export interface SwapInfo {
-  rule: "swap1" | "swap2";
-  phase: "choose" | "done" | "place";
-  to_act: number | null;
-  stones: number;
-  options: ("black" | "place" | "white")[];
-  choices: SwapChoice[];
-  colors: number[] | null;
 }

@@ -35,6 +35,7 @@ from .access.account_routes import AccountRoutes
 from .access.attempts import AttemptLimiter
 from .access.bans import BanWatch
 from .access.heavy_reads import limit_heavy_reads
+from .analysis.routes import ReviewRoutes
 from .cluster import Cluster, ClusterError
 from .config import ServerConfig
 from .hub import Hub
@@ -111,6 +112,7 @@ async def run_server(
     standings.add_routes(routes)
     hub.matches.end_listeners.append(standings.game_ended)
     WebClient(store).add_routes(routes)  # the browser client and replays, on the same port
+    ReviewRoutes(store).add_routes(routes)
     attempts = AttemptLimiter(per_minute=SIGN_IN_ATTEMPTS_PER_MINUTE, burst=SIGN_IN_ATTEMPTS_PER_MINUTE, now=now)
 
     def allow_attempt(connection: ServerConnection, request: Request) -> bool:

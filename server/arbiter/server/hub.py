@@ -29,6 +29,7 @@ from arbiter.server.store.base import Player, Store, StoreError
 
 from .access.accounts import Accounts, SignInLimits
 from .access.bans import BanList
+from .analysis.queue import Analysis
 from .basics.clock import Alarm
 from .config import ServerConfig
 from .play.challenges import Challenges
@@ -97,9 +98,11 @@ class Hub:
         self.tournaments = TournamentScheduler(store, roster=self.roster, matches=self.matches,
                                                max_matches=config.max_matches,
                                                interval_s=config.tournament_interval_s, now=now)  # fmt: skip
+        self.analysis = Analysis(config, store, now=now)
         self.metrics.live_matches.set_function(lambda: len(self.matches.live))
         self.handlers: dict[type[Request], Handler] = {Ping: self.on_ping}
-        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.learning, self.tournaments):
+        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.learning, self.tournaments,
+                        self.analysis):
             for message_class, handler in feature.handlers().items():
                 self.register(message_class, handler)
 
@@ -126,7 +129,9 @@ class Hub:
             self.guard.guest_welcomed(session)
         if self.peers is not None:
             await self.peers.arrived(player)  # its home is known before it can ask anything
-        if hello.games is not None:
+        if hello.analysis is not None:
+            player.games = []  # a worker's games are those it analyses: no one challenges it to them
+        elif hello.games is not None:
             player.games = list(hello.games)
         if hello.levels is not None:
             player.levels = hello.levels
@@ -157,6 +162,8 @@ class Hub:
             },
         )
         self.lobby.presence(player)
+        if hello.analysis is not None:
+            self.analysis.add_worker(session, hello.games or [], hello.analysis, hello.client)
         if returning:
             self.matches.player_returned(player)
         for data in player.take_missed():  # after the resyncs (section 9), each kept until confirmed again
@@ -294,6 +301,7 @@ class Hub:
     def disconnected(self, session: Session) -> None:
         """The session's connection is gone: drop what was tied to it; a player with matches gets a grace."""
         self.guard.closed(session)
+        self.analysis.disconnected(session)
         self.matches.drop_spectator(session)
         self.lobby.drop(session)
         player = session.player

@@ -137,6 +137,20 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
     help="Spectators one match may have.",
 )
 @click.option(
+    "--analysis-queue",
+    type=click.IntRange(1, 100_000),
+    default=DEFAULTS.analysis_queue,
+    show_default=True,
+    help="Reviews and analysis-board requests the workers' queue holds at once (SPEC section 15).",
+)
+@click.option(
+    "--review-budget-ms",
+    type=click.IntRange(1, 60_000),
+    default=DEFAULTS.review_budget_ms,
+    show_default=True,
+    help="A review's search time per position, on the analysis workers.",
+)
+@click.option(
     "--max-lag-credit-ms",
     type=click.IntRange(0, 10_000),
     default=DEFAULTS.max_lag_credit_ms,
@@ -334,6 +348,8 @@ def serve(
     ladder_swaps: tuple[str, ...],
     max_open_challenges: int,
     max_spectators: int,
+    analysis_queue: int,
+    review_budget_ms: int,
     max_lag_credit_ms: int,
     max_spectated: int,
     max_frame_bytes: int,
@@ -424,6 +440,8 @@ def serve(
         flood_tolerance=flood_tolerance,
         max_open_challenges=max_open_challenges,
         max_spectators=max_spectators,
+        analysis_queue=analysis_queue,
+        review_budget_ms=review_budget_ms,
         max_spectated=max_spectated,
         max_lag_credit_ms=max_lag_credit_ms,
         max_frame_bytes=max_frame_bytes,

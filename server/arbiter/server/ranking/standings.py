@@ -20,7 +20,7 @@ import html
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode
@@ -180,6 +180,7 @@ class StandingsPages:
                 connection, HTTPStatus.BAD_REQUEST, f"a {fmt.suffix} file holds one game: add &match=ID\n", PLAIN
             )
         page: list[GameRecord] = []  # a listing's page, newest first
+        reviews: dict[str, dict[str, Any]] = {}
         try:
             if match_id is not None:
                 found = await self.store.get_game(match_id)
@@ -188,6 +189,9 @@ class StandingsPages:
                         connection, HTTPStatus.CONFLICT, f"game {match_id!r} is not over; spectate it instead\n", PLAIN
                     )
                 records = [] if found is None else [found]
+                kept = None if found is None else await self.store.get_review(match_id)
+                if kept is not None:  # one game's export carries its review
+                    reviews[match_id] = kept
             else:
                 if after is not None and await self.store.get_game(after) is None:
                     return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {after!r} to go on after\n", PLAIN)
@@ -199,7 +203,7 @@ class StandingsPages:
             return text_response(connection, HTTPStatus.NOT_FOUND, f"no game {match_id!r}\n", PLAIN)
         try:
             # Thousands of records take a while to write: a thread's work, not the event loop's.
-            body = await asyncio.to_thread(_export_text, fmt, records)
+            body = await asyncio.to_thread(_export_text, fmt, records, reviews)
         except GameFileError as error:
             return text_response(connection, HTTPStatus.UNPROCESSABLE_ENTITY, f"{error}\n", PLAIN)
         response = text_response(connection, HTTPStatus.OK, body, CONTENT_TYPES[fmt.name])
@@ -208,13 +212,13 @@ class StandingsPages:
         return response
 
 
-def _export_text(fmt: Format, records: list[GameRecord]) -> str:
+def _export_text(fmt: Format, records: list[GameRecord], reviews: Mapping[str, dict[str, Any]]) -> str:
     """The records in ``fmt``, oldest first; a game the format cannot hold is skipped with a warning
     (GameFileError when it is the only one asked for, ``fmt.one_game_per_file``)."""
     texts = []
     for record in records:
         try:
-            texts.append(fmt.write([record]))
+            texts.append(fmt.write([record], reviews))
         except GameFileError as error:
             if fmt.one_game_per_file:
                 raise

@@ -57,6 +57,10 @@ from arbiter.server.results.records import (
 )
 from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
+from .review_text import move_comment
+
+Reviews = Mapping[str, dict[str, Any]]  # a game's review by its match id (SPEC section 15)
+
 FREESTYLE_K = 5  # what a psq or SGF file from another tool means: five in a row
 BOARD_FAMILIES = ("mnk", "five")  # the games on a board of stones that these formats describe
 SGF_LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -77,7 +81,7 @@ class Format:
     name: str
     suffix: str
     one_game_per_file: bool
-    write: Callable[[Iterable[GameRecord]], str]
+    write: Callable[..., str]  # (records, reviews=None): the reviews by match id go into the comments
     read: Callable[..., list[GameRecord]]
 
 
@@ -192,7 +196,7 @@ def _assemble(
 
 
 # --- psq ------------------------------------------------------------------------------------------
-def write_psq(records: Iterable[GameRecord]) -> str:
+def write_psq(records: Iterable[GameRecord], reviews: Reviews | None = None) -> str:
     """One game as a ``.psq`` file (the format holds one game; GameFileError for more)."""
     games = list(records)
     if len(games) != 1:
@@ -241,12 +245,14 @@ def read_psq(text: str, *, match_id: str = "", started: float = 0.0, rule: int =
 
 
 # --- SGF ------------------------------------------------------------------------------------------
-def write_sgf(records: Iterable[GameRecord]) -> str:
-    """Games as an SGF collection, one game tree each."""
-    return "".join(_sgf_tree(record) for record in records)
+def write_sgf(records: Iterable[GameRecord], reviews: Reviews | None = None) -> str:
+    """Games as an SGF collection, one game tree each; a reviewed game's moves say their review on
+    a second line of their comment."""
+    reviews = reviews or {}
+    return "".join(_sgf_tree(record, reviews.get(record.start.match_id)) for record in records)
 
 
-def _sgf_tree(record: GameRecord) -> str:
+def _sgf_tree(record: GameRecord, review: dict[str, Any] | None = None) -> str:
     game = board_of(record)
     m, n = game.params["m"], game.params["n"]
     start = record.start
@@ -270,6 +276,8 @@ def _sgf_tree(record: GameRecord) -> str:
         x, y = game.decode_move(move.move)
         colour = "B" if move.ply % 2 == 0 else "W"
         comment = format_map({"elapsed_ms": move.elapsed_ms, **(move.info or {})})
+        if review is not None and move.ply < len(review["moves"]):
+            comment += f"\nreview: {move_comment(review['moves'][move.ply])}"
         nodes.append(f"{colour}[{SGF_LETTERS[x]}{SGF_LETTERS[y]}]C[{_sgf_escape(comment)}]")
     return "(;" + "\n;".join(nodes) + ")\n"
 
@@ -353,6 +361,7 @@ def _sgf_game(nodes: list[dict[str, list[str]]], number: int, match_id: str, sta
 
 def _comment_map(text: str) -> dict[str, Any]:
     """A move's comment as Arbiter writes it (``elapsed_ms=… score=…``); another tool's free text: empty."""
+    text = text.split("\n", 1)[0]  # a second line is the review, not the move's own analysis
     try:
         return parse_map(text) if text.strip() else {}
     except RecordError:
@@ -464,8 +473,8 @@ def _sgf_value(text: str, i: int) -> tuple[str, int]:
 
 
 # --- the formats by name ----------------------------------------------------------------------------
-def write_text(records: Iterable[GameRecord]) -> str:
-    return "".join(format_records(records))
+def write_text(records: Iterable[GameRecord], reviews: Reviews | None = None) -> str:
+    return "".join(format_records(records, reviews))
 
 
 def read_text(text: str, *, match_id: str = "", started: float = 0.0, rule: int = 0) -> list[GameRecord]:

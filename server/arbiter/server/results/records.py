@@ -30,6 +30,8 @@ from typing import Any
 from arbiter.engine import EngineError, Game, create_game, game_names
 from arbiter.server.store.base import AsideMove, GameRecord, GameStart, MoveRecord
 
+from .review_text import move_comment
+
 RESULT_TOKENS = ("1-0", "0-1", "1/2-1/2", "*")  # "*": unfinished, interrupted or aborted
 LINE_WIDTH = 80
 _TAG = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*) "((?:[^"\\]|\\.)*)"\]$')
@@ -44,8 +46,8 @@ class RecordError(ValueError):
 
 
 # --- writing ---------------------------------------------------------------------------------
-def format_record(record: GameRecord) -> str:
-    """One game as a record (ending with a newline)."""
+def format_record(record: GameRecord, review: dict[str, Any] | None = None) -> str:
+    """One game as a record (ending with a newline); with its review, a ``{review …}`` per move."""
     start = record.start
     game = _game(start.game, start.params)
     first, second = start.players
@@ -74,7 +76,7 @@ def format_record(record: GameRecord) -> str:
             tags.append((tag, f"{record.rating_changes[name]:+.2f}"))
     tags += _aside_tags(game, record)
     lines = [f'[{tag} "{_escape(value)}"]' for tag, value in tags]
-    return "\n".join(lines) + "\n\n" + _wrap(_movetext(game, record)) + "\n"
+    return "\n".join(lines) + "\n\n" + _wrap(_movetext(game, record, review)) + "\n"
 
 
 def _aside_tags(game: Game, record: GameRecord) -> list[tuple[str, str]]:
@@ -103,13 +105,13 @@ def _parse_asides(game: Game, tags: dict[str, str], at: dict[str, int]) -> list[
     return asides
 
 
-def format_records(records: Iterable[GameRecord]) -> Iterator[str]:
+def format_records(records: Iterable[GameRecord], reviews: Mapping[str, dict[str, Any]] | None = None) -> Iterator[str]:
     """Records separated by blank lines, one string per game (stream them to a file)."""
     for i, record in enumerate(records):
-        yield ("\n" if i else "") + format_record(record)
+        yield ("\n" if i else "") + format_record(record, (reviews or {}).get(record.start.match_id))
 
 
-def _movetext(game: Game, record: GameRecord) -> list[str]:
+def _movetext(game: Game, record: GameRecord, review: dict[str, Any] | None = None) -> list[str]:
     tokens = []
     for i, move in enumerate(record.moves):
         if i % 2 == 0:
@@ -121,6 +123,8 @@ def _movetext(game: Game, record: GameRecord) -> list[str]:
         tokens += [text, f"{{{move.elapsed_ms / 1000:.3f}s}}"]
         if move.info:
             tokens.append(f"{{info {format_map(move.info)}}}")
+        if review is not None and i < len(review["moves"]):
+            tokens.append(f"{{review {move_comment(review['moves'][i])}}}")
     tokens.append(record.result or "*")
     return tokens
 
@@ -253,6 +257,8 @@ def _parse_moves(game: Game, tokens: list[tuple[str, int]]) -> list[MoveRecord]:
             if not moves:
                 raise RecordError(f"line {line + 1}: a time {token} before any move")
             last = moves[-1]
+            if token.startswith("{review "):
+                continue  # the server's review, made again on demand: not part of the game
             if token.startswith("{info "):
                 info = parse_map(token[len("{info ") : -1], line)
                 moves[-1] = MoveRecord(last.ply, last.move, last.elapsed_ms, info or None)

@@ -589,3 +589,11 @@ class TournamentGame:
     score: float | None = None
     forfeit: str | None = None
     cause: str | None = None
+    # --- reviews (SPEC section 15) ------------------------------------------------------------
+    @abstractmethod
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        """Keep the finished game's review (JSON-able), replacing one kept before."""
+
+    @abstractmethod
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        """The game's kept review, or None."""

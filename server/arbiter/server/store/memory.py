@@ -95,6 +95,7 @@ class MemoryStore(Store):
         self._history: dict[tuple[str, str, int | None], list[tuple[float, float, float]]] = {}
 
         self._unread: set[tuple[str, str]] = set()  # (player, match id): an end its client has not read
+        self._reviews: dict[str, str] = {}  # match id → its review's JSON (a copy, as a database keeps)
         self._bans: dict[tuple[str, str], Ban] = {}  # (kind, target in lower case) → the ban
         self._bans_version = 0
         # by name in lower case: the tournament, its field (name in lower case → entry) and its pairings
@@ -414,6 +415,7 @@ class MemoryStore(Store):
         game = self._games.get(match_id)
         if game is not None and game.ended is not None:
             del self._games[match_id]
+            self._reviews.pop(match_id, None)
 
     async def stream_games(self, *, batch_size: int = STREAM_BATCH) -> AsyncIterator[GameRecord]:
         """(Everything is in memory already: ``batch_size`` changes nothing here.)"""
@@ -472,3 +474,10 @@ class MemoryStore(Store):
 
     async def ends_read(self, reads: list[tuple[str, str]]) -> None:
         self._unread.difference_update(reads)
+
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        self._reviews[match_id] = json.dumps(review)
+
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        text = self._reviews.get(match_id)
+        return None if text is None else json.loads(text)

@@ -252,6 +252,15 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE games ADD COLUMN swap TEXT;
     """,
+    # 14: each finished game's review by the analysis workers (SPEC section 15), cached as its JSON so
+    # a review is made once and served without a worker; deleted with its game.
+    """
+    CREATE TABLE reviews (
+        match_id TEXT PRIMARY KEY,
+        review TEXT NOT NULL,                 -- the review's JSON (docs/RECORDS.md)
+        created REAL NOT NULL                 -- unix time
+    );
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

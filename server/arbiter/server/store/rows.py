@@ -83,7 +83,13 @@ DISCARD_GAME = (
     "DELETE FROM moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
     "DELETE FROM refused_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
     "DELETE FROM aside_moves WHERE game_id IN (SELECT id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
+    "DELETE FROM reviews WHERE match_id IN (SELECT match_id FROM games WHERE match_id = ? AND ended IS NOT NULL)",
     "DELETE FROM games WHERE match_id = ? AND ended IS NOT NULL",
+)
+
+SAVE_REVIEW = (
+    "INSERT INTO reviews (match_id, review, created) VALUES (?, ?, ?)"
+    " ON CONFLICT (match_id) DO UPDATE SET review = excluded.review, created = excluded.created"
 )
 
 LEADERBOARD = (

@@ -109,6 +109,7 @@ from .rows import (
     SET_TOURNAMENT_STATE,
     SWAP_PLAYERS,
     TOURNAMENT_GAMES,
+    SAVE_REVIEW,
     UNREAD_ENDS,
     UPDATE_TOURNAMENT_GAME,
     WITHDRAW_ENTRANT,
@@ -676,6 +677,19 @@ class SqlStore(Store, Generic[C]):
     async def unread_ends(self, player: str, since: float, limit: int) -> list[GameRecord]:
         records = await self._run(lambda conn: _game_records(conn, UNREAD_ENDS, (player, since, limit)))
         return records[::-1]
+
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        text = json.dumps(review, separators=(",", ":"))
+
+        async def write(conn: C) -> None:
+            async with conn.transaction():
+                await conn.execute(SAVE_REVIEW, (match_id, text, time.time()))
+
+        await self._run(write)
+
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        row = await self._run(lambda conn: conn.fetchone("SELECT review FROM reviews WHERE match_id = ?", (match_id,)))
+        return None if row is None else json.loads(row[0])
 
     async def ends_read(self, reads: list[tuple[str, str]]) -> None:
         async def delete(conn: C) -> None:

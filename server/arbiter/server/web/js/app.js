@@ -4,7 +4,8 @@
 // Routes: #/ (lobby), #/match/ID (play or watch a live match), #/replays, #/replay/ID (or
 // #/replay/ID/PLY: at that ply), #/leaderboard/GAME, #/player/NAME (the server's /player/NAME),
 // #/account. The hash keeps a refresh on the same view; the connection brings back the
-// same guest, so a refreshed match view carries on where it was.
+// same guest, so a refreshed match view carries on where it was. #/review/ID is a replay with its
+// review asked for (review.js).
 
 import { mountAccount } from "./account.js";
 import { Connection } from "./connection.js";
@@ -49,6 +50,7 @@ const ROUTES = {
   match: mountMatch,
   replays: mountReplayList,
   replay: mountReplay,
+  review: (root, ctx, arg) => mountReplay(root, ctx, arg, { review: true }),
   leaderboard: mountLeaderboard,
   account: mountAccount,
   player: mountPlayer,
@@ -67,7 +69,7 @@ function render() {
   view.replaceChildren();
   const { name, arg } = route();
   for (const link of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-nav]"))) {
-    const section = name === "match" ? "" : name.replace(/^replay$/, "replays");
+    const section = name === "match" ? "" : name.replace(/^(replay|review)$/, "replays");
     link.classList.toggle("active", link.dataset.nav === (section || "lobby"));
   }
   try {

@@ -368,6 +368,7 @@ export function mountMatch(root, ctx, matchId) {
       fill(
         actions,
         h("a", { class: "button small", href: `#/replay/${matchId}` }, "Replay"),
+        h("a", { class: "button small", id: "review-link", href: `#/review/${matchId}` }, "Review"),
         playing() ? h("button", { class: "small primary", onclick: playAgain }, "Play again") : null,
         h("a", { class: "button small", href: "#/" }, "Lobby"),
       );

@@ -3,6 +3,7 @@
 // paper soccer turn is replayed step by step), with the move list, the clock use and the result.
 
 import { createBoard, moveText } from "./boards.js";
+import { reviewTools } from "./review.js";
 import { describeResult, describeRules, errorText, fetchJson, fill, formatClock, h, playerLink } from "./ui.js";
 
 const CHOICES = { black: "took black", white: "took white", place: "placed two more" };
@@ -71,13 +72,15 @@ export function mountReplayList(root, ctx) {
  * @param {HTMLElement} root
  * @param {import("./app.js").Context} ctx
  */
-export function mountReplay(root, ctx, arg) {
-  // #/replay/ID opens at the final position, #/replay/ID/PLY after PLY moves (a failure report's link).
+export function mountReplay(root, ctx, arg, { review = false } = {}) {
+  // #/replay/ID opens at the final position, #/replay/ID/PLY after PLY moves (a failure report's link);
+  // #/review/ID opens it with its review asked for.
   const [matchId, plyText] = arg.split("/");
   const holder = h("div", { class: "replay" }, h("p", { class: "loading" }, "Loading the game…"));
   root.append(holder);
   let alive = true;
   let keys = null;
+  let tools = null; // the review and the analysis board (review.js)
 
   fetchJson(`/game.json?match=${encodeURIComponent(matchId)}`).then(
     (game) => alive && show(game),
@@ -134,6 +137,7 @@ export function mountReplay(root, ctx, arg) {
       const current = list.children[ply - 1];
       if (current) current.scrollIntoView({ block: "nearest" });
       board.setOver(ply === moves.length);
+      tools.show(ply);
     }
 
     function go(target) {
@@ -148,6 +152,7 @@ export function mountReplay(root, ctx, arg) {
 
     slider.addEventListener("input", () => go(Number(slider.value)));
     keys = (event) => {
+      if (tools.busy()) return; // the analysis board's own keys
       if (event.target.closest && event.target.closest("input, select, textarea")) return;
       if (event.key === "ArrowRight") go(ply + 1);
       else if (event.key === "ArrowLeft") go(ply - 1);
@@ -157,6 +162,7 @@ export function mountReplay(root, ctx, arg) {
     document.addEventListener("keydown", keys);
 
     board.reset(moves.slice(0, ply));
+    tools = reviewTools({ ctx, matchId, game, family: info.family, board, list, go, ply: () => ply, review });
     const names = game.players.map((name, color) =>
       h("span", { class: `player p${color}` }, h("span", { class: `side-mark p${color}` }), playerLink(name)),
     );
@@ -180,11 +186,15 @@ export function mountReplay(root, ctx, arg) {
           h("p", { class: "players" }, names[0], " vs ", names[1]),
           game.swap && game.swap.length ? h("p", { class: "swap-record", id: "swap-record" }, describeChoices(game.swap)) : null,
           h("div", { class: "result", id: "result" }, h("strong", {}, describeResult(game.result, game.reason))),
+          tools.buttons,
+          tools.section,
           h("h3", {}, "Moves"),
           list,
         ),
       ),
+      tools.analysing,
     );
+    tools.start();
     render();
   }
 
@@ -192,6 +202,7 @@ export function mountReplay(root, ctx, arg) {
     unmount() {
       alive = false;
       if (keys) document.removeEventListener("keydown", keys);
+      if (tools) tools.unmount();
     },
   };
 }
