@@ -95,6 +95,11 @@ async def test_up_starts_server_and_bots_and_stops_cleanly(tmp_path: Path) -> No
         # A guest's game with the soccer bot is live when the stack is stopped: the bot cannot
         # finish it (the guest never answers), so it resigns within its part of the drain.
         guest = await Client.connect(f"ws://127.0.0.1:{port}/")
+        async with asyncio.timeout(90):  # the stack's analysis worker answers the analysis board
+            while (answer := await guest.request("analyse", game="tictactoe", moves=[[1, 1]]))["type"] != "analysis":
+                assert answer["code"] == "no_analysis_worker", answer  # not connected yet: said at once
+                await asyncio.sleep(1)
+        assert answer["win"] == [0.5, 0.5]
         created = await guest.request("challenge", to="minimax", game="paper_soccer",
                                       clock={"initial_ms": 120_000}, color="second")  # fmt: skip
         assert created["type"] == "challenge_created", created

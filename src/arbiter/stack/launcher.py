@@ -135,6 +135,7 @@ class Launcher:
         self.settings = settings
         self.server: asyncio.subprocess.Process | None = None
         self.bots: dict[str, asyncio.subprocess.Process] = {}
+        self.analyst: asyncio.subprocess.Process | None = None  # the analysis worker (`arbiter analyse`)
         self.stopping = asyncio.Event()
         self.display = display or StatusDisplay(sys.stderr, live=False, console=False, colour=False)
         self.status = StackStatus(f"{settings.http_url}/", {spec.account: STARTING for spec in settings.bots})
@@ -265,11 +266,21 @@ class Launcher:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.stopping.wait(), delay)
 
+    async def supervise_analyst(self) -> None:
+        """Keep one analysis worker (reviews, the analysis board) running until the stack stops."""
+        s = self.settings
+        args = ["analyse", "--server", s.ws_url, "--log-level", s.log_level, "--log-format", "json"]
+        while not self.stopping.is_set():
+            self.analyst = await self._spawn("analysis", args, self._env())
+            await self.analyst.wait()
+            if not self.stopping.is_set():
+                await asyncio.sleep(s.restart_backoff_s[-1])
+
     async def stop(self) -> None:
         """SIGTERM every process at once: the server stops new matches and drains, the bots finish
         or resign their games (before the server's deadline) and leave; then wait for all of them."""
         self.stopping.set()
-        processes = [p for p in (*self.bots.values(), self.server) if p is not None]
+        processes = [p for p in (*self.bots.values(), self.analyst, self.server) if p is not None]
         for process in processes:
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -311,6 +322,7 @@ async def run_up(settings: UpSettings, tokens: dict[str, str], *, ready: asyncio
         supervisors = [
             asyncio.create_task(launcher.supervise_bot(spec, tokens[spec.account])) for spec in settings.bots
         ]
+        supervisors.append(asyncio.create_task(launcher.supervise_analyst()))
         if not display.console:  # with JSON logs, scripts read the address from stdout
             announced = {"msg": "arbiter is up", "open": launcher.status.url, "bots": list(launcher.status.bots)}
             print(json.dumps(announced), flush=True)
