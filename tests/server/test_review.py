@@ -1,4 +1,4 @@
-"""Reviews and the analysis board over real sockets (SPEC.md section 15): our bot as a worker
+"""Reviews and the analysis board over real sockets (SPEC.md section 18): our bot as a worker
 process connected to a real server reviews a finished game; results are checked (a worker's illegal
 best move is refused and the job goes to another, or the request fails cleanly); no worker is said
 at once; a kept review is served without a worker; the queue's bound holds under 50 requests

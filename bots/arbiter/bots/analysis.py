@@ -1,4 +1,4 @@
-"""Our bots as analysis workers (SPEC.md section 15): ``arbiter analyse --server URL``.
+"""Our bots as analysis workers (SPEC.md section 18): ``arbiter analyse --server URL``.
 
 A worker is an ordinary client whose hello says ``analysis``: the server hands it ``analysis_job``s
 (a game's moves, the positions to evaluate, a budget per position) and takes back one

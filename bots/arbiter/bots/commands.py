@@ -341,7 +341,7 @@ async def _run_bot(
 @click.option("--games", metavar="G1,G2", help="Games to analyse (default: every game).")
 @log_options()
 def analyse(server: str, token: str | None, jobs: int, games: str | None, log_level: str, log_format: str) -> None:
-    """Serve a server's reviews and analysis board as an analysis worker (SPEC.md section 15):
+    """Serve a server's reviews and analysis board as an analysis worker (SPEC.md section 18):
     each position searched by the best of our bots for its game. Ctrl-C or SIGTERM stops."""
     from arbiter.bots.analysis import AnalysisWorker
     from arbiter.cli.logs import configure_logging

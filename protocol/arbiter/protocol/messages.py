@@ -336,7 +336,7 @@ class Hello(Request):
         default=None,
         metadata=spec(
             optional(integer(1, 64)),
-            "an analysis worker: the analysis jobs it takes at once, for the games in `games` (section Analysis)",
+            "an analysis worker: the analysis jobs it takes at once, for the games in `games` (section 18)",
         ),
     )
 

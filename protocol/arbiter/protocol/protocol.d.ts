@@ -3,10 +3,10 @@
 // An integer is a msgpack integer: send whole numbers as integers, never as floats.
 
 /** Any message a client sends. */
-export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Review | Analyse | AnalysisResult | LadderJoin | LadderLeave | Leaderboard | Crosstable;
+export type ClientMessage = Hello | Ping | Lobby | Subscribe | Unsubscribe | Challenge | Accept | Decline | Cancel | MakeMove | Resign | Abort | OfferDraw | AcceptDraw | DeclineDraw | Spectate | Unspectate | Sync | Swap | Review | Analyse | AnalysisResult | LadderJoin | LadderLeave | Leaderboard | Crosstable | Takeback | AcceptTakeback | DeclineTakeback | Hint | HintAnswer | TournamentEnter;
 
 /** Any message a server sends. */
-export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | ReviewState | AnalysisReply | AnalysisJob | LadderJoined | LeaderboardState | CrosstableState;
+export type ServerMessage = Welcome | Error | Ok | Pong | LobbyState | Presence | PlayerOffline | SeekAdded | SeekRemoved | MatchListed | MatchUnlisted | ChallengeCreated | ChallengeOffered | ChallengeClosed | MatchStart | MatchState | Moved | DrawOffered | DrawDeclined | PlayerLeft | PlayerReturned | End | Swapped | ReviewState | AnalysisReply | AnalysisJob | LadderJoined | LeaderboardState | CrosstableState | TakebackOffered | TakebackDeclined | TakenBack | HintRequest | HintGiven | TournamentGames;
 
 /** The client message `hello` (SPEC.md, Client messages). */
 export interface Hello {
@@ -25,7 +25,13 @@ export interface Hello {
   capacity?: number | null;
   /** a bot's strength levels, 1 (weakest) to this (shown in presence; a challenge may name one) */
   levels?: number | null;
-  /** an analysis worker: the analysis jobs it takes at once, for the games in `games` (section Analysis) */
+  /** a bot's takeback policy: grants them in casual games, or never (section 15); nil: never */
+  takebacks?: "casual" | "never" | null;
+  /** a bot that suggests moves to its casual opponents on request (section 15) */
+  hints?: boolean | null;
+  /** protocol extensions the client speaks (`swap`: the swap openings); unknown ones are ignored */
+  features?: string[] | null;
+  /** an analysis worker: the analysis jobs it takes at once, for the games in `games` (section 18) */
   analysis?: number | null;
 }
 
@@ -194,6 +200,17 @@ export interface Sync {
   match: string;
 }
 
+/** The client message `swap` (SPEC.md, Client messages). */
+export interface Swap {
+  type: "swap";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+  /** the decider's choice in a swap opening: a colour, or (swap2's chooser, at 3 stones) to place two more */
+  choice: "black" | "white" | "place";
+}
+
 /** The client message `review` (SPEC.md, Client messages). */
 export interface Review {
   type: "review";
@@ -271,6 +288,64 @@ export interface Crosstable {
   pool?: string | null;
 }
 
+/** The client message `takeback` (SPEC.md, Client messages). */
+export interface Takeback {
+  type: "takeback";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `accept_takeback` (SPEC.md, Client messages). */
+export interface AcceptTakeback {
+  type: "accept_takeback";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `decline_takeback` (SPEC.md, Client messages). */
+export interface DeclineTakeback {
+  type: "decline_takeback";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `hint` (SPEC.md, Client messages). */
+export interface Hint {
+  type: "hint";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+}
+
+/** The client message `hint_answer` (SPEC.md, Client messages). */
+export interface HintAnswer {
+  type: "hint_answer";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the match id */
+  match: string;
+  /** the ply of the `hint_request` answered */
+  ply: number;
+  /** the suggested move for the side to move, in the game's encoding */
+  move: (number | number[])[];
+}
+
+/** The client message `tournament_enter` (SPEC.md, Client messages). */
+export interface TournamentEnter {
+  type: "tournament_enter";
+  /** chosen by the client, echoed as `re` */
+  id?: number | string | null;
+  /** the name of an open tournament */
+  tournament: string;
+}
+
 /** The server message `welcome` (SPEC.md, Server messages). */
 export interface Welcome {
   type: "welcome";
@@ -282,6 +357,7 @@ export interface Welcome {
   limits: Limits;
   resumed: string[];
   re?: number | string;
+  features?: string[];
 }
 
 /** The server message `error` (SPEC.md, Server messages). */
@@ -390,6 +466,7 @@ export interface MatchStart {
   levels: (number | null)[];
   challenge: string | null;
   moves: ((number | number[])[])[];
+  swap?: SwapInfo;
 }
 
 /** The server message `match_state` (SPEC.md, Server messages). */
@@ -413,6 +490,7 @@ export interface MatchState {
   re?: number | string;
   infos?: unknown[];
   forbidden?: ForbiddenPoint[];
+  swap?: SwapInfo;
 }
 
 /** The server message `moved` (SPEC.md, Server messages). */
@@ -427,6 +505,7 @@ export interface Moved {
   info?: Record<string, unknown>;
   analysis?: Record<string, unknown>;
   forbidden?: ForbiddenPoint[];
+  swap?: SwapInfo;
 }
 
 /** The server message `draw_offered` (SPEC.md, Server messages). */
@@ -468,6 +547,19 @@ export interface End {
   clocks: number[];
   ply: number;
   rating_changes: Record<string, number>;
+}
+
+/** The server message `swapped` (SPEC.md, Server messages). */
+export interface Swapped {
+  type: "swapped";
+  match: string;
+  by: number;
+  choice: "black" | "place" | "white";
+  swap: SwapInfo;
+  players: (Record<string, unknown>)[];
+  levels: (number | null)[];
+  clocks: number[];
+  to_move: number;
 }
 
 /** The server message `review_state` (SPEC.md, Server messages). */
@@ -530,6 +622,59 @@ export interface CrosstableState {
   pool: string;
   table: Record<string, unknown>;
   re?: number | string;
+}
+
+/** The server message `takeback_offered` (SPEC.md, Server messages). */
+export interface TakebackOffered {
+  type: "takeback_offered";
+  match: string;
+  by: number;
+  ply: number;
+}
+
+/** The server message `takeback_declined` (SPEC.md, Server messages). */
+export interface TakebackDeclined {
+  type: "takeback_declined";
+  match: string;
+  by: number;
+}
+
+/** The server message `taken_back` (SPEC.md, Server messages). */
+export interface TakenBack {
+  type: "taken_back";
+  match: string;
+  by: number;
+  ply: number;
+  moves: ((number | number[])[])[];
+  clocks: number[];
+  to_move: number;
+}
+
+/** The server message `hint_request` (SPEC.md, Server messages). */
+export interface HintRequest {
+  type: "hint_request";
+  match: string;
+  ply: number;
+}
+
+/** The server message `hint` (SPEC.md, Server messages). */
+export interface HintGiven {
+  type: "hint";
+  match: string;
+  ply: number;
+  move: (number | number[])[];
+  used: number;
+}
+
+/** The server message `tournament_games` (SPEC.md, Server messages). */
+export interface TournamentGames {
+  type: "tournament_games";
+  tournament: string;
+  state: string;
+  game: string;
+  params: Record<string, unknown>;
+  clock: Clock;
+  games: (Record<string, unknown>)[];
 }
 
 /** A shared object of server messages (SPEC.md, Shared objects): Player. */
@@ -651,4 +796,22 @@ export interface RatingEntry {
 export interface ForbiddenPoint {
   move: number[];
   kind: "double-four" | "double-three" | "overline";
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): SwapChoice. */
+export interface SwapChoice {
+  by: number;
+  choice: "black" | "place" | "white";
+  ply: number;
+}
+
+/** A shared object of server messages (SPEC.md, Shared objects): SwapInfo. */
+export interface SwapInfo {
+  rule: "swap1" | "swap2";
+  phase: "choose" | "done" | "place";
+  to_act: number | null;
+  stones: number;
+  options: ("black" | "place" | "white")[];
+  choices: SwapChoice[];
+  colors: number[] | null;
 }

@@ -185,7 +185,7 @@ class ServerConfig:
     sign_in_attempts_per_s: float | None = None
     account_failures_per_minute: float | None = None
 
-    # Analysis (SPEC section 15): requests (reviews and analysis-board positions) held at once by the
+    # Analysis (SPEC section 18): requests (reviews and analysis-board positions) held at once by the
     # queue the workers take jobs from, past it analysis_queue_full; a review's time per position;
     # analysis-board requests per person: a bucket of analyse_burst refilled at analyse_per_s.
     analysis_queue: int = 50

@@ -101,8 +101,15 @@ class Hub:
         self.analysis = Analysis(config, store, now=now)
         self.metrics.live_matches.set_function(lambda: len(self.matches.live))
         self.handlers: dict[type[Request], Handler] = {Ping: self.on_ping}
-        for feature in (self.lobby, self.challenges, self.matches, self.ladder, self.learning, self.tournaments,
-                        self.analysis):
+        for feature in (
+            self.lobby,
+            self.challenges,
+            self.matches,
+            self.ladder,
+            self.learning,
+            self.tournaments,
+            self.analysis,
+        ):
             for message_class, handler in feature.handlers().items():
                 self.register(message_class, handler)
 

@@ -1,1 +1,1 @@
-"""Analysis by workers: the shared queue of review and analysis-board jobs, and the reviews (SPEC section 15)."""
+"""Analysis by workers: the shared queue of review and analysis-board jobs, and the reviews (SPEC section 18)."""

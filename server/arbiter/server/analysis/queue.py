@@ -1,5 +1,5 @@
 """The analysis queue: reviews and analysis-board requests cut into jobs, handed to the workers
-connected over the protocol, their results checked, reviews kept in the store (SPEC.md section 15).
+connected over the protocol, their results checked, reviews kept in the store (SPEC.md section 18).
 
 The server never searches (it imports no bot): a worker is a session whose hello said ``analysis``.
 The queue holds at most ``config.analysis_queue`` requests at once, every requester's together

@@ -3,7 +3,7 @@
 The workers say, for each position, the chance that the side to move there wins (a draw ½), its
 best move and line; ``check_eval`` holds each of those to the rules before the server uses it, and
 ``build_review`` turns them into the review: the chances from both sides, each move's drop in its
-mover's chance and its class, and each side's accuracy (SPEC.md section 15, lichess's thresholds).
+mover's chance and its class, and each side's accuracy (SPEC.md section 18, lichess's thresholds).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``arbiter review MATCH``: a finished game's review in the terminal (SPEC.md section 15).
+"""``arbiter review MATCH``: a finished game's review in the terminal (SPEC.md section 18).
 
 From the store (``--db``, as the other operator commands) when it keeps one; with ``--server URL``
 it asks that server instead, which has its workers make the review if none is kept, and waits.

@@ -141,7 +141,7 @@ PUBLIC_HEAVY_READS_PER_MINUTE = 30
     type=click.IntRange(1, 100_000),
     default=DEFAULTS.analysis_queue,
     show_default=True,
-    help="Reviews and analysis-board requests the workers' queue holds at once (SPEC section 15).",
+    help="Reviews and analysis-board requests the workers' queue holds at once (SPEC section 18).",
 )
 @click.option(
     "--review-budget-ms",

@@ -59,7 +59,7 @@ from arbiter.server.store.base import GameRecord, GameStart, MoveRecord
 
 from .review_text import move_comment
 
-Reviews = Mapping[str, dict[str, Any]]  # a game's review by its match id (SPEC section 15)
+Reviews = Mapping[str, dict[str, Any]]  # a game's review by its match id (SPEC section 18)
 
 FREESTYLE_K = 5  # what a psq or SGF file from another tool means: five in a row
 BOARD_FAMILIES = ("mnk", "five")  # the games on a board of stones that these formats describe

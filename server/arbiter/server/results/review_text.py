@@ -1,5 +1,5 @@
 """A game's review as text: the terminal's ``arbiter review`` and the comments a reviewed game's
-files carry (SPEC.md section 15). Reads the review's JSON as the store keeps it; computes nothing."""
+files carry (SPEC.md section 18). Reads the review's JSON as the store keeps it; computes nothing."""
 
 from __future__ import annotations
 

@@ -532,6 +532,15 @@ class Store(ABC):
         """Write the match id, score, forfeit and cause of the pairing at ``game``'s round and board
         (TournamentError if there is none)."""
 
+    # --- reviews (SPEC section 18) ------------------------------------------------------------
+    @abstractmethod
+    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
+        """Keep the finished game's review (JSON-able), replacing one kept before."""
+
+    @abstractmethod
+    async def get_review(self, match_id: str) -> dict[str, Any] | None:
+        """The game's kept review, or None."""
+
 
 TournamentState = Literal["open", "running", "paused", "finished"]
 TOURNAMENT_STATES: tuple[TournamentState, ...] = ("open", "running", "paused", "finished")
@@ -589,11 +598,3 @@ class TournamentGame:
     score: float | None = None
     forfeit: str | None = None
     cause: str | None = None
-    # --- reviews (SPEC section 15) ------------------------------------------------------------
-    @abstractmethod
-    async def save_review(self, match_id: str, review: dict[str, Any]) -> None:
-        """Keep the finished game's review (JSON-able), replacing one kept before."""
-
-    @abstractmethod
-    async def get_review(self, match_id: str) -> dict[str, Any] | None:
-        """The game's kept review, or None."""

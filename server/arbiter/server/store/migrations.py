@@ -252,7 +252,7 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE games ADD COLUMN swap TEXT;
     """,
-    # 14: each finished game's review by the analysis workers (SPEC section 15), cached as its JSON so
+    # 14: each finished game's review by the analysis workers (SPEC section 18), cached as its JSON so
     # a review is made once and served without a worker; deleted with its game.
     """
     CREATE TABLE reviews (

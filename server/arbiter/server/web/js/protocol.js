@@ -57,6 +57,8 @@ export const ErrorCode = Object.freeze({
   TOO_MANY_CHALLENGES: "too_many_challenges",
   /** a player would exceed limits.max_matches live matches */
   TOO_MANY_MATCHES: "too_many_matches",
+  /** the game needs a protocol feature (e.g. `swap`) that a player's hello.features lacks */
+  FEATURE_NEEDED: "feature_needed",
   /** no match with that id has been played on this server recently */
   UNKNOWN_MATCH: "unknown_match",
   /** the match has ended; nothing can be played in it */
@@ -81,6 +83,26 @@ export const ErrorCode = Object.freeze({
   NO_DRAW_OFFER: "no_draw_offer",
   /** the connection already watches limits.max_spectated matches */
   TOO_MANY_SPECTATED: "too_many_spectated",
+  /** takebacks are for casual games only (never rated or ladder ones) */
+  TAKEBACK_NOT_ALLOWED: "takeback_not_allowed",
+  /** the player has no move of its own to take back (the opening's are no one's) */
+  NOTHING_TO_TAKE_BACK: "nothing_to_take_back",
+  /** a takeback request already stands, or was declined at this ply */
+  TAKEBACK_PENDING: "takeback_pending",
+  /** there is no takeback request from the opponent to accept or decline */
+  NO_TAKEBACK_REQUEST: "no_takeback_request",
+  /** hints are for casual games against a bot that announced `hints` */
+  HINT_NOT_ALLOWED: "hint_not_allowed",
+  /** one hint per turn: this turn's was asked already */
+  HINT_USED: "hint_used",
+  /** no hint was asked of this bot for that match and ply */
+  NO_HINT_REQUEST: "no_hint_request",
+  /** no tournament by that name on this server */
+  UNKNOWN_TOURNAMENT: "unknown_tournament",
+  /** the tournament takes no entry: it has started, or its field is by invitation */
+  ENTRY_CLOSED: "entry_closed",
+  /** the swap opening waits for something else: a choice instead of a stone, or no choice now */
+  SWAP_PHASE: "swap_phase",
   /** no analysis worker for this game is connected: the server does not search itself */
   NO_ANALYSIS_WORKER: "no_analysis_worker",
   /** the analysis queue holds its bound of requests already; try again later */

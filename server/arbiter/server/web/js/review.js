@@ -1,6 +1,6 @@
 // @ts-check
 // A finished game's review in its replay: the server's analysis workers evaluate every position
-// (SPEC.md section 15: the page asks with `review`, follows `review_state` until it is done, then
+// (SPEC.md section 18: the page asks with `review`, follows `review_state` until it is done, then
 // reads it from /review.json). The page then shows the evaluation graph from the viewer's side,
 // each move's class in the move list (by the mover's drop in win probability, at the thresholds
 // the review names), the best move and its line drawn on the board at each inaccuracy, mistake and
