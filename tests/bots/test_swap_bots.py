@@ -11,6 +11,7 @@ import pytest
 from arbiter.bots import swap
 from arbiter.bots.brain import Brain, ThinkRequest
 from arbiter.bots.client import BotClient, BotSettings
+from arbiter.bots.gomoku.brain import GomokuBrain
 from arbiter.bots.mcts.brain import MctsBrain
 from arbiter.bots.pool import BrainPool
 from arbiter.bots.random_bot import RandomBrain
@@ -33,13 +34,14 @@ async def server() -> AsyncIterator[RunningServer]:
         yield running
 
 
-async def test_two_bots_play_a_swap2_ladder_game_to_its_end(server: RunningServer) -> None:
+@pytest.mark.parametrize("first", [RandomBrain, GomokuBrain], ids=["random", "alphabeta"])
+async def test_two_bots_play_a_swap2_ladder_game_to_its_end(server: RunningServer, first: type[Brain]) -> None:
     watcher = await Client.connect(server.url)
     await watcher.request("subscribe")
     settings = BotSettings(games=("gomoku",), ladder=True, max_matches=1, ponder=False)
-    tokens = [await server.hub.store.add_player(brain.name, "bot") for brain in (RandomBrain, MctsBrain)]
+    tokens = [await server.hub.store.add_player(brain.name, "bot") for brain in (first, MctsBrain)]
     async with (
-        BrainPool(RandomBrain, workers=1) as one,
+        BrainPool(first, workers=1) as one,
         BrainPool(MctsBrain, workers=1) as other,
         BotClient(server.url, token=tokens[0], pool=one, settings=settings).running(),
         BotClient(server.url, token=tokens[1], pool=other, settings=settings).running(),
@@ -52,7 +54,7 @@ async def test_two_bots_play_a_swap2_ladder_game_to_its_end(server: RunningServe
     assert record is not None and record.start.pool == "gomoku[opening=swap2]/bullet"
     assert record.reason in {"line", "board_full"} and record.refused == 0
     assert record.swap and record.swap[-1]["choice"] in ("black", "white")
-    assert {c["by"] for c in record.swap} <= {RandomBrain.name, MctsBrain.name}
+    assert {c["by"] for c in record.swap} <= {first.name, MctsBrain.name}
 
 
 async def test_a_client_without_the_feature_may_not_join_a_swap_ladder(server: RunningServer) -> None:
@@ -75,7 +77,7 @@ CHOOSE = {"rule": "swap2", "phase": "choose", "to_act": 1, "stones": 3, "options
 PLACE5 = {"rule": "swap2", "phase": "place", "to_act": 1, "stones": 5, "options": []}
 
 
-@pytest.mark.parametrize("brain", [RandomBrain(), MctsBrain()], ids=["random", "mcts"])
+@pytest.mark.parametrize("brain", [RandomBrain(), MctsBrain(), GomokuBrain()], ids=["random", "mcts", "alphabeta"])
 def test_a_brain_proposes_a_shape_extends_it_and_chooses(brain: Brain) -> None:
     moves: list[list[int]] = []
     for _ in range(3):  # the opener's stones: one shape, stone by stone

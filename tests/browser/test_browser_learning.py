@@ -5,10 +5,10 @@ title, and the axe-core accessibility audit with no serious or critical violatio
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from accessibility import audit
 from browser_arena import Site
 
 from arbiter.bots.client import BotClient, BotSettings
@@ -19,13 +19,6 @@ from tests.support.guest import moves_shown, start_game, wait_turn
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 BOT = "teacher"
-AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"  # make install-test: npm ci here
-SERIOUS = ("serious", "critical")
-AUDIT = """async () => {
-  const results = await axe.run(document, { resultTypes: ["violations"] });
-  return results.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-                                          nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-}"""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -39,14 +32,6 @@ async def teacher(site: Site) -> AsyncIterator[BotClient]:
         ) as client,
     ):
         yield client
-
-
-async def audit(page) -> list[dict]:
-    """axe-core's serious and critical violations on the page as it stands (evaluated over the
-    DevTools protocol, which the page's Content-Security-Policy does not govern)."""
-    if not await page.evaluate("() => Boolean(window.axe)"):
-        await page.evaluate(AXE.read_text())
-    return [v for v in await page.evaluate(AUDIT) if v["impact"] in SERIOUS]
 
 
 async def test_keyboard_play_a_takeback_the_bot_grants_a_hint_sounds_and_the_title(new_page, teacher) -> None:

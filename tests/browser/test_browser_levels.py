@@ -36,6 +36,8 @@ async def test_a_guest_picks_the_bot_s_level_and_the_bot_plays_at_it(new_page, g
     await page.select_option("#opponent", BOT)
     offered = await page.eval_on_selector_all("#level option", "els => els.map(e => e.value)")
     assert offered == [str(level) for level in range(1, GomokuBrain.levels + 1)]
+    # The suggestion and the levels' descriptions come with the pool's ratings (a fetch): wait for them.
+    await page.wait_for_function("() => document.querySelector('#level-suggestion').textContent !== ''")
     assert await page.input_value("#level") == "1"  # a guest's first game: the weakest is suggested
     assert await page.inner_text("#level-suggestion") == "Suggested: level 1 (the weakest, for a first game)"
     assert "beginner" in await page.inner_text('#level option[value="1"]')  # each level says what it is

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from accessibility import audit
 from browser_arena import Site, analysis_worker, pooled_bot, screenshot_path
 
 from arbiter.bots.client import BotClient, BotSettings
@@ -139,6 +140,7 @@ async def test_the_review_of_a_game_lost_to_the_bot_marks_the_losing_blunder_and
     best = page.locator(".board .best-line .line-move.best")
     assert await best.get_attribute("data-cell") == f"{x},{y}"
     await page.screenshot(path=screenshot_path("review"))
+    assert await audit(page) == []  # the review page: no serious or critical accessibility violation
 
     await page.click(f'.replay-moves [data-ply="{ply - 1}"]')  # the bot's move before: no line drawn
     await page.wait_for_function(f"() => document.querySelector('#replay-ply').textContent.startsWith('{ply} /')")

@@ -72,6 +72,7 @@ class ServerSuite:
                 await self.soccer_bounce()
                 await self.soccer_endings()
                 await self.replaced()
+                await self.extensions()
             await self.frame_too_large()
             await self.hello_timeout(silent, opened)
             await self.unreachable()
@@ -733,6 +734,102 @@ class ServerSuite:
 
         await s.check("a win sent just as the socket died: its end comes after the next welcome", "§8 §9", check)
 
+    async def extensions(self) -> None:
+        """Sections 15–18 refuse what a client alone can get wrong, each with its code."""
+        s = self.report.scenario()
+        a = b = None
+        match = ""
+
+        async def start() -> str:
+            nonlocal a, b, match
+            a, b = await self.main_player(), await self.greeted("guest B")
+            game = "tictactoe" if "tictactoe" in self.games else next(iter(self.games))
+            match, _ = await self.start(a, b, game)
+            return match
+
+        await s.check("a casual match for the extensions' refusals", "§6", start)
+
+        def refused(peer_of: Any, code: str, kind: str, **fields: Any) -> Any:
+            return lambda: peer_of().refused(code, kind, **{"match": match, **fields})
+
+        await s.check(
+            "takeback before one's first move: nothing_to_take_back",
+            "§15",
+            refused(lambda: a, "nothing_to_take_back", "takeback"),
+        )
+        await s.check(
+            "accept_takeback with no request standing: no_takeback_request",
+            "§15",
+            refused(lambda: b, "no_takeback_request", "accept_takeback"),
+        )
+        await s.check("hint against a person: hint_not_allowed", "§15", refused(lambda: a, "hint_not_allowed", "hint"))
+        await s.check(
+            "hint_answer never asked for: no_hint_request",
+            "§15",
+            refused(lambda: b, "no_hint_request", "hint_answer", ply=0, move=[1, 1]),
+        )
+        await s.check(
+            "swap in a match with no swap opening: swap_phase",
+            "§17",
+            refused(lambda: a, "swap_phase", "swap", choice="black"),
+        )
+        await s.check(
+            "review of a game still being played: game_not_over", "§18", refused(lambda: a, "game_not_over", "review")
+        )
+        await s.check(
+            "analysis_result from a connection that holds no job: unknown_job",
+            "§18",
+            lambda: b.refused(
+                "unknown_job", "analysis_result", job="no-such-job", evals=[{"ply": 0, "win": 0.5, "best": None}]
+            ),
+        )  # type: ignore[union-attr]
+        await s.check(
+            "tournament_enter to no tournament: unknown_tournament (a guest: rated_needs_account)",
+            "§16",
+            lambda: a.refused(
+                "unknown_tournament" if self.token else "rated_needs_account",  # type: ignore[union-attr]
+                "tournament_enter",
+                tournament="no-such-tournament",
+            ),
+        )
+
+        async def analyse() -> str:
+            assert a is not None
+            reply = await a.request("analyse", game="tictactoe", params={}, moves=[[1, 1]], budget_ms=100)
+            worker = reply["type"] == "analysis"
+            verify(
+                worker or reply.get("code") == "no_analysis_worker", "analysis, or no_analysis_worker", summary(reply)
+            )
+            return "analysed by a worker" if worker else f"no_analysis_worker: {reply.get('message')}"
+
+        if "tictactoe" in self.games:
+            await s.check("analyse: an analysis, or no_analysis_worker where none is online", "§18", analyse)
+
+        async def swap_needs_the_feature() -> str:
+            assert a is not None and b is not None
+            return await a.refused(
+                "feature_needed", "challenge", to=b.name, game="gomoku", clock=self.clock(), params={"opening": "swap2"}
+            )
+
+        if "gomoku" in self.games:
+            await s.check(
+                "a swap2 challenge from a client without the swap feature: feature_needed",
+                "§17",
+                swap_needs_the_feature,
+            )
+
+        async def pending() -> str:
+            assert a is not None and b is not None
+            await self.move(a, b, match, 0, [1, 1])
+            asked = await a.request("takeback", match=match)
+            verify(asked["type"] == "ok", "ok to takeback after one's move", summary(asked))
+            await b.expect("takeback_offered", match=match)
+            return await a.refused("takeback_pending", "takeback", match=match)
+
+        await s.check("a second takeback while one stands: takeback_pending", "§15", pending)
+        assert a is not None
+        await a.request("resign", match=match)
+
     async def hello_timeout(self, silent: Peer, opened: float) -> None:
         s = self.report.scenario()
 
@@ -749,7 +846,9 @@ class ServerSuite:
         self.report.rows.append(Row(
             "errors a client cannot cause alone: too_many_spectated, too_many_matches (limits.max_spectated, "
             "max_matches live matches), same_owner (two accounts of one owner), too_many_guests, banned (an "
-            "operator), unavailable (draining), internal",
+            "operator), unavailable (draining), internal, takeback_not_allowed (a rated game: two accounts), "
+            "hint_used (a bot that announced hints), entry_closed (an operator's tournament, started), "
+            "analysis_queue_full, analysis_failed, bad_analysis (the server's analysis workers and their load)",
             "Error codes", "skip", seen="not checked from outside",
         ))  # fmt: skip
 
