@@ -776,21 +776,21 @@ class ServerSuite:
         await s.check(
             "review of a game still being played: game_not_over", "§18", refused(lambda: a, "game_not_over", "review")
         )
+
+        def plain(peer_of: Any, code: str, kind: str, **fields: Any) -> Any:
+            return lambda: peer_of().refused(code, kind, **fields)
+
         await s.check(
             "analysis_result from a connection that holds no job: unknown_job",
             "§18",
-            lambda: b.refused(
-                "unknown_job", "analysis_result", job="no-such-job", evals=[{"ply": 0, "win": 0.5, "best": None}]
-            ),
-        )  # type: ignore[union-attr]
+            plain(lambda: b, "unknown_job", "analysis_result", job="no-such-job",
+                  evals=[{"ply": 0, "win": 0.5, "best": None}]),
+        )  # fmt: skip
+        entry = "unknown_tournament" if self.token else "rated_needs_account"
         await s.check(
             "tournament_enter to no tournament: unknown_tournament (a guest: rated_needs_account)",
             "§16",
-            lambda: a.refused(
-                "unknown_tournament" if self.token else "rated_needs_account",  # type: ignore[union-attr]
-                "tournament_enter",
-                tournament="no-such-tournament",
-            ),
+            plain(lambda: a, entry, "tournament_enter", tournament="no-such-tournament"),
         )
 
         async def analyse() -> str:
