@@ -860,16 +860,20 @@ class SqlStore(Store, Generic[C]):
                     await _save_asides(conn, part, game_ids)
                     next_ply.pop(part.match_id, None)  # a driver appending moves unchecked goes the careful way
                     continue
-                starts = [w for w in part if isinstance(w, StartWrite)]
-                moves = [w for w in part if isinstance(w, MoveWrite)]
+                moves = [w for w in part if type(w) is MoveWrite]  # nearly every write: the rest are rare
+                others = [w for w in part if type(w) is not MoveWrite] if len(moves) < len(part) else []
+                starts = [w for w in others if isinstance(w, StartWrite)]
                 if starts:
                     await self._insert_games(conn, starts, game_ids, next_ply)
                 if moves:
                     await self._insert_moves(conn, moves, game_ids, next_ply)
-                for refusal in (w for w in part if isinstance(w, RefusalWrite)):  # rare: one by one
-                    await _save_refusal(conn, refusal)
-                for swap in (w for w in part if isinstance(w, SwapWrite)):  # before the end rates the players
-                    await conn.execute(SWAP_PLAYERS if swap.swapped else SAVE_SWAP, (swap.choices, swap.match_id))
+                for write in others:  # rare: one by one, in queue order
+                    if isinstance(write, RefusalWrite):
+                        await _save_refusal(conn, write)
+                    elif isinstance(write, SwapWrite):  # before the end rates the players
+                        await conn.execute(
+                            SWAP_PLAYERS if write.swapped else SAVE_SWAP, (write.choices, write.match_id)
+                        )
             ended = await self._end_all(conn, finishing) if finishing else {}
             for game_id, _ in ended.values():  # the others are marked unread by _finish
                 await conn.execute(OWE_ENDS, (game_id, game_id))
@@ -984,6 +988,8 @@ async def _save_refusal(conn: Connection, write: RefusalWrite) -> None:
 
 def _around_asides(writes: list[Write]) -> list[list[Write] | AsideWrite]:
     """A batch's writes in runs, each AsideWrite alone between the run before it and the one after."""
+    if not any(type(write) is AsideWrite for write in writes):
+        return [writes]  # the usual batch: no takeback in it
     parts: list[list[Write] | AsideWrite] = [[]]
     for write in writes:
         if isinstance(write, AsideWrite):
