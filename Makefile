@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: system-deps system-deps-test install install-test engines warm run test test-fast lint clean
+.PHONY: system-deps system-deps-test install install-test warm run test test-fast lint clean
 
 # Debian packages: Node.js and npm for the browser client's library; for the tests also
 # Chromium (browser tests), docker-compose (validates docker-compose.yml), and PostgreSQL and
@@ -56,12 +56,7 @@ tests/browser/node_modules/.installed: tests/browser/package.json tests/browser/
 install: $(VENV)/.installed server/node_modules/.installed
 
 install-test: system-deps-test install $(VENV)/.installed-test protocol/node_modules/.installed \
-	examples/js_kit/node_modules/.installed tests/browser/node_modules/.installed engines
-
-# A real Gomocup engine for the bridge's tests (tests/bots/test_bridge_rapfi.py): Rapfi, cloned and built
-# under ~/.cache/arbiter/rapfi (about 1.5 min of CPU; reused once built).
-engines: system-deps-test
-	scripts/build-rapfi >/dev/null
+	examples/js_kit/node_modules/.installed tests/browser/node_modules/.installed
 
 # Compile every numba kernel once, so no process races to write the cache and no clock waits.
 warm: install
