@@ -77,6 +77,7 @@ log = logging.getLogger("arbiter.server.cluster")
 
 HEARTBEAT_S = 1.0
 ALIVE_MS = 5_000  # a node whose heartbeat is older than this is dead
+OUTBOX_WAIT_S = 5.0  # a read waits this long at most for the commands queued before it
 
 
 def new_node_id() -> str:
@@ -102,6 +103,7 @@ class Cluster:
         # Redis commands in the order they must run: messages, and directory writes that must land
         # before the messages after them (a match's owner before its match_start goes out).
         self._outbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self._sender: asyncio.Task[None] | None = None  # the one task that sends the outbox
         self._tasks: list[asyncio.Task[None]] = []
         # Owners of remote matches, learned from the directory; the oldest are forgotten past a bound.
         self._match_owner: OrderedDict[str, str] = OrderedDict()
@@ -162,7 +164,8 @@ class Cluster:
     async def stop(self) -> None:
         """Leave: the queued messages go out, then no heartbeat and no more messages."""
         for task in [*self._tasks, self._sender]:
-            task.cancel()
+            if task is not None:
+                task.cancel()
         await self._flush_outbox()
         with contextlib.suppress(RedisError, OSError):
             await self.redis.delete(alive_key(self.node))
@@ -326,12 +329,28 @@ class Cluster:
         if not names:
             return {}
         try:
+            # Read after this node's own queued counts land: a pass pairing just after another must
+            # see the matches that pass started (the outbox and this read use separate connections).
+            await asyncio.wait_for(self._queued_sent(), OUTBOX_WAIT_S)
             counts = await self.redis.hmget(PLAYING, names)
-        except (RedisError, OSError) as exc:
+        except (RedisError, OSError, TimeoutError) as exc:
             log.warning("cluster: live matches unknown (the ladder pairs, the lobby counts later): %s", exc,
                         extra={"node": self.node})  # fmt: skip
             return None
         return {name: int(count or 0) for name, count in zip(names, counts, strict=True)}
+
+    async def _queued_sent(self) -> None:
+        """Return once every command queued before this call has reached Redis (or failed to)."""
+        if self._sender is None or self._sender.done():
+            return  # not sending (not started, or stopping): nothing queued will go out before the read
+        sent: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def arrived() -> None:
+            if not sent.done():  # the read may have given up waiting
+                sent.set_result(None)
+
+        self._outbox.put_nowait(("then", arrived))
+        await sent
 
     def _challenge_changed(self, challenge_id: str, opened: bool) -> None:
         """A challenge or seek opened here (before its id is sent to anyone) or closed."""
