@@ -70,6 +70,7 @@ class ErrorCode(StrEnum):
     NO_ANALYSIS_WORKER = "no_analysis_worker"
     ANALYSIS_QUEUE_FULL = "analysis_queue_full"
     ANALYSIS_FAILED = "analysis_failed"
+    ANALYSIS_WHILE_PLAYING = "analysis_while_playing"
     GAME_NOT_OVER = "game_not_over"
     BAD_ANALYSIS = "bad_analysis"
     UNKNOWN_JOB = "unknown_job"
@@ -130,6 +131,7 @@ ERROR_DESCRIPTIONS: dict[ErrorCode, str] = {
     ErrorCode.NO_ANALYSIS_WORKER: "no analysis worker for this game is connected: the server does not search itself",
     ErrorCode.ANALYSIS_QUEUE_FULL: "the analysis queue holds its bound of requests already; try again later",
     ErrorCode.ANALYSIS_FAILED: "every worker that took the analysis failed it (refused results, gone, too slow)",
+    ErrorCode.ANALYSIS_WHILE_PLAYING: "the analysis board is closed to a player while it plays a game",
     ErrorCode.GAME_NOT_OVER: "a review is of a finished game; this one is still being played",
     ErrorCode.BAD_ANALYSIS: "a worker's analysis_result was refused (a ply missing, an illegal move, a bad win)",
     ErrorCode.UNKNOWN_JOB: "no analysis job with that id is this worker's (finished, or given to another)",

@@ -150,6 +150,10 @@ class Analysis:
         task.watchers.append((session, None))
 
     def on_analyse(self, session: Session, msg: Analyse) -> None:
+        if session.player is not None and session.player.playing:  # its live games on every node
+            raise ProtocolError(
+                ErrorCode.ANALYSIS_WHILE_PLAYING, "the analysis board is closed while you play: it opens at the end"
+            )
         person = session.player.name if session.player is not None else str(id(session))
         bucket = self.buckets.get(person)
         if bucket is None:

@@ -794,8 +794,11 @@ class ServerSuite:
         )
 
         async def analyse() -> str:
-            assert a is not None
-            reply = await a.request("analyse", game="tictactoe", params={}, moves=[[1, 1]], budget_ms=100)
+            watcher = await self.greeted("guest C")  # plays no game: the analysis board is open to it
+            try:
+                reply = await watcher.request("analyse", game="tictactoe", params={}, moves=[[1, 1]], budget_ms=100)
+            finally:
+                await watcher.close()
             worker = reply["type"] == "analysis"
             verify(
                 worker or reply.get("code") == "no_analysis_worker", "analysis, or no_analysis_worker", summary(reply)
@@ -803,6 +806,11 @@ class ServerSuite:
             return "analysed by a worker" if worker else f"no_analysis_worker: {reply.get('message')}"
 
         if "tictactoe" in self.games:
+            await s.check(
+                "analyse by a player of a live game: analysis_while_playing",
+                "§18",
+                plain(lambda: a, "analysis_while_playing", "analyse", game="tictactoe", moves=[[1, 1]]),
+            )
             await s.check("analyse: an analysis, or no_analysis_worker where none is online", "§18", analyse)
 
         async def swap_needs_the_feature() -> str:

@@ -109,6 +109,8 @@ export const ErrorCode = Object.freeze({
   ANALYSIS_QUEUE_FULL: "analysis_queue_full",
   /** every worker that took the analysis failed it (refused results, gone, too slow) */
   ANALYSIS_FAILED: "analysis_failed",
+  /** the analysis board is closed to a player while it plays a game */
+  ANALYSIS_WHILE_PLAYING: "analysis_while_playing",
   /** a review is of a finished game; this one is still being played */
   GAME_NOT_OVER: "game_not_over",
   /** a worker's analysis_result was refused (a ply missing, an illegal move, a bad win) */
