@@ -229,7 +229,7 @@ async def test_the_analysis_board_is_closed_to_a_player_while_it_plays_and_opens
 ) -> None:
     """The server's workers never search for a side of a live game: its players are refused, a
     spectator is not, and the players may ask again once the game is over."""
-    silent = await Client.connect(server.url, games=["tictactoe"], analysis=1)  # takes jobs, never answers
+    silent = await Client.connect(server.url, games=["tictactoe"], analysis=2)  # takes jobs, never answers
     first, second, watcher = await connect(), await connect(), await connect()
     match = await start_match(first, second)
     assert (await play_move(first, match, 0, [1, 1]))["type"] == "moved"
@@ -237,16 +237,12 @@ async def test_the_analysis_board_is_closed_to_a_player_while_it_plays_and_opens
     for player in (first, second):
         refused = await player.request("analyse", **position)
         assert refused["code"] == "analysis_while_playing", refused
-    assert not server.hub.analysis.tasks  # nothing was queued for them
-    await watcher.send({"type": "analyse", "id": 1, **position})  # a spectator's request is taken
-    async with asyncio.timeout(10):
-        while len(server.hub.analysis.tasks) < 1:
-            await asyncio.sleep(0.01)
-    assert (await first.request("resign", match=match))["type"] in ("ok", "end")
-    await second.expect("end", match=match)
-    await first.send({"type": "analyse", "id": 2, **position})  # over: queued like anyone's
-    async with asyncio.timeout(10):
-        while len(server.hub.analysis.tasks) < 2:
-            await asyncio.sleep(0.01)
-    assert not first.pending("error") and not watcher.pending("error")
+    assert not server.hub.analysis.tasks and not silent.pending("analysis_job")  # nothing queued for them
+    await watcher.send({"type": "analyse", "id": 1, **position})  # a spectator's request goes to the worker
+    assert (await silent.expect("analysis_job"))["moves"] == position["moves"]
+    await first.request("resign", match=match)
+    assert (await second.expect("end", match=match))["reason"] == "resign"
+    await first.send({"type": "analyse", "id": 2, **position})  # over: searched like anyone's
+    assert (await silent.expect("analysis_job"))["moves"] == position["moves"]
+    assert len(server.hub.analysis.tasks) == 2 and not first.pending("error") and not watcher.pending("error")
     await silent.close()
